@@ -1,0 +1,115 @@
+package errdefs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Class names one kind of failure. The zero value means "unclassified".
+type Class string
+
+// The error classes every layer of agentd agrees on.
+const (
+	ClassValidation     Class = "validation"
+	ClassNotFound       Class = "not_found"
+	ClassConflict       Class = "conflict"
+	ClassNotAvailable   Class = "not_available"
+	ClassUnauthorized   Class = "unauthorized"
+	ClassForbidden      Class = "forbidden"
+	ClassInterrupted    Class = "interrupted"
+	ClassAborted        Class = "aborted"
+	ClassBudgetExceeded Class = "budget_exceeded"
+	ClassRateLimit      Class = "rate_limit"
+	ClassTimeout        Class = "timeout"
+	ClassInternal       Class = "internal"
+)
+
+// Classifier is the marker interface of a classified error. Any error type,
+// in any package, joins a class by implementing it; the Is… predicates find it
+// anywhere in a wrap chain (errors.As semantics), so the outermost classified
+// error decides.
+type Classifier interface {
+	error
+	ErrorClass() Class
+}
+
+// classified attaches a Class to an error without changing its message.
+type classified struct {
+	class Class
+	err   error
+}
+
+func (e *classified) Error() string     { return e.err.Error() }
+func (e *classified) Unwrap() error     { return e.err }
+func (e *classified) ErrorClass() Class { return e.class }
+
+// New wraps err in class c. A nil err stays nil so call sites can wrap
+// unconditionally.
+func New(c Class, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &classified{class: c, err: err}
+}
+
+// Newf formats a message and classifies it; %w in format wraps as usual.
+func Newf(c Class, format string, args ...any) error {
+	return &classified{class: c, err: fmt.Errorf(format, args...)}
+}
+
+// ClassOf returns the class of the outermost classified error in err's chain,
+// ClassInternal for an unclassified non-nil error, and "" for nil.
+// context.Canceled and context.DeadlineExceeded are classified as Aborted and
+// Timeout when nothing in front of them says otherwise.
+func ClassOf(err error) Class {
+	if err == nil {
+		return ""
+	}
+	var c Classifier
+	if errors.As(err, &c) {
+		return c.ErrorClass()
+	}
+	if errors.Is(err, context.Canceled) {
+		return ClassAborted
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ClassTimeout
+	}
+	return ClassInternal
+}
+
+// Is reports whether err belongs to class c.
+func Is(err error, c Class) bool { return err != nil && ClassOf(err) == c }
+
+// HTTPStatus maps an error's class to the HTTP status code agentd answers
+// with. It is the only place that mapping is written down.
+func HTTPStatus(err error) int {
+	switch ClassOf(err) {
+	case "":
+		return http.StatusOK
+	case ClassValidation:
+		return http.StatusBadRequest
+	case ClassNotFound:
+		return http.StatusNotFound
+	case ClassConflict, ClassInterrupted:
+		return http.StatusConflict
+	case ClassNotAvailable:
+		return http.StatusNotImplemented
+	case ClassUnauthorized:
+		return http.StatusUnauthorized
+	case ClassForbidden:
+		return http.StatusForbidden
+	case ClassAborted:
+		return 499 // client closed request (nginx convention)
+	case ClassBudgetExceeded:
+		return http.StatusPaymentRequired
+	case ClassRateLimit:
+		return http.StatusTooManyRequests
+	case ClassTimeout:
+		return http.StatusGatewayTimeout
+	default:
+		return http.StatusInternalServerError
+	}
+}
