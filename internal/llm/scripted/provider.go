@@ -1,0 +1,213 @@
+package scripted
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/llm"
+	"agentd/internal/model"
+)
+
+// Provider answers chat turns from compiled rules. It is immutable after
+// New and safe for concurrent use.
+type Provider struct {
+	rules []rule
+}
+
+var _ llm.Provider = (*Provider)(nil)
+
+// New compiles cfg's rules. Errors are classified Validation and name the
+// field at fault (rules[1].match: …).
+func New(cfg Config) (*Provider, error) {
+	rules, err := compile(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Provider{rules: rules}, nil
+}
+
+// Stream answers req with the first matching rule. A conversation no rule
+// matches, or a template that fails on it, is a Validation error.
+func (p *Provider) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	conv := inspect(req.Messages)
+	for i := range p.rules {
+		r := &p.rules[i]
+		d, ok := r.match(conv)
+		if !ok {
+			continue
+		}
+		d.Metadata = req.Metadata
+		s, err := r.start(ctx, d)
+		if err != nil {
+			return nil, errdefs.Validation(err)
+		}
+		s.usage.InputTokens = conv.words
+		return s, nil
+	}
+	if len(conv.results) > 0 {
+		return nil, errdefs.Validationf("scripted: no rule matches a result of tool %q", conv.results[0].name)
+	}
+	return nil, errdefs.Validationf("scripted: no rule matches the message %q", conv.text)
+}
+
+// conversation is what rules match against.
+type conversation struct {
+	text    string       // last user message, trimmed
+	results []toolResult // the trailing block of tool results
+	turn    int          // assistant messages so far
+	words   int64        // deterministic input token count
+}
+
+type toolResult struct{ name, content string }
+
+func inspect(msgs []model.Message) conversation {
+	var c conversation
+	userSeen := false
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		c.words += messageWords(m)
+		switch m.Role {
+		case model.RoleAssistant:
+			c.turn++
+		case model.RoleUser:
+			if !userSeen {
+				c.text = strings.TrimSpace(m.Text())
+				userSeen = true
+			}
+		}
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		found := false
+		for _, p := range msgs[i].Parts {
+			if p.Type == model.PartToolResult && p.ToolResult != nil {
+				found = true
+				c.results = append(c.results, toolResult{
+					name:    toolName(msgs[:i], *p.ToolResult),
+					content: p.ToolResult.Content,
+				})
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	return c
+}
+
+// toolName names the tool a result answers, looking the call up by id when
+// the result does not say.
+func toolName(before []model.Message, r model.ToolResult) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	for i := len(before) - 1; i >= 0; i-- {
+		for _, call := range before[i].ToolCalls() {
+			if call.ID == r.ToolCallID {
+				return call.Name
+			}
+		}
+	}
+	return ""
+}
+
+func messageWords(m model.Message) int64 {
+	var n int64
+	for _, p := range m.Parts {
+		switch {
+		case p.Type == model.PartText:
+			n += countWords(p.Text)
+		case p.ToolCall != nil:
+			n += 1 + countWords(string(p.ToolCall.Arguments))
+		case p.ToolResult != nil:
+			n += countWords(p.ToolResult.Content)
+		}
+	}
+	return n
+}
+
+func (r *rule) match(c conversation) (Data, bool) {
+	d := Data{Text: c.text, Turn: c.turn}
+	if r.afterTool == "" {
+		if len(c.results) > 0 {
+			return d, false
+		}
+	} else {
+		i := r.resultIndex(c.results)
+		if i < 0 {
+			return d, false
+		}
+		d.Tool, d.ToolResult = c.results[i].name, c.results[i].content
+	}
+	if !strings.HasPrefix(c.text, r.prefix) {
+		return d, false
+	}
+	if r.re != nil {
+		d.Groups = r.re.FindStringSubmatch(c.text)
+		if d.Groups == nil {
+			return d, false
+		}
+		for i, name := range r.re.SubexpNames() {
+			if name != "" {
+				if d.Named == nil {
+					d.Named = make(map[string]string)
+				}
+				d.Named[name] = d.Groups[i]
+			}
+		}
+	}
+	return d, true
+}
+
+func (r *rule) resultIndex(results []toolResult) int {
+	for i, res := range results {
+		if r.afterTool == "*" || r.afterTool == res.name {
+			return i
+		}
+	}
+	return -1
+}
+
+// start renders the reply for d and returns a stream ready to emit it.
+func (r *rule) start(ctx context.Context, d Data) (*stream, error) {
+	s := &stream{ctx: ctx, done: ctx.Done(), finish: llm.FinishStop}
+	var err error
+	if s.delay, err = r.delay.duration(d); err != nil {
+		return nil, err
+	}
+	if r.count != nil {
+		n, err := r.count.number(d)
+		if err != nil {
+			return nil, err
+		}
+		s.gen = generator{prefix: r.count.prefix, suffix: r.count.suffix, sep: r.count.sep, n: n}
+	} else {
+		if s.text, err = r.reply.render(d); err != nil {
+			return nil, err
+		}
+		s.split = r.split
+	}
+	for j, c := range r.calls {
+		args, err := c.args.render(d)
+		if err != nil {
+			return nil, err
+		}
+		if !json.Valid([]byte(args)) {
+			return nil, fmt.Errorf("%s: rendered %q is not valid JSON", c.args.path, args)
+		}
+		id := c.id
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", d.Turn, j)
+		}
+		s.calls = append(s.calls, llm.ToolCallDelta{Index: j, ID: id, Name: c.name, Arguments: args})
+	}
+	if len(s.calls) > 0 {
+		s.finish = llm.FinishToolCalls
+	}
+	return s, nil
+}

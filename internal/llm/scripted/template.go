@@ -1,0 +1,95 @@
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// Data is what rule templates see.
+//
+// Functions available besides text/template's builtins: json (encode a
+// value as JSON, e.g. to quote user text inside tool arguments), trim,
+// upper, lower.
+type Data struct {
+	// Text is the last user message, trimmed.
+	Text string
+	// Groups are the rule's regexp submatches; Groups[0] is the whole
+	// match. Empty for rules without Match.
+	Groups []string
+	// Named holds the named groups ((?P<name>…)) of the match.
+	Named map[string]string
+	// Tool and ToolResult are the name and content of the tool result that
+	// ends the conversation, for rules with AfterTool.
+	Tool       string
+	ToolResult string
+	// Turn counts the assistant messages already in the conversation.
+	Turn int
+	// Metadata is the request's metadata.
+	Metadata map[string]string
+}
+
+func funcs() template.FuncMap {
+	return template.FuncMap{
+		"json": func(v any) (string, error) {
+			b, err := json.Marshal(v)
+			return string(b), err
+		},
+		"trim":  strings.TrimSpace,
+		"upper": strings.ToUpper,
+		"lower": strings.ToLower,
+	}
+}
+
+// tmpl is a configuration string that may be a template. Strings without
+// "{{" are kept literal so the common case renders without executing
+// anything.
+type tmpl struct {
+	path string
+	lit  string
+	t    *template.Template
+}
+
+func parseTemplate(path, src string) (tmpl, error) {
+	if !strings.Contains(src, "{{") {
+		return tmpl{path: path, lit: src}, nil
+	}
+	t, err := template.New(path).Funcs(funcs()).Option("missingkey=error").Parse(src)
+	if err != nil {
+		return tmpl{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return tmpl{path: path, t: t}, nil
+}
+
+func (t tmpl) render(d Data) (string, error) {
+	if t.t == nil {
+		return t.lit, nil
+	}
+	var b strings.Builder
+	if err := t.t.Execute(&b, d); err != nil {
+		return "", fmt.Errorf("%s: %w", t.path, err)
+	}
+	return b.String(), nil
+}
+
+// duration renders a delay; empty means none.
+func (t tmpl) duration(d Data) (time.Duration, error) {
+	s, err := t.render(d)
+	if err != nil {
+		return 0, err
+	}
+	s = strings.TrimSpace(s)
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not a duration like 20ms", t.path, s)
+	}
+	if v < 0 || v > maxDelay {
+		return 0, fmt.Errorf("%s: %s is outside 0…%s", t.path, v, maxDelay)
+	}
+	return v, nil
+}
