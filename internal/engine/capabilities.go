@@ -1,0 +1,102 @@
+package engine
+
+// Capabilities is what an engine declares it can do, read by hosts before
+// Execute: to refuse a resume the engine cannot honour, to attach a
+// checkpoint store only when it is used, to refuse an engine that prompts
+// users in a headless deployment. The zero value claims nothing, the safe
+// default. Every claim must be backed by behaviour; enginetest checks.
+type Capabilities struct {
+	// SupportsResume: Execute honours Run.ResumeFrom. When false the
+	// engine answers any ResumeFrom with an errdefs.NotAvailable error.
+	SupportsResume bool `json:"supports_resume,omitempty"`
+	// EmitsUserPrompt: Execute may call Host.AskUser.
+	EmitsUserPrompt bool `json:"emits_user_prompt,omitempty"`
+	// EmitsCheckpoint: Execute writes checkpoints through the host (on a
+	// successful run, at least one).
+	EmitsCheckpoint bool `json:"emits_checkpoint,omitempty"`
+	// RequiredDepNames lists the Run.Deps keys (as strings) the engine
+	// needs; hosts check them with RequireDeps before Execute.
+	RequiredDepNames []string `json:"required_dep_names,omitempty"`
+}
+
+// Describer is the optional interface through which an engine declares
+// its Capabilities. It stays separate from Engine so that a one-method
+// type remains a complete engine.
+type Describer interface {
+	Capabilities() Capabilities
+}
+
+// Unwrapper is implemented by engine wrappers (WithCapabilities,
+// instrumentation) so that optional interfaces of the wrapped engine are
+// still found by AsResumer, SuggestCheckpoint and CapabilitiesOf.
+type Unwrapper interface {
+	Unwrap() Engine
+}
+
+// CapabilitiesOf returns the capabilities eng declares: those of the first
+// Describer found walking wrappers outwards-in, or the zero value.
+func CapabilitiesOf(eng Engine) Capabilities {
+	if d, ok := findEngine[Describer](eng); ok {
+		return d.Capabilities()
+	}
+	return Capabilities{}
+}
+
+// WithCapabilities wraps eng so that it declares caps, for engines that
+// cannot carry a method themselves (EngineFunc). The wrapper forwards
+// Execute and unwraps to eng, so eng's Resumer or CheckpointSuggester is
+// still found.
+func WithCapabilities(eng Engine, caps Capabilities) Engine {
+	return describedEngine{Engine: eng, caps: caps}
+}
+
+type describedEngine struct {
+	Engine
+	caps Capabilities
+}
+
+// Capabilities returns the declared capabilities.
+func (d describedEngine) Capabilities() Capabilities { return d.caps }
+
+// Unwrap returns the wrapped engine.
+func (d describedEngine) Unwrap() Engine { return d.Engine }
+
+// CheckpointSuggester is the optional interface through which a host asks
+// an engine to write a checkpoint at its next safe boundary — before a
+// drain, a scale-down or a lease hand-over. It is advisory: it returns at
+// once without waiting for the checkpoint, and the host usually follows it
+// with an Interrupt after a grace period.
+type CheckpointSuggester interface {
+	SuggestCheckpoint() error
+}
+
+// SuggestCheckpoint asks eng for a voluntary checkpoint when eng (or an
+// engine it wraps) implements CheckpointSuggester; otherwise it does
+// nothing and returns nil.
+func SuggestCheckpoint(eng Engine) error {
+	if s, ok := findEngine[CheckpointSuggester](eng); ok {
+		return s.SuggestCheckpoint()
+	}
+	return nil
+}
+
+// findEngine walks eng's Unwrap chain and returns the first layer that
+// implements T. The walk is bounded so a wrapper that unwraps to itself
+// cannot hang the host.
+func findEngine[T any](eng Engine) (T, bool) {
+	for range 64 {
+		if eng == nil {
+			break
+		}
+		if t, ok := eng.(T); ok {
+			return t, true
+		}
+		u, ok := eng.(Unwrapper)
+		if !ok {
+			break
+		}
+		eng = u.Unwrap()
+	}
+	var zero T
+	return zero, false
+}

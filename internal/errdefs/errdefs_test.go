@@ -1,0 +1,74 @@
+package errdefs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+func TestClassesSeeThroughWrapping(t *testing.T) {
+	cases := []struct {
+		err    error
+		is     func(error) bool
+		class  Class
+		status int
+	}{
+		{Validationf("bad %s", "x"), IsValidation, ClassValidation, http.StatusBadRequest},
+		{NotFoundf("no %s", "x"), IsNotFound, ClassNotFound, http.StatusNotFound},
+		{Conflictf("busy"), IsConflict, ClassConflict, http.StatusConflict},
+		{NotAvailablef("nope"), IsNotAvailable, ClassNotAvailable, http.StatusNotImplemented},
+		{Unauthorizedf("who"), IsUnauthorized, ClassUnauthorized, http.StatusUnauthorized},
+		{Forbiddenf("no"), IsForbidden, ClassForbidden, http.StatusForbidden},
+		{Interruptedf("stop"), IsInterrupted, ClassInterrupted, http.StatusConflict},
+		{Abortedf("gone"), IsAborted, ClassAborted, 499},
+		{BudgetExceededf("spent"), IsBudgetExceeded, ClassBudgetExceeded, http.StatusPaymentRequired},
+		{RateLimitf("slow down"), IsRateLimit, ClassRateLimit, http.StatusTooManyRequests},
+		{Timeoutf("late"), IsTimeout, ClassTimeout, http.StatusGatewayTimeout},
+		{Internalf("bug"), IsInternal, ClassInternal, http.StatusInternalServerError},
+	}
+	for _, c := range cases {
+		t.Run(string(c.class), func(t *testing.T) {
+			wrapped := fmt.Errorf("outer: %w", fmt.Errorf("middle: %w", c.err))
+			if !c.is(wrapped) {
+				t.Fatalf("predicate does not see %v through two wraps", c.err)
+			}
+			if got := ClassOf(wrapped); got != c.class {
+				t.Fatalf("ClassOf = %s, want %s", got, c.class)
+			}
+			if got := HTTPStatus(wrapped); got != c.status {
+				t.Fatalf("HTTPStatus = %d, want %d", got, c.status)
+			}
+			if wrapped.Error() != "outer: middle: "+c.err.Error() {
+				t.Fatalf("message changed: %q", wrapped.Error())
+			}
+		})
+	}
+}
+
+func TestOutermostClassWins(t *testing.T) {
+	err := Conflict(fmt.Errorf("ctx: %w", NotFoundf("inner")))
+	if !IsConflict(err) || IsNotFound(err) {
+		t.Fatalf("ClassOf(%v) = %s, want the outer conflict only", err, ClassOf(err))
+	}
+}
+
+func TestUnclassifiedAndContextErrors(t *testing.T) {
+	if ClassOf(nil) != "" || HTTPStatus(nil) != http.StatusOK {
+		t.Fatal("nil must have no class")
+	}
+	if ClassOf(errors.New("plain")) != ClassInternal {
+		t.Fatal("an unclassified error is internal")
+	}
+	if !IsAborted(fmt.Errorf("x: %w", context.Canceled)) || !IsTimeout(context.DeadlineExceeded) {
+		t.Fatal("context errors map to aborted and timeout")
+	}
+	if New(ClassValidation, nil) != nil {
+		t.Fatal("classifying nil must stay nil")
+	}
+	var c Classifier
+	if !errors.As(Validationf("x"), &c) || c.ErrorClass() != ClassValidation {
+		t.Fatal("classified errors implement Classifier")
+	}
+}

@@ -1,0 +1,24 @@
+// Package memstore is agentd's embedded store: a store.Store that keeps
+// everything in memory, for development, tests and single-replica
+// deployments that can afford to lose their state on restart.
+//
+// It has the semantics of pgstore, proven by the storetest contract suite:
+// one Apply is atomic (it is checked completely before anything is
+// written), times keep microsecond precision, and JSON-shaped values
+// (metadata, board variables) are normalised through encoding/json on the
+// way in, so that numbers come back as float64 as they do from JSONB and a
+// value that PostgreSQL could not store is rejected here too.
+//
+// Invariants:
+//   - Nothing stored is reachable from outside: every value is deep-copied
+//     on the way in and on the way out.
+//   - One RWMutex guards all state; no method calls out while holding it, so
+//     there is no lock order to respect. The store starts no goroutines.
+//   - A run's events live in a slice indexed by seq-PrunedThrough-1, so a
+//     read after a seq costs O(k) for k events; a tenant's tasks are indexed
+//     by creation (globally and per context) so listing a context does not
+//     scan other contexts or tenants.
+//
+// memstore imports store, engine, model and errdefs; it must not import
+// runtime, api, a2a or pgstore.
+package memstore

@@ -1,0 +1,185 @@
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/store"
+)
+
+// Task listing limits (store.TaskQuery).
+const (
+	defaultTaskLimit = 50
+	maxTaskLimit     = 100
+)
+
+// taskKey orders tasks by creation, then id; it is also what a cursor
+// encodes.
+type taskKey struct {
+	created int64 // CreatedAt in Unix microseconds
+	id      string
+}
+
+func compareKeys(a, b taskKey) int {
+	return cmp.Or(cmp.Compare(a.created, b.created), strings.Compare(a.id, b.id))
+}
+
+// taskIndex is a set of tasks sorted by taskKey, oldest first. Tasks mostly
+// arrive newest, so an insertion is usually an append.
+type taskIndex []taskKey
+
+func (x *taskIndex) insert(k taskKey) {
+	i, _ := slices.BinarySearchFunc(*x, k, compareKeys)
+	*x = slices.Insert(*x, i, k)
+}
+
+// insertTask stores a new task and indexes it. Callers hold the write lock.
+func (t *tenant) insertTask(task *store.Task) {
+	t.tasks[task.ID] = task
+	k := taskKey{task.CreatedAt.UnixMicro(), task.ID}
+	t.allTasks.insert(k)
+	idx := t.byContext[task.ContextID]
+	if idx == nil {
+		idx = &taskIndex{}
+		t.byContext[task.ContextID] = idx
+	}
+	idx.insert(k)
+}
+
+// GetTask returns the task id of ctx's tenant.
+func (s *Store) GetTask(ctx context.Context, id string) (store.Task, error) {
+	if err := live(ctx); err != nil {
+		return store.Task{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if t := s.readTenant(ctx); t != nil {
+		if task, ok := t.tasks[id]; ok {
+			return outTask(task), nil
+		}
+	}
+	return store.Task{}, errdefs.NotFoundf("task %q not found", id)
+}
+
+// ListTasks returns a page of ctx's tenant's tasks matching q, newest first
+// (ties by id, descending).
+func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
+	if err := live(ctx); err != nil {
+		return store.TaskPage{}, err
+	}
+	limit, after, err := checkTaskQuery(q)
+	if err != nil {
+		return store.TaskPage{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.readTenant(ctx)
+	if t == nil {
+		return store.TaskPage{}, nil
+	}
+	idx := t.allTasks
+	if q.ContextID != "" {
+		idx = nil
+		if x := t.byContext[q.ContextID]; x != nil {
+			idx = *x
+		}
+	}
+	return t.listTasks(idx, q, limit, after), nil
+}
+
+// listTasks returns the page of idx below after. When only the context
+// filters, the page is a slice of idx and Total its size; otherwise every
+// task of idx is matched to count Total.
+func (t *tenant) listTasks(idx taskIndex, q store.TaskQuery, limit int, after *taskKey) store.TaskPage {
+	end := len(idx) // idx[:end] is below the cursor
+	if after != nil {
+		end, _ = slices.BinarySearchFunc(idx, *after, compareKeys)
+	}
+	var page store.TaskPage
+	more := false
+	if q.AgentID == "" && len(q.States) == 0 && q.UpdatedAfter.IsZero() {
+		page.Total = len(idx)
+		lo := max(0, end-limit)
+		for i := end - 1; i >= lo; i-- {
+			page.Tasks = append(page.Tasks, outTask(t.tasks[idx[i].id]))
+		}
+		more = lo > 0
+	} else {
+		for i := len(idx) - 1; i >= 0; i-- {
+			task := t.tasks[idx[i].id]
+			if !matches(task, q) {
+				continue
+			}
+			page.Total++
+			switch {
+			case i >= end:
+			case len(page.Tasks) < limit:
+				page.Tasks = append(page.Tasks, outTask(task))
+			default:
+				more = true
+			}
+		}
+	}
+	if more {
+		last := page.Tasks[len(page.Tasks)-1]
+		page.NextCursor = encodeCursor(taskKey{last.CreatedAt.UnixMicro(), last.ID})
+	}
+	return page
+}
+
+func matches(task *store.Task, q store.TaskQuery) bool {
+	return (q.AgentID == "" || task.AgentID == q.AgentID) &&
+		(len(q.States) == 0 || slices.Contains(q.States, task.State)) &&
+		(q.UpdatedAfter.IsZero() || task.UpdatedAt.After(q.UpdatedAfter))
+}
+
+// checkTaskQuery validates q and returns its effective limit and the key
+// its cursor continues after (nil for the first page).
+func checkTaskQuery(q store.TaskQuery) (int, *taskKey, error) {
+	for _, st := range q.States {
+		if !st.Valid() {
+			return 0, nil, errdefs.Validationf("list tasks: unknown state %q", st)
+		}
+	}
+	limit := q.Limit
+	switch {
+	case limit < 0:
+		return 0, nil, errdefs.Validationf("list tasks: negative limit %d", limit)
+	case limit == 0:
+		limit = defaultTaskLimit
+	case limit > maxTaskLimit:
+		limit = maxTaskLimit
+	}
+	if q.Cursor == "" {
+		return limit, nil, nil
+	}
+	k, err := decodeCursor(q.Cursor)
+	if err != nil {
+		return 0, nil, errdefs.Validationf("list tasks: cursor %q: %w", q.Cursor, err)
+	}
+	return limit, &k, nil
+}
+
+// A cursor is base64url("<created micros>:<id>") of the last task returned.
+func encodeCursor(k taskKey) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(k.created, 10) + ":" + k.id))
+}
+
+func decodeCursor(c string) (taskKey, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return taskKey{}, fmt.Errorf("not a cursor of this store")
+	}
+	micros, id, ok := strings.Cut(string(b), ":")
+	created, err := strconv.ParseInt(micros, 10, 64)
+	if !ok || err != nil || id == "" {
+		return taskKey{}, fmt.Errorf("not a cursor of this store")
+	}
+	return taskKey{created, id}, nil
+}

@@ -1,0 +1,291 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+)
+
+// Store is everything the runtime persists. Implementations are safe for
+// concurrent use.
+type Store interface {
+	// Apply writes one logical change atomically.
+	Apply(ctx context.Context, c Change) error
+
+	GetTask(ctx context.Context, id string) (Task, error)
+	ListTasks(ctx context.Context, q TaskQuery) (TaskPage, error)
+
+	ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
+
+	// ReadEvents returns up to limit events of run with seq > after, in seq
+	// order, and the log's bounds.
+	ReadEvents(ctx context.Context, runID string, after int64, limit int) (EventPage, error)
+	// PruneEvents deletes the events of run with seq <= through. Later reads
+	// that start before through+1 learn it from EventPage.PrunedThrough.
+	PruneEvents(ctx context.Context, runID string, through int64) error
+
+	Checkpoints
+	PushConfigs
+	Leases
+
+	// Ping reports whether the store is reachable (for /readyz).
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// TaskState is a run's lifecycle state, named as in A2A (kebab-case).
+type TaskState string
+
+// The states of a task.
+const (
+	StateSubmitted     TaskState = "submitted"
+	StateWorking       TaskState = "working"
+	StateInputRequired TaskState = "input-required"
+	StateAuthRequired  TaskState = "auth-required"
+	StateCompleted     TaskState = "completed"
+	StateFailed        TaskState = "failed"
+	StateCanceled      TaskState = "canceled"
+	StateRejected      TaskState = "rejected"
+)
+
+// Terminal reports whether no further transition is possible.
+func (s TaskState) Terminal() bool {
+	switch s {
+	case StateCompleted, StateFailed, StateCanceled, StateRejected:
+		return true
+	}
+	return false
+}
+
+// Interrupted reports whether the task waits for the user.
+func (s TaskState) Interrupted() bool {
+	return s == StateInputRequired || s == StateAuthRequired
+}
+
+// Valid reports whether s is a known state.
+func (s TaskState) Valid() bool {
+	switch s {
+	case StateSubmitted, StateWorking, StateInputRequired, StateAuthRequired,
+		StateCompleted, StateFailed, StateCanceled, StateRejected:
+		return true
+	}
+	return false
+}
+
+// Task is one run of one agent in one context (the A2A task).
+type Task struct {
+	ID        string `json:"id"`
+	ContextID string `json:"context_id"`
+	AgentID   string `json:"agent_id"`
+	// Tenant is set by the store from the context on create.
+	Tenant string    `json:"tenant,omitempty"`
+	State  TaskState `json:"state"`
+	// StatusMessage accompanies the current state (the question of an
+	// input-required state, the reason of a failure).
+	StatusMessage *model.Message `json:"status_message,omitempty"`
+	// Error is a machine-readable failure: class and message.
+	Error     *TaskError       `json:"error,omitempty"`
+	Artifacts []model.Artifact `json:"artifacts,omitempty"`
+	Usage     model.TokenUsage `json:"usage"`
+	// Attempt counts engine executions (1 on the first).
+	Attempt int `json:"attempt"`
+	// CancelRequested records a cancel so that the replica owning the run
+	// can react to it.
+	CancelRequested bool           `json:"cancel_requested,omitempty"`
+	Metadata        map[string]any `json:"metadata,omitempty"`
+	// Version is the optimistic-concurrency token; the store sets it (1 on
+	// create) and bumps it on every update.
+	Version   int64     `json:"version"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// TaskError explains a failed or rejected task.
+type TaskError struct {
+	Class   string `json:"class"`
+	Message string `json:"message"`
+}
+
+// Message is a transcript entry: a model.Message in a context, optionally
+// produced by or addressed to a task.
+type Message struct {
+	ContextID string `json:"context_id"`
+	TaskID    string `json:"task_id,omitempty"`
+	// Position orders a context's transcript; the store assigns it
+	// (1, 2, 3, … per context).
+	Position int64 `json:"position"`
+	model.Message
+}
+
+// Event is one entry of a run's event log.
+type Event struct {
+	RunID string    `json:"run_id"`
+	Seq   int64     `json:"seq"`
+	Type  string    `json:"type"`
+	Time  time.Time `json:"time"`
+	// Data is the complete JSON object delivered to clients (it includes
+	// run_id, seq and type), encoded once by the runtime.
+	Data json.RawMessage `json:"data"`
+}
+
+// IdempotencyKey identifies a client submission: a messageId within a
+// context.
+type IdempotencyKey struct {
+	ContextID string
+	MessageID string
+}
+
+// Change is one atomic write. Every non-empty part is applied, or none.
+type Change struct {
+	// Idempotency, when set, records the key for TaskID. If the key is
+	// already recorded the change fails with a *DuplicateError naming the
+	// task that owns it (classified Conflict) and nothing is written.
+	Idempotency *IdempotencyKey
+	// TaskID is the task the idempotency key and the messages belong to.
+	TaskID string
+	// CreateTask creates a task (Version must be 0; the store sets 1).
+	// A task with the same id is a Conflict.
+	CreateTask *Task
+	// UpdateTask replaces a task if its Version equals the stored version;
+	// on success the stored version is Version+1. Otherwise Conflict.
+	UpdateTask *Task
+	// Messages are appended to the transcript of their ContextID in order;
+	// the store assigns their positions.
+	Messages []Message
+	// Events are appended to the log of their RunID; their seqs must
+	// continue the log densely.
+	Events []Event
+}
+
+// DuplicateError reports an idempotency key that is already recorded.
+type DuplicateError struct {
+	Key    IdempotencyKey
+	TaskID string
+}
+
+func (e *DuplicateError) Error() string {
+	return "message " + e.Key.MessageID + " was already submitted in context " + e.Key.ContextID + " (task " + e.TaskID + ")"
+}
+
+// ErrorClass classifies a DuplicateError as a conflict.
+func (e *DuplicateError) ErrorClass() errdefs.Class { return errdefs.ClassConflict }
+
+// TaskQuery selects tasks, newest first (by creation).
+type TaskQuery struct {
+	ContextID string
+	AgentID   string
+	States    []TaskState
+	// UpdatedAfter, when set, keeps tasks updated strictly after it.
+	UpdatedAfter time.Time
+	// Cursor continues a previous page; empty starts at the newest.
+	Cursor string
+	// Limit bounds the page (default 50, at most 100).
+	Limit int
+}
+
+// TaskPage is one page of tasks.
+type TaskPage struct {
+	Tasks []Task
+	// NextCursor continues the listing; empty on the last page.
+	NextCursor string
+	// Total counts every task the query matches (all pages).
+	Total int
+}
+
+// MessageQuery selects a context's transcript in position order.
+type MessageQuery struct {
+	ContextID string
+	// TaskID, when set, keeps only that task's messages.
+	TaskID string
+	// After continues after a position (0 = from the start).
+	After int64
+	// Last, when > 0, returns only the last n matching messages (After is
+	// still honoured); Limit is ignored then.
+	Last int
+	// Limit bounds the page (default 100, at most 1000).
+	Limit int
+}
+
+// MessagePage is one page of a transcript.
+type MessagePage struct {
+	Messages []Message
+	// NextAfter is the position to pass as After for the next page; 0 when
+	// this is the last page.
+	NextAfter int64
+}
+
+// EventPage is the answer of ReadEvents.
+type EventPage struct {
+	Events []Event
+	// LastSeq is the highest seq ever appended to the run's log (0 if none).
+	LastSeq int64
+	// PrunedThrough is the highest pruned seq (0 if nothing was pruned). A
+	// reader whose after < PrunedThrough has missed events for good.
+	PrunedThrough int64
+}
+
+// Checkpoints keeps every checkpoint of a run (history for time travel).
+type Checkpoints interface {
+	// SaveCheckpoint appends cp to its run's history. A checkpoint whose
+	// attempt (Attributes[AttrAttempt]) is lower than that of the newest
+	// stored checkpoint is a stale writer and fails with Conflict.
+	SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error
+	// LoadCheckpoint returns the newest checkpoint of run, or (nil, nil).
+	LoadCheckpoint(ctx context.Context, runID string) (*engine.Checkpoint, error)
+	// ListCheckpoints returns the run's checkpoints, oldest first.
+	ListCheckpoints(ctx context.Context, runID string) ([]engine.Checkpoint, error)
+	// DeleteCheckpoints deletes every checkpoint of run.
+	DeleteCheckpoints(ctx context.Context, runID string) error
+}
+
+// AttrAttempt is the checkpoint attribute carrying the attempt number that
+// wrote it (decimal).
+const AttrAttempt = "agentd.attempt"
+
+// PushConfig is a push-notification target of a task.
+type PushConfig struct {
+	TaskID string `json:"task_id"`
+	ID     string `json:"id"`
+	// Config is the protocol-level configuration (URL, token,
+	// authentication), opaque to the store.
+	Config    json.RawMessage `json:"config"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// PushConfigs stores push-notification configs per task.
+type PushConfigs interface {
+	// PutPushConfig creates or replaces the config (TaskID, ID).
+	PutPushConfig(ctx context.Context, c PushConfig) error
+	GetPushConfig(ctx context.Context, taskID, id string) (PushConfig, error)
+	ListPushConfigs(ctx context.Context, taskID string) ([]PushConfig, error)
+	DeletePushConfig(ctx context.Context, taskID, id string) error
+}
+
+// Lease is a replica's claim on a running run.
+type Lease struct {
+	RunID string
+	Owner string
+	// Generation increases every time the lease changes hands; it fences
+	// writes of a previous owner.
+	Generation int64
+	ExpiresAt  time.Time
+}
+
+// Leases coordinates which replica executes which run.
+type Leases interface {
+	// AcquireLease claims run for owner until now+ttl when it is unleased,
+	// expired, or already owner's; otherwise Conflict. Of concurrent
+	// claimants exactly one wins.
+	AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration) (Lease, error)
+	// RenewLease extends a held lease; Conflict if it was lost.
+	RenewLease(ctx context.Context, l Lease, ttl time.Duration) (Lease, error)
+	// ReleaseLease gives the lease up; releasing a lost lease is a no-op.
+	ReleaseLease(ctx context.Context, l Lease) error
+	// ExpiredLeases lists up to limit leases that expired before now.
+	ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]Lease, error)
+}
