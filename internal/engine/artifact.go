@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
@@ -37,6 +38,6 @@ func EmitArtifact(ctx context.Context, pub Publisher, runID string, p ArtifactPa
 	if err != nil {
 		return errdefs.Internalf("emit artifact %s of run %s: %w", p.Artifact.ID, runID, err)
 	}
-	env := event.Envelope{Subject: SubjectRunArtifact(runID), RunID: runID, Payload: b}
+	env := event.Envelope{Subject: SubjectRunArtifact(runID), Time: time.Now().UTC(), RunID: runID, Payload: b}
 	return pub.Publish(ctx, env)
 }

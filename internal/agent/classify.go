@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+)
+
+// classify maps a non-nil engine error to a Status. Order matters: an
+// interrupt the engine honoured wins over a cancel racing it, and a cancel
+// is checked before Aborted because errdefs classifies context.Canceled
+// as Aborted.
+func classify(ctx context.Context, err error) Status {
+	switch {
+	case errdefs.IsInterrupted(err):
+		return StatusInterrupted
+	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
+		return StatusCanceled
+	case errdefs.IsAborted(err):
+		return StatusAborted
+	default:
+		return StatusFailed
+	}
+}
+
+// asInterrupt finds the engine.InterruptedError in err's chain, by value
+// or by pointer, since hosts may construct either.
+func asInterrupt(err error) (engine.Interrupt, bool) {
+	var v engine.InterruptedError
+	if errors.As(err, &v) {
+		return v.Interrupt, true
+	}
+	var p *engine.InterruptedError
+	if errors.As(err, &p) && p != nil {
+		return p.Interrupt, true
+	}
+	return engine.Interrupt{}, false
+}
+
+// producedMessages returns the main channel of b beyond its first start
+// messages — what the turn appended (see Result.Messages).
+func producedMessages(b *engine.Board, start int) []model.Message {
+	msgs := b.Channel(engine.MainChannel)
+	if len(msgs) <= start {
+		return nil
+	}
+	return msgs[start:]
+}
+
+// harvestArtifacts bundles each named channel of b into one artifact,
+// skipping the main channel, repeated names and channels without parts.
+func harvestArtifacts(b *engine.Board, channels []string) []model.Artifact {
+	if len(channels) == 0 {
+		return nil
+	}
+	var out []model.Artifact
+	seen := make(map[string]bool, len(channels))
+	for _, name := range channels {
+		if name == engine.MainChannel || seen[name] {
+			continue
+		}
+		seen[name] = true
+		var parts []model.Part
+		for _, m := range b.Channel(name) {
+			parts = append(parts, m.Parts...)
+		}
+		if len(parts) > 0 {
+			out = append(out, model.Artifact{ID: name, Name: name, Parts: slices.Clip(parts)})
+		}
+	}
+	return out
+}
