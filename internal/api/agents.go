@@ -1,0 +1,62 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"agentd/internal/agent"
+	"agentd/internal/runtime"
+)
+
+// AgentView is an agent as the API lists it.
+type AgentView struct {
+	ID          string        `json:"id"`
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Skills      []agent.Skill `json:"skills,omitempty"`
+	Tools       []string      `json:"tools,omitempty"`
+	Multitask   string        `json:"multitask"`
+	// CardURL is where the agent's A2A card is served.
+	CardURL string `json:"card_url"`
+}
+
+// AgentList is the answer of GET /v1/agents. The list is short and comes in
+// one page; next_cursor is always empty and exists for symmetry with the
+// other lists.
+type AgentList struct {
+	Agents     []AgentView `json:"agents"`
+	NextCursor string      `json:"next_cursor"`
+}
+
+func agentView(a *runtime.Agent) AgentView {
+	mt := string(a.Multitask)
+	if mt == "" {
+		mt = string(runtime.MultitaskReject)
+	}
+	name := a.Card.Name
+	if name == "" {
+		name = a.ID
+	}
+	return AgentView{
+		ID: a.ID, Name: name, Description: a.Card.Description, Skills: a.Card.Skills,
+		Tools: a.Tools, Multitask: mt, CardURL: "/agents/" + a.ID + "/.well-known/agent-card.json",
+	}
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
+	out := AgentList{Agents: []AgentView{}}
+	for _, a := range s.rt.Agents() {
+		out.Agents = append(out.Agents, agentView(a))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
+	a, err := s.rt.Agent(chi.URLParam(r, "agentID"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, agentView(a))
+}

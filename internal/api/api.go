@@ -1,0 +1,100 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"agentd/internal/runtime"
+)
+
+// Options configure the REST API.
+type Options struct {
+	// MaxBodyBytes limits request bodies (default 1 MiB).
+	MaxBodyBytes int64
+	// Heartbeat is the keep-alive interval of silent SSE streams (default
+	// 15s).
+	Heartbeat time.Duration
+	// Ready reports whether the server can serve (for /readyz); nil means
+	// always ready.
+	Ready func(context.Context) error
+	// OpenAPI is the document served at /openapi.yaml.
+	OpenAPI []byte
+	Logger  *slog.Logger
+}
+
+// Server is the REST + SSE face of the runtime. It translates HTTP to
+// runtime calls and holds no business state.
+type Server struct {
+	rt   *runtime.Runtime
+	opts Options
+}
+
+// New returns the API over rt.
+func New(rt *runtime.Runtime, opts Options) *Server {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1 << 20
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = 15 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Server{rt: rt, opts: opts}
+}
+
+// Mount declares the API's routes on r.
+func (s *Server) Mount(r chi.Router) {
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	r.Get("/openapi.yaml", s.openapi)
+	r.Route("/v1", func(r chi.Router) {
+		r.Get("/agents", s.listAgents)
+		r.Get("/agents/{agentID}", s.getAgent)
+		r.Post("/agents/{agentID}/messages", s.postMessage)
+
+		r.Get("/runs", s.listRuns)
+		r.Get("/runs/{runID}", s.getRun)
+		r.Post("/runs/{runID}/cancel", s.cancelRun)
+		r.Post("/runs/{runID}/input", s.postInput)
+		r.Get("/runs/{runID}/events", s.runEvents)
+
+		r.Get("/contexts/{contextID}/messages", s.contextMessages)
+	})
+}
+
+// Handler returns a router serving only the API.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, notFoundRoute(r))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, methodNotAllowed(r))
+	})
+	s.Mount(r)
+	return r
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Ready != nil {
+		if err := s.opts.Ready(r.Context()); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": err.Error()})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (s *Server) openapi(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	_, _ = w.Write(s.opts.OpenAPI)
+}

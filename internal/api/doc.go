@@ -1,0 +1,14 @@
+// Package api is agentd's REST + Server-Sent Events face: agents, runs,
+// run event streams and transcripts, as described by openapi.yaml.
+//
+// Handlers translate HTTP to runtime calls and back; they hold no business
+// state. Errors are RFC 9457 problem details whose status comes from the
+// error's class (errdefs.HTTPStatus). Bodies are size-limited and decoded
+// strictly. SSE streams carry `id: <seq>`, `event: <type>` and the event's
+// JSON as `data:`; they honour Last-Event-ID and ?after=, send keep-alive
+// comments while the run is silent, clear the write deadline, and close
+// after run.end.
+//
+// api imports runtime, store (read access through the runtime), model,
+// agent (card types) and errdefs; never an engine, llm or a2a.
+package api

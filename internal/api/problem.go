@@ -1,0 +1,93 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"agentd/internal/errdefs"
+)
+
+// Problem is an RFC 9457 problem details object.
+type Problem struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	// Field names the request member at fault (a JSON pointer-ish path such
+	// as "message.parts[0].text"), when one is.
+	Field string `json:"field,omitempty"`
+}
+
+// FieldError is a validation error about one request member.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// ErrorClass classifies field errors as validation errors.
+func (e *FieldError) ErrorClass() errdefs.Class { return errdefs.ClassValidation }
+
+func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }
+
+// problemTitles gives each class a stable, human title.
+var problemTitles = map[errdefs.Class]string{
+	errdefs.ClassValidation:     "Invalid request",
+	errdefs.ClassNotFound:       "Not found",
+	errdefs.ClassConflict:       "Conflict",
+	errdefs.ClassNotAvailable:   "Not available",
+	errdefs.ClassUnauthorized:   "Unauthorized",
+	errdefs.ClassForbidden:      "Forbidden",
+	errdefs.ClassInterrupted:    "Interrupted",
+	errdefs.ClassAborted:        "Aborted",
+	errdefs.ClassBudgetExceeded: "Budget exceeded",
+	errdefs.ClassRateLimit:      "Too many requests",
+	errdefs.ClassTimeout:        "Timeout",
+	errdefs.ClassInternal:       "Internal error",
+}
+
+// writeError answers err as problem details; the status comes from the
+// error's class (errdefs.HTTPStatus), the one place that mapping lives.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	class := errdefs.ClassOf(err)
+	status := errdefs.HTTPStatus(err)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		status, class = http.StatusRequestEntityTooLarge, errdefs.ClassValidation
+	}
+	p := Problem{
+		Type:     "urn:agentd:problem:" + string(class),
+		Title:    problemTitles[class],
+		Status:   status,
+		Detail:   err.Error(),
+		Instance: r.URL.Path,
+	}
+	var me methodErr
+	if errors.As(err, &me) {
+		status = http.StatusMethodNotAllowed
+	}
+	if status == http.StatusRequestEntityTooLarge {
+		p.Title = "Request body too large"
+	}
+	if class == errdefs.ClassInternal {
+		p.Detail = "internal error; see the server log"
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		p.Field = fe.Field
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// writeJSON answers v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

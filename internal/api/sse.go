@@ -1,0 +1,95 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"agentd/internal/runtime"
+	"agentd/internal/store"
+)
+
+// sseWriter writes a run's events as Server-Sent Events: `id:` is the seq,
+// `event:` the type, `data:` the event's JSON (encoded once, when the event
+// was logged). Writes are buffered and flushed once per batch of events.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	bw *bufio.Writer
+}
+
+func startSSE(w http.ResponseWriter, status int) *sseWriter {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	rc := http.NewResponseController(w)
+	// Streams outlive any server write timeout.
+	_ = rc.SetWriteDeadline(time.Time{})
+	w.WriteHeader(status)
+	s := &sseWriter{w: w, rc: rc, bw: bufio.NewWriterSize(w, 4096)}
+	_ = s.comment("stream open")
+	return s
+}
+
+func (s *sseWriter) event(ev store.Event) {
+	b := s.bw
+	b.WriteString("id: ")
+	b.WriteString(strconv.FormatInt(ev.Seq, 10))
+	b.WriteString("\nevent: ")
+	b.WriteString(ev.Type)
+	b.WriteString("\ndata: ")
+	b.Write(ev.Data) // compact JSON: never contains a newline
+	b.WriteString("\n\n")
+}
+
+func (s *sseWriter) comment(text string) error {
+	s.bw.WriteString(": ")
+	s.bw.WriteString(text)
+	s.bw.WriteString("\n\n")
+	return s.flush()
+}
+
+func (s *sseWriter) flush() error {
+	if err := s.bw.Flush(); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+// streamRun copies a run's events to the client until run.end (or the run
+// ended), the client goes away, or the server shuts down. It sends a
+// keep-alive comment whenever the run is silent for heartbeat.
+func streamRun(ctx context.Context, s *sseWriter, st *runtime.Stream, heartbeat time.Duration) {
+	for {
+		evs, err := st.Next(ctx, 512, heartbeat)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				_ = s.comment("error: " + err.Error())
+			}
+			return
+		}
+		if len(evs) == 0 {
+			if s.comment("keep-alive") != nil {
+				return
+			}
+			continue
+		}
+		end := false
+		for _, ev := range evs {
+			s.event(ev)
+			if ev.Type == runtime.EventRunEnd {
+				end = true
+				break
+			}
+		}
+		if s.flush() != nil || end {
+			return
+		}
+	}
+}

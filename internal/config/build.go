@@ -1,0 +1,136 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"agentd/internal/agent"
+	"agentd/internal/engine"
+	"agentd/internal/engine/conformance"
+	"agentd/internal/engine/loop"
+	"agentd/internal/llm"
+	"agentd/internal/llm/openai"
+	"agentd/internal/llm/scripted"
+	"agentd/internal/runtime"
+	"agentd/internal/tool"
+)
+
+// Env reads environment variables; os.Getenv by default, a map in tests.
+type Env func(string) string
+
+// BuildOptions tune Build.
+type BuildOptions struct {
+	// Getenv reads secrets and switches (default os.Getenv).
+	Getenv Env
+	// Now is the clock of the built-in clock tool (default time.Now).
+	Now func() time.Time
+}
+
+// Build turns the configuration into the runtime's agents: providers are
+// constructed (secrets read from the environment), tools registered and
+// engines built.
+func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	reg := &tool.Registry{}
+	if err := tool.RegisterBuiltins(reg, tool.BuiltinOptions{Now: opts.Now}); err != nil {
+		return nil, err
+	}
+	providers := map[string]llm.Provider{}
+	provider := func(name string) (llm.Provider, error) {
+		if p, ok := providers[name]; ok {
+			return p, nil
+		}
+		p, err := buildProvider(name, c.Providers[name], getenv)
+		if err != nil {
+			return nil, err
+		}
+		providers[name] = p
+		return p, nil
+	}
+	openaiEnv := getenv("OPENAI_BASE_URL") != "" || getenv("OPENAI_API_KEY") != ""
+	out := make([]*runtime.Agent, 0, len(c.Agents))
+	for i, a := range c.Agents {
+		path := fmt.Sprintf("agents[%d]", i)
+		var eng engine.Engine
+		switch a.Engine {
+		case "loop":
+			name := a.Provider
+			if openaiEnv && a.OpenAIProvider != "" {
+				name = a.OpenAIProvider
+			}
+			p, err := provider(name)
+			if err != nil {
+				return nil, fmt.Errorf("%s.provider: %w", path, err)
+			}
+			model := a.Model
+			if c.Providers[name].Type == "openai" {
+				if m := getenv("OPENAI_MODEL"); m != "" {
+					model = m
+				} else if model == "" {
+					model = c.Providers[name].Model
+				}
+			}
+			eng, err = loop.New(loop.Config{
+				Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: reg, ToolNames: a.Tools,
+				MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		case "conformance":
+			eng = conformance.New(a.ID)
+		}
+		out = append(out, &runtime.Agent{
+			Agent: agent.Agent{
+				ID:    a.ID,
+				Tools: a.Tools,
+				Card: agent.AgentCard{
+					Name: nonEmpty(a.Name, a.ID), Description: a.Description, Version: nonEmpty(a.Version, "1.0.0"),
+					Skills:             a.Skills,
+					DefaultInputModes:  []string{"text/plain", "application/json"},
+					DefaultOutputModes: []string{"text/plain", "application/json"},
+					Capabilities:       agent.AgentCapabilities{Streaming: true},
+				},
+			},
+			Engine:          eng,
+			Multitask:       runtime.MultitaskPolicy(a.Multitask),
+			MaxTokensPerRun: a.Budget.MaxTokensPerRun,
+			MaxTokensTotal:  a.Budget.MaxTokensTotal,
+			HistoryLimit:    a.HistoryLimit,
+			Description:     a.Description,
+		})
+	}
+	return out, nil
+}
+
+func buildProvider(name string, p Provider, getenv Env) (llm.Provider, error) {
+	switch p.Type {
+	case "scripted":
+		return scripted.New(scripted.Config{Rules: p.Rules})
+	case "openai":
+		base := p.BaseURL
+		if v := getenv("OPENAI_BASE_URL"); v != "" {
+			base = v
+		}
+		if base == "" {
+			base = "https://api.openai.com/v1"
+		}
+		keyEnv := nonEmpty(p.APIKeyEnv, "OPENAI_API_KEY")
+		return openai.New(openai.Config{
+			BaseURL: base, APIKey: getenv(keyEnv), Model: p.Model,
+			IdleTimeout: p.Timeout.Or(60 * time.Second), MaxRetries: p.MaxRetries,
+		})
+	}
+	return nil, fmt.Errorf("provider %q: unknown type %q", name, p.Type)
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

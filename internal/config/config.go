@@ -1,0 +1,157 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"agentd/internal/agent"
+	"agentd/internal/errdefs"
+	"agentd/internal/llm/scripted"
+)
+
+// Config is agentd's configuration file: the server, the model providers
+// and the agents. Secrets never live here: provider keys are read from the
+// environment variables the file names.
+type Config struct {
+	Server    Server              `json:"server"`
+	Providers map[string]Provider `json:"providers"`
+	Agents    []Agent             `json:"agents"`
+}
+
+// Server configures the HTTP server.
+type Server struct {
+	// Addr is the listen address (default 127.0.0.1:8080).
+	Addr string `json:"addr,omitempty"`
+	// PublicURL is the externally visible base URL used in agent cards
+	// (default: derived from each request).
+	PublicURL string `json:"public_url,omitempty"`
+	// DefaultAgent is served at /.well-known/agent-card.json (default: the
+	// first agent).
+	DefaultAgent string `json:"default_agent,omitempty"`
+	// MaxBodyBytes limits request bodies (default 1 MiB).
+	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
+	// Heartbeat is the SSE keep-alive interval (default 15s).
+	Heartbeat Duration `json:"heartbeat,omitempty"`
+	// CancelGrace is how long a cooperative cancel may take (default 5s).
+	CancelGrace Duration `json:"cancel_grace,omitempty"`
+	// ShutdownTimeout bounds the drain on SIGTERM (default 30s).
+	ShutdownTimeout Duration `json:"shutdown_timeout,omitempty"`
+}
+
+// Provider is a model provider.
+type Provider struct {
+	// Type is "scripted" or "openai".
+	Type string `json:"type"`
+	// Rules are the scripted provider's rules.
+	Rules []scripted.Rule `json:"rules,omitempty"`
+	// BaseURL is the OpenAI-compatible endpoint (OPENAI_BASE_URL overrides
+	// it; default https://api.openai.com/v1).
+	BaseURL string `json:"base_url,omitempty"`
+	// APIKeyEnv names the environment variable holding the API key
+	// (default OPENAI_API_KEY).
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	// Model is the default model (OPENAI_MODEL overrides it).
+	Model string `json:"model,omitempty"`
+	// Timeout bounds a silent stream (idle timeout, default 60s).
+	Timeout Duration `json:"timeout,omitempty"`
+	// MaxRetries bounds retries on 429/5xx (default 3).
+	MaxRetries int `json:"max_retries,omitempty"`
+}
+
+// Agent declares one hosted agent.
+type Agent struct {
+	ID          string        `json:"id"`
+	Name        string        `json:"name,omitempty"`
+	Description string        `json:"description,omitempty"`
+	Version     string        `json:"version,omitempty"`
+	Skills      []agent.Skill `json:"skills,omitempty"`
+	// Engine is "loop" (the LLM tool loop) or "conformance" (the A2A
+	// conformance behaviours).
+	Engine string `json:"engine"`
+	// Provider names an entry of providers (loop engine). "auto-openai"
+	// style switching is expressed with fallback_provider.
+	Provider string `json:"provider,omitempty"`
+	// OpenAIProvider, when set, is used instead of Provider whenever
+	// OPENAI_BASE_URL or OPENAI_API_KEY is set in the environment.
+	OpenAIProvider string   `json:"openai_provider,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	SystemPrompt   string   `json:"system_prompt,omitempty"`
+	Tools          []string `json:"tools,omitempty"`
+	MaxIterations  int      `json:"max_iterations,omitempty"`
+	// Multitask is reject (default), enqueue or interrupt.
+	Multitask    string `json:"multitask,omitempty"`
+	HistoryLimit int    `json:"history_limit,omitempty"`
+	Budget       Budget `json:"budget,omitempty"`
+}
+
+// Budget limits an agent's token use.
+type Budget struct {
+	MaxTokensPerRun int64 `json:"max_tokens_per_run,omitempty"`
+	MaxTokensTotal  int64 `json:"max_tokens_total,omitempty"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("15s").
+type Duration time.Duration
+
+// UnmarshalJSON parses "15s", "250ms", …
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := jsonUnmarshal(b, &s); err != nil {
+		return fmt.Errorf("want a duration string such as \"15s\", got %s", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("invalid duration %q (want e.g. \"15s\" or \"500ms\")", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Duration(d).String() + `"`), nil
+}
+
+// Or returns d, or def when d is zero.
+func (d Duration) Or(def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return time.Duration(d)
+}
+
+// Load reads and validates a configuration file. An empty path loads the
+// embedded demo configuration.
+func Load(path string) (*Config, error) {
+	if path == "" {
+		return Parse(demoYAML, "demo configuration")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errdefs.Validationf("read config: %w", err)
+	}
+	return Parse(b, path)
+}
+
+// Parse decodes YAML strictly — unknown keys are errors naming their path —
+// and validates references. name labels errors.
+func Parse(b []byte, name string) (*Config, error) {
+	j, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return nil, errdefs.Validationf("%s: not valid YAML: %v", name, err)
+	}
+	if err := checkKeys(j); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
+	var c Config
+	if err := jsonUnmarshal(j, &c); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
+	return &c, nil
+}

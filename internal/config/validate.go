@@ -1,0 +1,148 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"agentd/internal/llm/scripted"
+)
+
+// Engines are the engine names an agent may use.
+var Engines = []string{"loop", "conformance"}
+
+// BuiltinTools are the tool names the configuration may reference.
+var BuiltinTools = []string{"calculator", "clock"}
+
+var agentIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+// Validate checks values and references; errors name their path.
+func (c *Config) Validate() error {
+	if c.Server.PublicURL != "" {
+		u, err := url.Parse(c.Server.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("server.public_url: %q is not an absolute http(s) URL", c.Server.PublicURL)
+		}
+	}
+	if c.Server.MaxBodyBytes < 0 {
+		return fmt.Errorf("server.max_body_bytes: must not be negative, got %d", c.Server.MaxBodyBytes)
+	}
+	for _, name := range sortedProviderNames(c.Providers) {
+		p := c.Providers[name]
+		path := "providers." + name
+		switch p.Type {
+		case "scripted":
+			if len(p.Rules) == 0 {
+				return fmt.Errorf("%s.rules: a scripted provider needs at least one rule", path)
+			}
+			if _, err := scripted.New(scripted.Config{Rules: p.Rules}); err != nil {
+				return fmt.Errorf("%s.%v", path, err)
+			}
+		case "openai":
+			if len(p.Rules) > 0 {
+				return fmt.Errorf("%s.rules: only scripted providers have rules", path)
+			}
+			if p.BaseURL != "" {
+				if u, err := url.Parse(p.BaseURL); err != nil || u.Host == "" {
+					return fmt.Errorf("%s.base_url: %q is not an absolute URL", path, p.BaseURL)
+				}
+			}
+		case "":
+			return fmt.Errorf("%s.type: required (scripted or openai)", path)
+		default:
+			return fmt.Errorf("%s.type: unknown provider type %q (want scripted or openai)", path, p.Type)
+		}
+	}
+	if len(c.Agents) == 0 {
+		return fmt.Errorf("agents: at least one agent is required")
+	}
+	seen := map[string]int{}
+	for i, a := range c.Agents {
+		path := fmt.Sprintf("agents[%d]", i)
+		if !agentIDPattern.MatchString(a.ID) {
+			return fmt.Errorf("%s.id: %q must be 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit", path, a.ID)
+		}
+		if j, dup := seen[a.ID]; dup {
+			return fmt.Errorf("%s.id: %q is already used by agents[%d]", path, a.ID, j)
+		}
+		seen[a.ID] = i
+		if err := a.validate(path, c.Providers); err != nil {
+			return err
+		}
+	}
+	if d := c.Server.DefaultAgent; d != "" {
+		if _, ok := seen[d]; !ok {
+			return fmt.Errorf("server.default_agent: unknown agent %q (agents: %s)", d, strings.Join(c.agentIDs(), ", "))
+		}
+	}
+	return nil
+}
+
+func (a Agent) validate(path string, providers map[string]Provider) error {
+	switch a.Engine {
+	case "loop":
+		if a.Provider == "" {
+			return fmt.Errorf("%s.provider: required for the loop engine", path)
+		}
+		for _, ref := range []struct{ key, name string }{{"provider", a.Provider}, {"openai_provider", a.OpenAIProvider}} {
+			if ref.name == "" {
+				continue
+			}
+			if _, ok := providers[ref.name]; !ok {
+				return fmt.Errorf("%s.%s: unknown provider %q (providers: %s)", path, ref.key, ref.name, strings.Join(sortedProviderNames(providers), ", "))
+			}
+		}
+		if a.MaxIterations < 0 {
+			return fmt.Errorf("%s.max_iterations: must not be negative, got %d", path, a.MaxIterations)
+		}
+	case "conformance":
+		if a.Provider != "" || len(a.Tools) > 0 {
+			return fmt.Errorf("%s: the conformance engine takes no provider or tools", path)
+		}
+	case "":
+		return fmt.Errorf("%s.engine: required (%s)", path, strings.Join(Engines, ", "))
+	default:
+		return fmt.Errorf("%s.engine: unknown engine %q (want %s)", path, a.Engine, strings.Join(Engines, ", "))
+	}
+	for j, t := range a.Tools {
+		if !slices.Contains(BuiltinTools, t) {
+			return fmt.Errorf("%s.tools[%d]: unknown tool %q (tools: %s)", path, j, t, strings.Join(BuiltinTools, ", "))
+		}
+	}
+	switch a.Multitask {
+	case "", "reject", "enqueue", "interrupt":
+	default:
+		return fmt.Errorf("%s.multitask: unknown policy %q (want reject, enqueue or interrupt)", path, a.Multitask)
+	}
+	if a.Budget.MaxTokensPerRun < 0 || a.Budget.MaxTokensTotal < 0 {
+		return fmt.Errorf("%s.budget: limits must not be negative", path)
+	}
+	for j, s := range a.Skills {
+		if s.ID == "" || s.Name == "" {
+			return fmt.Errorf("%s.skills[%d]: id and name are required", path, j)
+		}
+		if len(s.Tags) == 0 {
+			return fmt.Errorf("%s.skills[%d].tags: at least one tag is required (A2A)", path, j)
+		}
+	}
+	return nil
+}
+
+func (c *Config) agentIDs() []string {
+	ids := make([]string, len(c.Agents))
+	for i, a := range c.Agents {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
+func sortedProviderNames(m map[string]Provider) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}

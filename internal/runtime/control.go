@@ -1,0 +1,233 @@
+package runtime
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// Cancel stops a task. A running task is interrupted (cause user_cancel) and
+// hard-canceled after the grace period; a queued or input-required task is
+// canceled at once. Canceling a canceled task returns it unchanged; any
+// other terminal state is ErrNotCancelable.
+func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error) {
+	t, err := r.st.GetTask(ctx, taskID)
+	if err != nil {
+		return store.Task{}, err
+	}
+	switch {
+	case t.State == store.StateCanceled:
+		return t, nil
+	case t.State.Terminal():
+		return t, errdefs.Conflict(errorsJoin(ErrNotCancelable, "task "+t.ID+" is "+string(t.State)))
+	}
+	r.mu.Lock()
+	x := r.runs[taskID]
+	queued := x != nil && x.log.active && r.contexts[t.ContextID] != nil && r.contexts[t.ContextID].active != taskID
+	r.mu.Unlock()
+	if x != nil && !queued {
+		x.interrupt(engine.CauseUserCancel, "canceled by the user")
+		return t, nil
+	}
+	if x != nil {
+		x.hardCancel() // queued: never starts
+		r.dequeue(x)
+		t = x.task
+	}
+	return r.cancelIdle(ctx, t)
+}
+
+// cancelIdle cancels a task that is not executing here: queued, waiting for
+// input, or (with a shared store) executing on another replica — then the
+// request is recorded for its owner.
+func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, error) {
+	l, err := r.acquireLog(ctx, t.ID)
+	if err != nil {
+		return store.Task{}, err
+	}
+	defer r.releaseLog(l)
+	for attempt := 0; attempt < 5; attempt++ {
+		next := t
+		msg := model.NewText(model.RoleAssistant, "canceled by the user")
+		msg.ID = messageID(t.ID, -1000-attempt-t.Attempt)
+		msg.CreatedAt = time.Now().UTC()
+		next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, true
+		next.UpdatedAt = time.Now().UTC()
+		evs := []heldEvent{{EventStatus, StatusData{State: store.StateCanceled, Message: &msg}}}
+		if t.State == store.StateSubmitted {
+			// The attempt opened at submission ends here.
+			evs = append(evs, heldEvent{EventRunEnd, RunEndData{State: store.StateCanceled, Usage: t.Usage}})
+		}
+		_, err = r.commit(ctx, l, store.Change{UpdateTask: &next}, evs...)
+		if err == nil {
+			next.Version++
+			l.mu.Lock()
+			l.terminal = l.last()
+			l.wakeLocked()
+			l.mu.Unlock()
+			r.notifyWaiters(t.ID)
+			return next, nil
+		}
+		if !errdefs.IsConflict(err) {
+			return store.Task{}, err
+		}
+		// Someone else wrote the task meanwhile: look again.
+		if t, err = r.st.GetTask(ctx, t.ID); err != nil {
+			return store.Task{}, err
+		}
+		if t.State == store.StateCanceled {
+			return t, nil
+		}
+		if t.State.Terminal() {
+			return t, errdefs.Conflict(errorsJoin(ErrNotCancelable, "task "+t.ID+" is "+string(t.State)))
+		}
+	}
+	return store.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
+}
+
+func (r *Runtime) dequeue(x *execution) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.runs, x.task.ID)
+	r.advanceLocked(x) // x is queued, not active: nothing starts
+	x.log.mu.Lock()
+	x.log.active = false
+	x.log.mu.Unlock()
+	r.releaseLogLocked(x.log)
+}
+
+// releaseLogLocked is releaseLog for callers that hold r.mu.
+func (r *Runtime) releaseLogLocked(l *runLog) {
+	l.refs--
+	if l.refs > 0 {
+		return
+	}
+	l.mu.Lock()
+	idle := !l.active && l.persisted >= l.last()
+	l.mu.Unlock()
+	if idle && r.logs[l.runID] == l {
+		delete(r.logs, l.runID)
+	}
+}
+
+// Wait blocks until the task is terminal or waits for input, or ctx ends,
+// and returns it as stored.
+func (r *Runtime) Wait(ctx context.Context, taskID string) (store.Task, error) {
+	for {
+		r.mu.Lock()
+		_, running := r.runs[taskID]
+		var ch chan struct{}
+		if running {
+			ch = make(chan struct{})
+			r.waiters[taskID] = append(r.waiters[taskID], ch)
+		}
+		r.mu.Unlock()
+		t, err := r.st.GetTask(ctx, taskID)
+		if err != nil {
+			return store.Task{}, err
+		}
+		if t.State.Terminal() || t.State.Interrupted() {
+			return t, nil
+		}
+		if !running {
+			// Executing elsewhere (another replica): poll.
+			ch = make(chan struct{})
+			timer := time.AfterFunc(pollInterval, func() { close(ch) })
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return t, ctx.Err()
+			case <-ch:
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return t, ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+func (r *Runtime) notifyWaiters(taskID string) {
+	r.mu.Lock()
+	ws := r.waiters[taskID]
+	delete(r.waiters, taskID)
+	r.mu.Unlock()
+	for _, w := range ws {
+		close(w)
+	}
+}
+
+// Shutdown drains the runtime: new work is refused, running attempts get
+// until ctx's deadline to finish, then are asked to checkpoint and
+// interrupted (cause host_shutdown) so another replica can resume them;
+// pending events are flushed and background work stops.
+func (r *Runtime) Shutdown(ctx context.Context) error {
+	r.mu.Lock()
+	r.draining = true
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	waitRuns := func() bool {
+		for {
+			if r.launched() == 0 {
+				return true
+			}
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	if !waitRuns() {
+		r.mu.Lock()
+		for _, x := range r.runs {
+			if !x.launched {
+				continue
+			}
+			_ = engine.SuggestCheckpoint(x.agent.Engine)
+			x.interrupt(engine.CauseHostShutdown, "server shutting down") // hard cancel after the grace period
+		}
+		r.mu.Unlock()
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), r.grace+time.Second)
+		waitRuns()
+		cancel()
+	}
+	r.cancel() // stops the flusher after a final flush
+	<-done
+	return nil
+}
+
+// usageCounter accumulates an agent's token usage.
+type usageCounter struct{ n atomic.Int64 }
+
+func (c *usageCounter) add(n int64) int64 { return c.n.Add(n) }
+
+func (r *Runtime) agentUsage(id string) *usageCounter {
+	c, _ := r.agentUsed.LoadOrStore(id, &usageCounter{})
+	return c.(*usageCounter)
+}
+
+// launched counts the executions whose goroutine runs.
+func (r *Runtime) launched() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, x := range r.runs {
+		if x.launched {
+			n++
+		}
+	}
+	return n
+}

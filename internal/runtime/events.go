@@ -1,0 +1,109 @@
+package runtime
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// Event types of a run's log, as clients see them (SSE `event:` and the
+// `type` member of every event's data).
+const (
+	EventRunStart     = "run.start"
+	EventStatus       = "status"
+	EventDelta        = "delta"
+	EventStepStart    = "step.start"
+	EventStepComplete = "step.complete"
+	EventStepError    = "step.error"
+	EventInput        = "input"
+	EventArtifact     = "artifact"
+	EventGap          = "gap"
+	EventRunEnd       = "run.end"
+)
+
+// RunStartData is the body of a run.start event: an attempt begins.
+type RunStartData struct {
+	ContextID string `json:"context_id"`
+	AgentID   string `json:"agent_id"`
+	Attempt   int    `json:"attempt"`
+	// Resumed says why a later attempt started: "input" (the user answered),
+	// "crash" (recovery on another replica) or "" for a fresh run.
+	Resumed string `json:"resumed,omitempty"`
+}
+
+// StatusData is the body of a status event: the task changed state.
+type StatusData struct {
+	State   store.TaskState  `json:"state"`
+	Message *model.Message   `json:"message,omitempty"`
+	Error   *store.TaskError `json:"error,omitempty"`
+}
+
+// DeltaData is the body of a delta event: one increment of a step's output.
+// Exactly one of Text, ToolCall and ToolResult is set.
+type DeltaData struct {
+	Actor      string            `json:"actor,omitempty"`
+	Text       string            `json:"text,omitempty"`
+	ToolCall   *model.ToolCall   `json:"tool_call,omitempty"`
+	ToolResult *model.ToolResult `json:"tool_result,omitempty"`
+}
+
+// StepData is the body of step.start, step.complete and step.error events.
+type StepData struct {
+	Actor   string          `json:"actor"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// InputData is the body of an input event: the run asks the user.
+type InputData struct {
+	Prompt model.Message   `json:"prompt"`
+	Schema json.RawMessage `json:"schema,omitempty"`
+	Source string          `json:"source,omitempty"`
+}
+
+// ArtifactData is the body of an artifact event: the engine's artifact
+// payload as published. Append says the parts extend an artifact already
+// announced; LastChunk closes it.
+type ArtifactData = engine.ArtifactPayload
+
+// GapData is the body of a gap event: events up to PrunedThrough were
+// removed by retention and cannot be replayed.
+type GapData struct {
+	PrunedThrough int64 `json:"pruned_through"`
+}
+
+// RunEndData is the body of a run.end event: an attempt ended.
+type RunEndData struct {
+	State store.TaskState  `json:"state"`
+	Error *store.TaskError `json:"error,omitempty"`
+	Usage model.TokenUsage `json:"usage"`
+}
+
+// encodeBody marshals an event body once; the log splices it into the
+// event's data without decoding it again.
+func encodeBody(v any) (json.RawMessage, error) { return json.Marshal(v) }
+
+// frame builds a store.Event whose Data is the body's members preceded by
+// run_id, seq, type and time. body must be a JSON object (or nil).
+func frame(runID string, seq int64, typ string, at time.Time, body json.RawMessage) store.Event {
+	b := make([]byte, 0, len(body)+len(runID)+96)
+	b = append(b, `{"run_id":`...)
+	b = strconv.AppendQuote(b, runID)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendInt(b, seq, 10)
+	b = append(b, `,"type":`...)
+	b = strconv.AppendQuote(b, typ)
+	b = append(b, `,"time":"`...)
+	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, '"')
+	if len(body) > 2 { // more than "{}"
+		b = append(b, ',')
+		b = append(b, body[1:]...)
+	} else {
+		b = append(b, '}')
+	}
+	return store.Event{RunID: runID, Seq: seq, Type: typ, Time: at, Data: b}
+}

@@ -1,0 +1,377 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"agentd/internal/agent"
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// execution is one attempt of a run on this replica. Its goroutine is the
+// only writer of the task while it lives; everybody else talks to it through
+// interrupts and the hard-cancel function.
+type execution struct {
+	r     *Runtime
+	agent *Agent
+	log   *runLog
+	host  *host
+	// task is the stored task as last written by this execution.
+	task store.Task
+	// msg is the user message that started the attempt.
+	msg model.Message
+	// resume is why this attempt resumes ("" = fresh).
+	resume string
+
+	ctx        context.Context
+	hardCancel context.CancelFunc
+	interrupts chan engine.Interrupt
+	done       chan struct{}
+	// launched is set (under Runtime.mu) once the goroutine starts.
+	launched bool
+	// created is closed once the submission that made this attempt is
+	// durable (createErr set if it failed); a queued attempt may be launched
+	// before that and waits.
+	created   chan struct{}
+	createErr error
+
+	mu          sync.Mutex
+	usage       model.TokenUsage
+	artifacts   []model.Artifact
+	cancelCause engine.Cause
+	cancelNote  string
+	lostErr     error
+	graceTimer  *time.Timer
+}
+
+// appendLive logs a live event (delta, step, artifact) and wakes readers.
+func (x *execution) appendLive(typ string, body []byte) {
+	x.log.mu.Lock()
+	x.log.appendLocked(typ, body, false)
+	x.log.mu.Unlock()
+	x.r.flusher.mark(x.log)
+}
+
+// noteArtifact merges an artifact update into the task's artifacts.
+func (x *execution) noteArtifact(a ArtifactData) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range x.artifacts {
+		if x.artifacts[i].ID == a.Artifact.ID {
+			if a.Append {
+				x.artifacts[i].Parts = append(x.artifacts[i].Parts, a.Artifact.Parts...)
+			} else {
+				x.artifacts[i] = a.Artifact
+			}
+			return
+		}
+	}
+	x.artifacts = append(x.artifacts, a.Artifact)
+}
+
+// addUsage accumulates usage and checks the budgets.
+func (x *execution) addUsage(u model.TokenUsage) error {
+	x.mu.Lock()
+	x.usage = x.usage.Add(u)
+	total := x.usage.TotalTokens
+	x.mu.Unlock()
+	agentTotal := x.r.agentUsage(x.agent.ID).add(u.Add(model.TokenUsage{}).TotalTokens)
+	if lim := x.agent.MaxTokensPerRun; lim > 0 && total > lim {
+		return errdefs.BudgetExceededf("run %s used %d tokens, over the agent's per-run budget of %d", x.task.ID, total, lim)
+	}
+	if lim := x.agent.MaxTokensTotal; lim > 0 && agentTotal > lim {
+		return errdefs.BudgetExceededf("agent %s used %d tokens, over its total budget of %d", x.agent.ID, agentTotal, lim)
+	}
+	return nil
+}
+
+// interrupt asks the engine to stop (cooperatively), and cancels its
+// context after the grace period. The first cause wins.
+func (x *execution) interrupt(cause engine.Cause, note string) {
+	x.mu.Lock()
+	if x.cancelCause != "" {
+		x.mu.Unlock()
+		return
+	}
+	x.cancelCause, x.cancelNote = cause, note
+	x.graceTimer = time.AfterFunc(x.r.grace, x.hardCancel)
+	x.mu.Unlock()
+	select {
+	case x.interrupts <- engine.Interrupt{Cause: cause, Detail: note}:
+	default:
+	}
+}
+
+// abandon stops the attempt without writing anything more: the run belongs
+// to someone else now.
+func (x *execution) abandon(err error) {
+	x.mu.Lock()
+	if x.lostErr == nil {
+		x.lostErr = err
+	}
+	x.mu.Unlock()
+	x.hardCancel()
+}
+
+// run executes the attempt and records its outcome.
+func (x *execution) run() {
+	defer close(x.done)
+	defer x.hardCancel()
+	<-x.created
+	if x.createErr != nil {
+		return
+	}
+	r := x.r
+	if x.task.State == store.StateSubmitted {
+		t := x.task
+		t.State, t.Attempt = store.StateWorking, 1
+		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: &t}, heldEvent{EventStatus, StatusData{State: store.StateWorking}}); err != nil {
+			r.log.Error("run could not start", "run_id", x.task.ID, "err", err)
+			return
+		}
+		t.Version++
+		x.task = t
+	}
+
+	res, runErr := x.execute()
+	x.mu.Lock()
+	lost := x.lostErr
+	if x.graceTimer != nil {
+		x.graceTimer.Stop()
+	}
+	x.mu.Unlock()
+	if lost != nil {
+		r.log.Warn("run abandoned", "run_id", x.task.ID, "err", lost)
+		return
+	}
+	if err := x.finish(res, runErr); err != nil {
+		r.log.Error("run outcome could not be stored", "run_id", x.task.ID, "err", err)
+	}
+}
+
+// execute drives the agent over the engine for this attempt.
+func (x *execution) execute() (*agent.Result, error) {
+	r := x.r
+	ctx := x.ctx
+	history, err := x.history(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := []agent.RunOption{
+		agent.WithEngineHost(x.host),
+		agent.WithBoardSeed(agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
+			b := engine.NewBoard()
+			b.SetChannel(engine.MainChannel, history)
+			return b, nil
+		})),
+	}
+	if x.agent.Deps != nil {
+		opts = append(opts, agent.WithDependencies(x.agent.Deps))
+	}
+	if x.resume != "" {
+		cp, err := r.st.LoadCheckpoint(ctx, x.task.ID)
+		if err != nil {
+			return nil, err
+		}
+		if cp != nil && engine.CapabilitiesOf(x.agent.Engine).SupportsResume {
+			opts = append(opts, agent.WithResumeFrom(cp))
+			ctx = engine.WithResumeContext(ctx, engine.ResumeContext{
+				Attempt: x.task.Attempt, StartedAt: cp.OriginalStartedAt, Signal: x.resume,
+				CheckpointAt: cp.Timestamp, Step: cp.Step,
+			})
+		}
+	}
+	req := agent.Request{Message: x.msg, RunID: x.task.ID, TaskID: x.task.ID, ContextID: x.task.ContextID}
+	return agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts...)
+}
+
+// history loads the transcript that seeds the board: the context's messages
+// up to this task's user message, plus everything this task already said.
+func (x *execution) history(ctx context.Context) ([]model.Message, error) {
+	limit := x.agent.HistoryLimit
+	if limit <= 0 {
+		limit = 200
+	}
+	page, err := x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.task.ContextID, Last: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Message, 0, len(page.Messages))
+	seen := false
+	for _, m := range page.Messages {
+		if seen && m.TaskID != x.task.ID {
+			continue // a later task's message (queued behind this one)
+		}
+		out = append(out, m.Message)
+		if m.ID == x.msg.ID {
+			seen = true
+		}
+	}
+	return out, nil
+}
+
+// outcome is how an attempt ended, as the task will record it.
+type outcome struct {
+	state  store.TaskState
+	err    *store.TaskError
+	status *model.Message
+	prompt *engine.UserPrompt
+	keep   bool // persist the attempt's new transcript messages
+}
+
+func (x *execution) classify(res *agent.Result, runErr error) outcome {
+	x.mu.Lock()
+	cause, note := x.cancelCause, x.cancelNote
+	x.mu.Unlock()
+	if runErr != nil {
+		return failure(runErr)
+	}
+	switch res.Status {
+	case agent.StatusCompleted:
+		return outcome{state: store.StateCompleted, keep: res.Committed}
+	case agent.StatusInterrupted:
+		if p := x.host.pendingPrompt(); p != nil && cause == "" {
+			msg := model.Message{Role: model.RoleAssistant, Parts: p.Parts, Name: x.agent.ID}
+			return outcome{state: store.StateInputRequired, status: &msg, prompt: p, keep: true}
+		}
+	}
+	switch cause {
+	case engine.CauseHostShutdown:
+		// Not an end: the run stays working and resumes from its checkpoint.
+		return outcome{state: store.StateWorking, keep: false}
+	case engine.CauseUserCancel, engine.CauseUserInput:
+		reason := "canceled by the user"
+		if note != "" {
+			reason = note
+		}
+		msg := model.NewText(model.RoleAssistant, reason)
+		return outcome{state: store.StateCanceled, status: &msg, keep: res.Committed}
+	}
+	if res.Err != nil {
+		o := failure(res.Err)
+		o.keep = res.Committed
+		return o
+	}
+	return failure(errdefs.Internalf("engine ended with status %q and no error", res.Status))
+}
+
+func failure(err error) outcome {
+	class := errdefs.ClassOf(err)
+	state := store.StateFailed
+	if class == errdefs.ClassValidation {
+		state = store.StateRejected
+	}
+	if errors.Is(err, context.Canceled) {
+		state = store.StateCanceled
+	}
+	msg := model.NewText(model.RoleAssistant, err.Error())
+	return outcome{state: state, err: &store.TaskError{Class: string(class), Message: err.Error()}, status: &msg}
+}
+
+// finish records the attempt's outcome in one commit: the task's new state,
+// the transcript messages the attempt produced, the status event and
+// run.end — all durable before run.end becomes visible (invariant 6).
+func (x *execution) finish(res *agent.Result, runErr error) error {
+	o := x.classify(res, runErr)
+	t := x.task
+	x.mu.Lock()
+	t.Usage = t.Usage.Add(x.usage)
+	if len(x.artifacts) > 0 {
+		t.Artifacts = mergeArtifacts(t.Artifacts, x.artifacts)
+	}
+	x.mu.Unlock()
+	t.State, t.Error, t.StatusMessage = o.state, o.err, o.status
+	var msgs []store.Message
+	if o.keep && res != nil && res.LastBoard != nil {
+		var err error
+		if msgs, err = x.newMessages(res.LastBoard); err != nil {
+			return err
+		}
+	}
+	if o.status != nil && o.state != store.StateWorking {
+		m := *o.status
+		m.ID = messageID(t.ID, -t.Attempt)
+		m.CreatedAt = time.Now().UTC()
+		t.StatusMessage = &m
+		if o.state == store.StateInputRequired || o.err == nil {
+			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
+		}
+	}
+	evs := []heldEvent{}
+	if o.prompt != nil {
+		evs = append(evs, heldEvent{EventInput, InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}})
+	}
+	if o.state != store.StateWorking {
+		evs = append(evs, heldEvent{EventStatus, StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}})
+	}
+	evs = append(evs, heldEvent{EventRunEnd, RunEndData{State: o.state, Error: o.err, Usage: t.Usage}})
+	ctx := context.WithoutCancel(x.ctx)
+	x.host.mu.Lock()
+	x.host.ended = true
+	x.host.mu.Unlock()
+	if _, err := x.r.commit(ctx, x.log, store.Change{UpdateTask: &t, Messages: msgs}, evs...); err != nil {
+		return err
+	}
+	t.Version++
+	x.task = t
+	if o.state.Terminal() {
+		x.log.mu.Lock()
+		x.log.terminal = x.log.last()
+		x.log.mu.Unlock()
+	}
+	return nil
+}
+
+// newMessages returns the main-channel messages of the final board that the
+// transcript does not hold yet, named deterministically when unnamed.
+func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
+	ctx := x.ctx
+	known := map[string]bool{}
+	page, err := x.r.st.ListMessages(context.WithoutCancel(ctx), store.MessageQuery{ContextID: x.task.ContextID, Last: 1000})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range page.Messages {
+		known[m.ID] = true
+	}
+	var out []store.Message
+	now := time.Now().UTC()
+	for i, m := range b.Channel(engine.MainChannel) {
+		if m.ID == "" {
+			m.ID = messageID(x.task.ID, i)
+		}
+		if known[m.ID] {
+			continue
+		}
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = now
+		}
+		if m.Name == "" && m.Role == model.RoleAssistant {
+			m.Name = x.agent.ID
+		}
+		known[m.ID] = true
+		out = append(out, store.Message{ContextID: x.task.ContextID, TaskID: x.task.ID, Message: m})
+	}
+	return out, nil
+}
+
+func mergeArtifacts(old, cur []model.Artifact) []model.Artifact {
+	out := append([]model.Artifact(nil), old...)
+	for _, a := range cur {
+		replaced := false
+		for i := range out {
+			if out[i].ID == a.ID {
+				out[i], replaced = a, true
+			}
+		}
+		if !replaced {
+			out = append(out, a)
+		}
+	}
+	return out
+}

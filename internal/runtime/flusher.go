@@ -1,0 +1,143 @@
+package runtime
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/store"
+)
+
+// flusher persists live events in batches: it wakes when a log turns dirty,
+// waits out the coalescing window so that a burst of deltas becomes one
+// write, and then writes the pending events of every dirty run in one Apply
+// (group commit across runs, invariant 7). A run whose state commit is in
+// progress is skipped this round; that commit carries its pending events.
+type flusher struct {
+	st     store.Store
+	window time.Duration
+	log    *slog.Logger
+
+	mu    sync.Mutex
+	dirty map[*runLog]struct{}
+	kick  chan struct{}
+
+	// onLost is called for a run whose log the store refused (another
+	// replica owns it now).
+	onLost func(runID string, err error)
+}
+
+func newFlusher(st store.Store, window time.Duration, log *slog.Logger) *flusher {
+	return &flusher{st: st, window: window, log: log, dirty: map[*runLog]struct{}{}, kick: make(chan struct{}, 1)}
+}
+
+// mark queues l for the next flush.
+func (f *flusher) mark(l *runLog) {
+	f.mu.Lock()
+	f.dirty[l] = struct{}{}
+	f.mu.Unlock()
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// run flushes until ctx is done, then flushes once more.
+func (f *flusher) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			f.flush(context.WithoutCancel(ctx))
+			return
+		case <-f.kick:
+		}
+		timer := time.NewTimer(f.window)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			f.flush(context.WithoutCancel(ctx))
+			return
+		case <-timer.C:
+		}
+		f.flush(ctx)
+	}
+}
+
+// flush writes every dirty run's pending events.
+func (f *flusher) flush(ctx context.Context) {
+	f.mu.Lock()
+	logs := make([]*runLog, 0, len(f.dirty))
+	for l := range f.dirty {
+		logs = append(logs, l)
+	}
+	clear(f.dirty)
+	f.mu.Unlock()
+	if len(logs) == 0 {
+		return
+	}
+
+	var (
+		locked []*runLog
+		events []store.Event
+		lasts  []int64
+	)
+	for _, l := range logs {
+		if !l.flushMu.TryLock() {
+			continue // a state commit holds it and will carry the events
+		}
+		p := l.pending()
+		if len(p) == 0 {
+			l.flushMu.Unlock()
+			continue
+		}
+		locked = append(locked, l)
+		events = append(events, p...)
+		lasts = append(lasts, p[len(p)-1].Seq)
+	}
+	if len(locked) == 0 {
+		return
+	}
+	err := f.st.Apply(ctx, store.Change{Events: events})
+	if err != nil && len(locked) > 1 && errdefs.IsConflict(err) {
+		// One run's log was taken over; write the others on their own.
+		f.applyEach(ctx, locked)
+		return
+	}
+	for i, l := range locked {
+		if err == nil {
+			l.markPersisted(lasts[i])
+		} else {
+			f.failed(l, err)
+		}
+		l.flushMu.Unlock()
+	}
+}
+
+func (f *flusher) applyEach(ctx context.Context, logs []*runLog) {
+	for _, l := range logs {
+		p := l.pending()
+		if err := f.st.Apply(ctx, store.Change{Events: p}); err != nil {
+			f.failed(l, err)
+		} else {
+			l.markPersisted(p[len(p)-1].Seq)
+		}
+		l.flushMu.Unlock()
+	}
+}
+
+// failed keeps l's events pending; a conflict means another writer owns the
+// log now and the run must stop here.
+func (f *flusher) failed(l *runLog, err error) {
+	if errdefs.IsConflict(err) {
+		f.log.Warn("event log write refused; run lost", "run_id", l.runID, "err", err)
+		if f.onLost != nil {
+			f.onLost(l.runID, err)
+		}
+		return
+	}
+	f.log.Warn("event log write failed; will retry", "run_id", l.runID, "err", err)
+	l.markDirty()
+	f.mark(l)
+}

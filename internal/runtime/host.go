@@ -1,0 +1,233 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/event"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// host is the engine.Host of one attempt. Publish turns engine envelopes
+// into events of the run's log; Interrupts delivers cancels; AskUser parks
+// the run in input-required; Checkpoint persists; ReportUsage enforces
+// budgets.
+type host struct {
+	x      *execution
+	prefix string // "engine.run.<id>."
+
+	mu        sync.Mutex
+	prompt    *engine.UserPrompt
+	reply     *engine.UserReply
+	engineEnd bool
+	ended     bool // the attempt's run.end was logged; later envelopes are dropped
+}
+
+func newHost(x *execution) *host {
+	return &host{x: x, prefix: engine.SubjectPrefix + engine.SanitiseID(x.task.ID) + "."}
+}
+
+// Publish appends the envelope to the run's event log. Engine lifecycle
+// envelopes (run start/end) are not logged: the runtime frames every attempt
+// with its own run.start and run.end so that invariant 2 holds whatever the
+// engine does.
+func (h *host) Publish(_ context.Context, env event.Envelope) error {
+	rest, ok := strings.CutPrefix(string(env.Subject), h.prefix)
+	if !ok {
+		return errdefs.Validationf("publish: subject %q does not belong to run %s", env.Subject, h.x.task.ID)
+	}
+	typ, body, err := h.translate(rest, env)
+	if err != nil || typ == "" {
+		return err
+	}
+	h.mu.Lock()
+	ended := h.ended
+	h.mu.Unlock()
+	if ended {
+		return errdefs.Conflictf("publish %s: attempt of run %s has ended", env.Subject, h.x.task.ID)
+	}
+	h.x.appendLive(typ, body)
+	return nil
+}
+
+// translate maps the subject suffix and payload to an event type and body.
+// An empty type means the envelope is not logged.
+func (h *host) translate(rest string, env event.Envelope) (string, json.RawMessage, error) {
+	switch rest {
+	case "start":
+		return "", nil, nil
+	case "end":
+		h.mu.Lock()
+		h.engineEnd = true
+		h.mu.Unlock()
+		return "", nil, nil
+	case "artifact":
+		var a ArtifactData
+		if err := json.Unmarshal(env.Payload, &a); err != nil || a.Artifact.ID == "" {
+			return "", nil, errdefs.Validationf("publish artifact: payload must be {\"artifact\":{\"id\":…,\"parts\":[…]},\"append\":…,\"last_chunk\":…}: %v", err)
+		}
+		h.x.noteArtifact(a)
+		return EventArtifact, env.Payload, nil
+	}
+	kind, actorVerb, ok := strings.Cut(rest, ".")
+	if !ok {
+		return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+	}
+	i := strings.LastIndexByte(actorVerb, '.')
+	if i < 0 {
+		return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+	}
+	actor, verb := actorVerb[:i], actorVerb[i+1:]
+	switch {
+	case kind == "stream" && verb == "delta":
+		d, err := engine.DecodeStreamDelta(env)
+		if err != nil {
+			return "", nil, errdefs.Validation(err)
+		}
+		body, err := encodeDelta(actor, d)
+		return EventDelta, body, err
+	case kind == "step" && (verb == "start" || verb == "complete" || verb == "error"):
+		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
+		return "step." + verb, body, err
+	}
+	return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+}
+
+func encodeDelta(actor string, d engine.StreamDeltaPayload) (json.RawMessage, error) {
+	out := DeltaData{Actor: actor}
+	switch d.Type {
+	case engine.StreamDeltaToken:
+		out.Text = d.Content
+	case engine.StreamDeltaToolCall:
+		args, err := argumentsJSON(d.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		out.ToolCall = &model.ToolCall{ID: d.ID, Name: d.Name, Arguments: args}
+	case engine.StreamDeltaToolResult:
+		out.ToolResult = &model.ToolResult{ToolCallID: d.ToolCallID, Name: d.Name, Content: d.Content, IsError: d.IsError}
+	default:
+		return nil, nil // forward-compatible: unknown delta kinds are skipped
+	}
+	return encodeBody(out)
+}
+
+// argumentsJSON accepts tool arguments as a JSON string or a decoded value.
+func argumentsJSON(v any) (json.RawMessage, error) {
+	switch a := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		if a == "" {
+			return nil, nil
+		}
+		if json.Valid([]byte(a)) {
+			return json.RawMessage(a), nil
+		}
+		return json.Marshal(a)
+	case json.RawMessage:
+		return a, nil
+	default:
+		return json.Marshal(a)
+	}
+}
+
+// Interrupts delivers cooperative stop requests (cancel, shutdown, a newer
+// message under the interrupt policy).
+func (h *host) Interrupts() <-chan engine.Interrupt { return h.x.interrupts }
+
+// errInputRequired is what AskUser answers when it parks the run.
+var errInputRequired = engine.Interrupted(engine.Interrupt{Cause: engine.CauseCustom, Detail: "input-required"})
+
+// AskUser answers with the user's reply when this attempt resumes a run that
+// asked; otherwise it records the prompt and returns an interrupt: the engine
+// stops, the run parks in input-required (its goroutine released), and the
+// next message to the task resumes it from its latest checkpoint, where the
+// same AskUser call receives the reply.
+func (h *host) AskUser(_ context.Context, prompt engine.UserPrompt) (engine.UserReply, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reply != nil {
+		r := *h.reply
+		h.reply = nil
+		return r, nil
+	}
+	if len(prompt.Parts) == 0 {
+		return engine.UserReply{}, errdefs.Validationf("ask user (source %q): empty prompt", prompt.Source)
+	}
+	p := prompt
+	h.prompt = &p
+	return engine.UserReply{}, errInputRequired
+}
+
+// pendingPrompt returns the prompt that parked the run, if any.
+func (h *host) pendingPrompt() *engine.UserPrompt {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.prompt
+}
+
+// Checkpoint stamps the attempt (so a stale replica cannot overwrite a newer
+// checkpoint) and the original start time, names unnamed transcript messages
+// deterministically, and saves it.
+func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
+	x := h.x
+	if cp.ExecID == "" {
+		cp.ExecID = x.task.ID
+	}
+	if cp.ExecID != x.task.ID {
+		return errdefs.Validationf("checkpoint: exec id %q is not run %s", cp.ExecID, x.task.ID)
+	}
+	if cp.Board == nil {
+		return errdefs.Validationf("checkpoint of run %s at step %q: no board", x.task.ID, cp.Step)
+	}
+	attrs := make(map[string]string, len(cp.Attributes)+1)
+	for k, v := range cp.Attributes {
+		attrs[k] = v
+	}
+	attrs[store.AttrAttempt] = itoa(x.task.Attempt)
+	cp.Attributes = attrs
+	if cp.OriginalStartedAt.IsZero() {
+		cp.OriginalStartedAt = x.task.CreatedAt
+	}
+	if msgs, ok := cp.Board.Channels[engine.MainChannel]; ok {
+		named := make([]model.Message, len(msgs))
+		for i, m := range msgs {
+			named[i] = m
+			if named[i].ID == "" {
+				named[i].ID = messageID(x.task.ID, i)
+			}
+		}
+		snap := *cp.Board
+		snap.Channels = make(map[string][]model.Message, len(cp.Board.Channels))
+		for k, v := range cp.Board.Channels {
+			snap.Channels[k] = v
+		}
+		snap.Channels[engine.MainChannel] = named
+		cp.Board = &snap
+	}
+	return x.r.st.SaveCheckpoint(ctx, cp)
+}
+
+// ReportUsage accumulates usage and enforces the run's and the agent's
+// token budgets.
+func (h *host) ReportUsage(_ context.Context, u model.TokenUsage) error {
+	return h.x.addUsage(u)
+}
+
+// messageNS namespaces derived message ids.
+var messageNS = uuid.MustParse("6f0b8a4e-2d1c-4b7e-9a53-0c8e5f1d7a21")
+
+// messageID names the i-th message of a run's main channel when the engine
+// left it unnamed. The name is stable across checkpoints and resumes, so a
+// message is never stored twice.
+func messageID(runID string, i int) string {
+	return uuid.NewSHA1(messageNS, []byte(runID+"/"+itoa(i))).String()
+}

@@ -1,0 +1,201 @@
+package runtime
+
+import (
+	"sync"
+	"time"
+
+	"agentd/internal/store"
+)
+
+// runLog is the in-memory head of one run's event log and the meeting point
+// of its writers and readers on this replica.
+//
+// Writers append under mu: the seq is assigned there, so seqs are dense and
+// increasing. An event becomes visible to readers at once (live deltas) or
+// only after it is durable (state changes and run.end, invariant 6); readers
+// see the longest visible prefix, so they never observe a later seq before an
+// earlier one. Readers never block writers: they copy what they need under
+// mu and wait on a channel that writers close when anything changes. A reader
+// that falls behind simply reads from further back — from memory while the
+// events are here, from the store once they were trimmed — so nobody is ever
+// skipped and nobody ever slows the run (invariant 4).
+//
+// Lock order: runtime.mu before runLog.mu; flushMu before mu. flushMu
+// serialises the store writes of one run (flusher vs. state commits).
+type runLog struct {
+	runID string
+
+	flushMu sync.Mutex
+
+	mu sync.Mutex
+	// base is the seq before events[0]: events <= base live only in the
+	// store.
+	base   int64
+	events []store.Event
+	// visible is the highest seq readers may see; persisted the highest seq
+	// durable in the store.
+	visible   int64
+	persisted int64
+	// holdFrom, when > 0, is the lowest seq appended but waiting for
+	// durability before it may become visible.
+	holdFrom int64
+	changed  chan struct{}
+	// refs counts executors and readers; the runtime forgets an idle log.
+	refs int
+	// active is true while an attempt executes on this replica.
+	active bool
+	// lastUse is when refs last dropped to zero.
+	lastUse time.Time
+	// dirty is set when events await persistence by the flusher.
+	dirty bool
+	// terminal is the seq of the run's final run.end once the task reached
+	// a terminal state (0 before).
+	terminal int64
+}
+
+func newRunLog(runID string, lastSeq int64) *runLog {
+	return &runLog{runID: runID, base: lastSeq, visible: lastSeq, persisted: lastSeq}
+}
+
+// last returns the highest seq assigned. Callers hold mu.
+func (l *runLog) last() int64 { return l.base + int64(len(l.events)) }
+
+// appendLocked assigns the next seq to an event of type typ with body and
+// appends it. held events stay invisible until release. Callers hold mu.
+func (l *runLog) appendLocked(typ string, body []byte, held bool) store.Event {
+	seq := l.last() + 1
+	ev := frame(l.runID, seq, typ, time.Now(), body)
+	l.events = append(l.events, ev)
+	if held && l.holdFrom == 0 {
+		l.holdFrom = seq
+	}
+	if l.holdFrom == 0 {
+		l.visible = seq
+		l.wakeLocked()
+	}
+	l.dirty = true
+	return ev
+}
+
+// release makes everything up to seq visible once it is durable.
+func (l *runLog) release(through int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if through > l.persisted {
+		l.persisted = through
+	}
+	if l.holdFrom != 0 && through >= l.holdFrom {
+		l.holdFrom = 0
+	}
+	if l.holdFrom == 0 {
+		l.visible = l.last()
+	} else {
+		l.visible = l.holdFrom - 1
+	}
+	l.wakeLocked()
+}
+
+// pending returns the events not yet durable. Callers hold flushMu.
+func (l *runLog) pending() []store.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	from := l.persisted - l.base
+	if from < 0 {
+		from = 0
+	}
+	l.dirty = false
+	if int(from) >= len(l.events) {
+		return nil
+	}
+	return append([]store.Event(nil), l.events[from:]...)
+}
+
+// memoryTail is how many persisted events a log keeps in memory for readers
+// that are just behind; older ones are read from the store.
+const memoryTail = 2048
+
+// markPersisted records that events through seq are durable and trims what
+// memory no longer needs.
+func (l *runLog) markPersisted(through int64) {
+	l.release(through)
+	l.trim(memoryTail)
+}
+
+// markDirty flags the log for the flusher again after a failed write.
+func (l *runLog) markDirty() {
+	l.mu.Lock()
+	l.dirty = true
+	l.mu.Unlock()
+}
+
+// wakeLocked wakes every waiting reader. Callers hold mu.
+func (l *runLog) wakeLocked() {
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+}
+
+// wake wakes readers after a change elsewhere (another replica appended to
+// the store, the run's state changed).
+func (l *runLog) wake() {
+	l.mu.Lock()
+	l.wakeLocked()
+	l.mu.Unlock()
+}
+
+// readResult is what a reader learns from one look at the log.
+type readResult struct {
+	events []store.Event
+	// fromStore asks the reader to read (after, storeThrough] from the store.
+	fromStore    bool
+	storeThrough int64
+	// wait is closed when the log changes; valid when events is empty.
+	wait <-chan struct{}
+	// visible is the highest seq visible on this replica.
+	visible int64
+	// active says an attempt executes on this replica; terminal is the
+	// final run.end seq (0 while the run may go on).
+	active   bool
+	terminal int64
+}
+
+// read returns up to max visible events after seq `after`.
+func (l *runLog) read(after int64, max int) readResult {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if after < l.base {
+		return readResult{fromStore: true, storeThrough: l.base, visible: l.visible, active: l.active, terminal: l.terminal}
+	}
+	n := l.visible - after
+	if n <= 0 {
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		return readResult{wait: l.changed, visible: l.visible, active: l.active, terminal: l.terminal}
+	}
+	if n > int64(max) {
+		n = int64(max)
+	}
+	from := after - l.base
+	return readResult{events: append([]store.Event(nil), l.events[from:from+n]...), visible: l.visible, active: l.active, terminal: l.terminal}
+}
+
+// trim forgets persisted events that no reader needs from memory, keeping
+// the newest keep events for readers that are just behind.
+func (l *runLog) trim(keep int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	drop := len(l.events) - keep
+	if limit := int(l.persisted - l.base); drop > limit {
+		drop = limit
+	}
+	if limit := int(l.visible - l.base); drop > limit {
+		drop = limit
+	}
+	if drop <= 0 {
+		return
+	}
+	l.events = append([]store.Event(nil), l.events[drop:]...)
+	l.base += int64(drop)
+}

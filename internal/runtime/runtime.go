@@ -1,0 +1,246 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"agentd/internal/agent"
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/store"
+)
+
+// MultitaskPolicy says what a message to a context that already has a
+// running task does.
+type MultitaskPolicy string
+
+// The multitask policies.
+const (
+	// MultitaskReject refuses the message with Conflict (the default).
+	MultitaskReject MultitaskPolicy = "reject"
+	// MultitaskEnqueue creates the task in submitted state and starts it when
+	// the context's running task has ended.
+	MultitaskEnqueue MultitaskPolicy = "enqueue"
+	// MultitaskInterrupt interrupts the running task (cause user_input) and
+	// starts the new one.
+	MultitaskInterrupt MultitaskPolicy = "interrupt"
+)
+
+// Agent is a hosted agent: its identity and card, the engine that executes
+// its runs, and the runtime policies that apply to them.
+type Agent struct {
+	agent.Agent
+	// Engine executes the agent's runs.
+	Engine engine.Engine
+	// Deps is passed to every run of the agent.
+	Deps *engine.Dependencies
+	// Multitask is the policy for a busy context ("" = reject).
+	Multitask MultitaskPolicy
+	// MaxTokensPerRun stops a run whose usage exceeds it (0 = no limit).
+	MaxTokensPerRun int64
+	// MaxTokensTotal stops runs once the agent's usage since the process
+	// started exceeds it (0 = no limit).
+	MaxTokensTotal int64
+	// HistoryLimit bounds how many transcript messages seed a run's board
+	// (0 = 200).
+	HistoryLimit int
+	// Description and Streaming are shown in listings.
+	Description string
+}
+
+// Options configure a Runtime.
+type Options struct {
+	Store  store.Store
+	Agents []*Agent
+	// ReplicaID names this process in leases and logs (default: a UUID).
+	ReplicaID string
+	// CancelGrace is how long a cooperative cancel may take before the run's
+	// context is canceled (default 5s).
+	CancelGrace time.Duration
+	// FlushWindow is how long live events are coalesced before they are
+	// persisted (default 25ms).
+	FlushWindow time.Duration
+	// Logger receives operational logs (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Runtime starts and owns runs. It is the only package that coordinates the
+// store, the engines and the event logs.
+type Runtime struct {
+	st        store.Store
+	agents    map[string]*Agent
+	order     []string
+	replica   string
+	grace     time.Duration
+	log       *slog.Logger
+	flusher   *flusher
+	agentUsed sync.Map // agent id -> *usageCounter
+
+	// ctx is the runtime's lifetime: runs derive from it, not from requests
+	// (invariant 5).
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	logs     map[string]*runLog
+	runs     map[string]*execution
+	contexts map[string]*contextQueue
+	draining bool
+	waiters  map[string][]chan struct{}
+}
+
+// New builds a runtime and starts its background work. Call Shutdown to
+// stop it.
+func New(opts Options) (*Runtime, error) {
+	if opts.Store == nil {
+		return nil, errors.New("runtime: no store")
+	}
+	r := &Runtime{
+		st:       opts.Store,
+		agents:   map[string]*Agent{},
+		replica:  opts.ReplicaID,
+		grace:    opts.CancelGrace,
+		log:      opts.Logger,
+		logs:     map[string]*runLog{},
+		runs:     map[string]*execution{},
+		contexts: map[string]*contextQueue{},
+		waiters:  map[string][]chan struct{}{},
+	}
+	if r.replica == "" {
+		r.replica = uuid.NewString()
+	}
+	if r.grace <= 0 {
+		r.grace = 5 * time.Second
+	}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	for i, a := range opts.Agents {
+		if a == nil || a.ID == "" {
+			return nil, errdefs.Validationf("agents[%d]: empty id", i)
+		}
+		if a.Engine == nil {
+			return nil, errdefs.Validationf("agents[%d] (%s): no engine", i, a.ID)
+		}
+		if _, dup := r.agents[a.ID]; dup {
+			return nil, errdefs.Validationf("agents[%d]: duplicate id %q", i, a.ID)
+		}
+		switch a.Multitask {
+		case "", MultitaskReject, MultitaskEnqueue, MultitaskInterrupt:
+		default:
+			return nil, errdefs.Validationf("agents[%d] (%s): unknown multitask policy %q (want reject, enqueue or interrupt)", i, a.ID, a.Multitask)
+		}
+		r.agents[a.ID] = a
+		r.order = append(r.order, a.ID)
+	}
+	window := opts.FlushWindow
+	if window <= 0 {
+		window = 25 * time.Millisecond
+	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.flusher = newFlusher(r.st, window, r.log)
+	r.flusher.onLost = r.lost
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.flusher.run(r.ctx)
+	}()
+	return r, nil
+}
+
+// Store returns the runtime's store (read access for the HTTP faces).
+func (r *Runtime) Store() store.Store { return r.st }
+
+// Agent returns the agent with id, or NotFound.
+func (r *Runtime) Agent(id string) (*Agent, error) {
+	a, ok := r.agents[id]
+	if !ok {
+		return nil, errdefs.NotFoundf("agent %q not found (agents: %v)", id, r.order)
+	}
+	return a, nil
+}
+
+// Agents lists the hosted agents in configuration order.
+func (r *Runtime) Agents() []*Agent {
+	out := make([]*Agent, len(r.order))
+	for i, id := range r.order {
+		out[i] = r.agents[id]
+	}
+	return out
+}
+
+// AgentIDs returns the agent ids, sorted.
+func (r *Runtime) AgentIDs() []string {
+	ids := append([]string(nil), r.order...)
+	sort.Strings(ids)
+	return ids
+}
+
+// acquireLog returns the run's log on this replica, creating it (dormant)
+// from the store when needed. Pair with releaseLog.
+func (r *Runtime) acquireLog(ctx context.Context, runID string) (*runLog, error) {
+	r.mu.Lock()
+	if l, ok := r.logs[runID]; ok {
+		l.refs++
+		r.mu.Unlock()
+		return l, nil
+	}
+	r.mu.Unlock()
+	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.st.GetTask(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l, ok := r.logs[runID]; ok {
+		l.refs++
+		return l, nil
+	}
+	l := newRunLog(runID, page.LastSeq)
+	if t.State.Terminal() {
+		l.terminal = page.LastSeq
+	}
+	l.refs = 1
+	r.logs[runID] = l
+	return l, nil
+}
+
+// releaseLog drops a reference; an unreferenced, inactive log is forgotten.
+func (r *Runtime) releaseLog(l *runLog) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l.refs--
+	if l.refs > 0 {
+		return
+	}
+	l.mu.Lock()
+	idle := !l.active && l.persisted >= l.last()
+	l.mu.Unlock()
+	if idle && r.logs[l.runID] == l {
+		delete(r.logs, l.runID)
+	}
+}
+
+// lost stops a run whose log another writer took over.
+func (r *Runtime) lost(runID string, err error) {
+	r.mu.Lock()
+	x := r.runs[runID]
+	r.mu.Unlock()
+	if x != nil {
+		x.abandon(err)
+	}
+}
+
+// newID mints a time-ordered id.
+func newID() string { return uuid.Must(uuid.NewV7()).String() }

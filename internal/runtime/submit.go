@@ -1,0 +1,384 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// Errors the protocol faces map to their own codes.
+var (
+	// ErrTaskTerminal: the task has ended and accepts no more messages.
+	ErrTaskTerminal = errors.New("task is in a terminal state")
+	// ErrNotCancelable: the task ended in another state than canceled.
+	ErrNotCancelable = errors.New("task can no longer be canceled")
+	// ErrDraining: the server is shutting down and accepts no new work.
+	ErrDraining = errors.New("server is shutting down")
+)
+
+// SendRequest is a message to an agent: it starts a task, or continues one
+// that waits for input.
+type SendRequest struct {
+	AgentID string
+	// ContextID places the message in a conversation; empty starts a new
+	// one (or is inferred from TaskID).
+	ContextID string
+	// TaskID continues that task; it must be waiting for input.
+	TaskID string
+	// Message is the user's message; its ID, when the client chose one, is
+	// the idempotency key within the context.
+	Message  model.Message
+	Metadata map[string]any
+}
+
+// Submission is what Send did.
+type Submission struct {
+	Task store.Task
+	// Duplicate is true when the message had been submitted before; Task is
+	// the task it started, and nothing new was started.
+	Duplicate bool
+	// StartSeq is the event seq just before the attempt this message opened
+	// (0 for a new task): a stream of the submission starts after it.
+	StartSeq int64
+}
+
+// contextQueue tracks the running task of a context on this replica and the
+// tasks queued behind it.
+type contextQueue struct {
+	active string
+	queue  []*execution
+}
+
+// Send validates and records the message, then starts (or queues, or
+// resumes) the run in the background: the task and its first events are
+// durable before Send returns, and the run does not depend on ctx beyond
+// that (invariant 5).
+func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error) {
+	a, err := r.Agent(req.AgentID)
+	if err != nil {
+		return Submission{}, err
+	}
+	msg, err := normaliseUserMessage(req.Message)
+	if err != nil {
+		return Submission{}, err
+	}
+	r.mu.Lock()
+	draining := r.draining
+	r.mu.Unlock()
+	if draining {
+		return Submission{}, errdefs.NotAvailable(ErrDraining)
+	}
+	if req.TaskID != "" {
+		return r.continueTask(ctx, a, req, msg)
+	}
+	contextID := req.ContextID
+	if contextID == "" {
+		contextID = newID()
+	}
+	msg.ContextID = contextID
+	now := time.Now().UTC()
+	t := store.Task{
+		ID: newID(), ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted,
+		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
+	}
+	msg.TaskID = t.ID
+	l := newRunLog(t.ID, 0)
+	l.refs, l.active = 1, true
+	x := r.newExecution(a, t, l, msg.Message, "")
+
+	// Decide under the lock whether the context is free, so that two racing
+	// messages cannot both start.
+	r.mu.Lock()
+	q := r.contexts[contextID]
+	if q == nil {
+		q = &contextQueue{}
+		r.contexts[contextID] = q
+	}
+	var displaced *execution
+	start := q.active == ""
+	if !start {
+		switch a.Multitask {
+		case MultitaskEnqueue:
+		case MultitaskInterrupt:
+			displaced = r.runs[q.active]
+		default:
+			busy := q.active
+			r.mu.Unlock()
+			return Submission{}, errdefs.Conflictf("context %s already has a running task %s (agent %s rejects concurrent messages; wait, cancel it, or configure multitask: enqueue or interrupt)", contextID, busy, a.ID)
+		}
+	}
+	if start {
+		q.active = t.ID
+	} else {
+		// Queue now, under the same lock as the decision, so that the running
+		// task cannot end without seeing it; it starts only once created.
+		q.queue = append(q.queue, x)
+	}
+	r.logs[t.ID] = l
+	r.runs[t.ID] = x
+	r.mu.Unlock()
+
+	_, err = r.commit(ctx, l, store.Change{
+		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: msg.ID},
+		TaskID:      t.ID,
+		CreateTask:  &t,
+		Messages:    []store.Message{msg},
+	}, heldEvent{EventRunStart, RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
+		heldEvent{EventStatus, StatusData{State: store.StateSubmitted}})
+	if err != nil {
+		x.createErr = err
+		close(x.created)
+		r.forget(x)
+		var dup *store.DuplicateError
+		if errors.As(err, &dup) {
+			existing, gerr := r.st.GetTask(ctx, dup.TaskID)
+			if gerr != nil {
+				return Submission{}, gerr
+			}
+			return Submission{Task: existing, Duplicate: true}, nil
+		}
+		return Submission{}, err
+	}
+	x.task.Version = 1
+	created := x.task // x.task belongs to the execution's goroutine once launched
+	close(x.created)
+	if start {
+		r.launch(x)
+	} else {
+		if displaced != nil {
+			displaced.interrupt(engine.CauseUserInput, "superseded by task "+t.ID)
+		}
+	}
+	return Submission{Task: created}, nil
+}
+
+// continueTask answers an input-required task: the message resumes the run
+// from its latest checkpoint in a new attempt.
+func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, msg store.Message) (Submission, error) {
+	t, err := r.st.GetTask(ctx, req.TaskID)
+	if err != nil {
+		return Submission{}, err
+	}
+	if req.ContextID != "" && req.ContextID != t.ContextID {
+		return Submission{}, errdefs.Validationf("task %s belongs to context %s, not %s", t.ID, t.ContextID, req.ContextID)
+	}
+	if t.AgentID != a.ID {
+		return Submission{}, errdefs.Validationf("task %s belongs to agent %s, not %s", t.ID, t.AgentID, a.ID)
+	}
+	if t.State.Terminal() {
+		return Submission{}, errdefs.Conflict(errorsJoin(ErrTaskTerminal, "task "+t.ID+" is "+string(t.State)))
+	}
+	if !t.State.Interrupted() {
+		return Submission{}, errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
+	}
+	msg.ContextID, msg.TaskID = t.ContextID, t.ID
+	l, err := r.acquireLog(ctx, t.ID)
+	if err != nil {
+		return Submission{}, err
+	}
+	r.mu.Lock()
+	if r.runs[t.ID] != nil {
+		r.mu.Unlock()
+		r.releaseLog(l)
+		return Submission{}, errdefs.Conflictf("task %s is being resumed already", t.ID)
+	}
+	q := r.contexts[t.ContextID]
+	if q == nil {
+		q = &contextQueue{}
+		r.contexts[t.ContextID] = q
+	}
+	if q.active != "" {
+		busy := q.active
+		r.mu.Unlock()
+		r.releaseLog(l)
+		return Submission{}, errdefs.Conflictf("context %s has a running task %s; task %s can resume when it ends", t.ContextID, busy, t.ID)
+	}
+	q.active = t.ID
+	l.mu.Lock()
+	l.active, l.terminal = true, 0
+	l.mu.Unlock()
+	next := t
+	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
+	next.UpdatedAt = time.Now().UTC()
+	x := r.newExecution(a, next, l, msg.Message, engine.SignalInput)
+	x.host.reply = &engine.UserReply{Parts: msg.Parts}
+	r.runs[t.ID] = x
+	r.mu.Unlock()
+
+	first, err := r.commit(ctx, l, store.Change{
+		Idempotency: &store.IdempotencyKey{ContextID: t.ContextID, MessageID: msg.ID},
+		TaskID:      t.ID,
+		UpdateTask:  &next,
+		Messages:    []store.Message{msg},
+	}, heldEvent{EventRunStart, RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
+		heldEvent{EventStatus, StatusData{State: store.StateWorking}})
+	if err != nil {
+		x.createErr = err
+		close(x.created)
+		r.forget(x)
+		var dup *store.DuplicateError
+		if errors.As(err, &dup) {
+			existing, gerr := r.st.GetTask(ctx, dup.TaskID)
+			if gerr != nil {
+				return Submission{}, gerr
+			}
+			return Submission{Task: existing, Duplicate: true}, nil
+		}
+		return Submission{}, err
+	}
+	x.task.Version = next.Version + 1
+	close(x.created)
+	resumed := x.task
+	r.launch(x)
+	return Submission{Task: resumed, StartSeq: first - 1}, nil
+}
+
+func (r *Runtime) newExecution(a *Agent, t store.Task, l *runLog, msg model.Message, resume string) *execution {
+	ctx, cancel := context.WithCancel(store.WithTenant(r.ctx, tenantOf(t)))
+	x := &execution{
+		r: r, agent: a, log: l, task: t, msg: msg, resume: resume,
+		ctx: ctx, hardCancel: cancel,
+		interrupts: make(chan engine.Interrupt, 1),
+		done:       make(chan struct{}),
+		created:    make(chan struct{}),
+	}
+	x.host = newHost(x)
+	return x
+}
+
+func tenantOf(t store.Task) string {
+	if t.Tenant == "" {
+		return store.DefaultTenant
+	}
+	return t.Tenant
+}
+
+// launch runs x in the background, owned by the runtime.
+func (r *Runtime) launch(x *execution) {
+	r.mu.Lock()
+	x.launched = true
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		x.run()
+		r.ended(x)
+	}()
+}
+
+// ended releases x's context slot, wakes blocking callers and starts the
+// next queued task of the context.
+func (r *Runtime) ended(x *execution) {
+	r.mu.Lock()
+	delete(r.runs, x.task.ID)
+	next := r.advanceLocked(x)
+	ws := r.waiters[x.task.ID]
+	delete(r.waiters, x.task.ID)
+	r.mu.Unlock()
+	x.log.mu.Lock()
+	x.log.active = false
+	x.log.wakeLocked()
+	x.log.mu.Unlock()
+	r.releaseLog(x.log)
+	for _, w := range ws {
+		close(w)
+	}
+	if next != nil && r.ctx.Err() == nil {
+		r.launch(next)
+	}
+}
+
+// advanceLocked takes x out of its context's queue or active slot and, when
+// the slot frees up, returns the next queued execution, now active. Callers
+// hold r.mu and launch the returned execution.
+func (r *Runtime) advanceLocked(x *execution) *execution {
+	q := r.contexts[x.task.ContextID]
+	if q == nil {
+		return nil
+	}
+	for i, y := range q.queue {
+		if y == x {
+			q.queue = append(q.queue[:i], q.queue[i+1:]...)
+			break
+		}
+	}
+	var next *execution
+	if q.active == x.task.ID {
+		q.active = ""
+		for len(q.queue) > 0 && next == nil {
+			next, q.queue = q.queue[0], q.queue[1:]
+			if next.ctx.Err() != nil {
+				next = nil // canceled while queued
+			}
+		}
+		if next != nil {
+			q.active = next.task.ID
+		}
+	}
+	if q.active == "" && len(q.queue) == 0 {
+		delete(r.contexts, x.task.ContextID)
+	}
+	return next
+}
+
+// forget undoes the registration of an execution that never started.
+func (r *Runtime) forget(x *execution) {
+	r.mu.Lock()
+	delete(r.runs, x.task.ID)
+	next := r.advanceLocked(x)
+	r.mu.Unlock()
+	x.log.mu.Lock()
+	x.log.active = false
+	x.log.mu.Unlock()
+	x.hardCancel()
+	r.releaseLog(x.log)
+	if next != nil && r.ctx.Err() == nil {
+		r.launch(next)
+	}
+}
+
+// normaliseUserMessage checks a user message and fills in its defaults.
+func normaliseUserMessage(m model.Message) (store.Message, error) {
+	if m.Role == "" {
+		m.Role = model.RoleUser
+	}
+	if m.Role != model.RoleUser {
+		return store.Message{}, errdefs.Validationf("message.role: must be %q, got %q", model.RoleUser, m.Role)
+	}
+	if len(m.Parts) == 0 {
+		return store.Message{}, errdefs.Validationf("message.parts: must not be empty")
+	}
+	for i, p := range m.Parts {
+		if p.Type == model.PartToolCall || p.Type == model.PartToolResult {
+			return store.Message{}, errdefs.Validationf("message.parts[%d]: a user message cannot carry %s parts", i, p.Type)
+		}
+		if err := p.Validate(); err != nil {
+			return store.Message{}, errdefs.Validationf("message.parts[%d]: %v", i, err)
+		}
+	}
+	if m.ID == "" {
+		m.ID = newID()
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now().UTC()
+	}
+	return store.Message{Message: m}, nil
+}
+
+func errorsJoin(base error, detail string) error {
+	return &detailed{base: base, detail: detail}
+}
+
+// detailed is a sentinel error with a specific message.
+type detailed struct {
+	base   error
+	detail string
+}
+
+func (e *detailed) Error() string { return e.detail + ": " + e.base.Error() }
+func (e *detailed) Unwrap() error { return e.base }
