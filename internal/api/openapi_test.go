@@ -201,7 +201,7 @@ var templateParam = regexp.MustCompile(`\{([^}]+)\}`)
 // of message sends.
 func TestOpenAPIOperations(t *testing.T) {
 	doc := loadSpec(t)
-	ids := map[string]string{}
+	ids, sends := map[string]string{}, map[string]bool{}
 	for _, o := range operations(doc) {
 		name := o.method + " " + o.path
 		id, _ := o.op["operationId"].(string)
@@ -240,6 +240,14 @@ func TestOpenAPIOperations(t *testing.T) {
 		if len(responses) == 0 {
 			t.Errorf("%s: no responses", name)
 		}
+		if id == "sendMessage" || id == "sendInput" {
+			sends[id] = true
+			for _, code := range []string{"200", "202"} {
+				if obj(obj(deref(t, doc, responses[code]), "headers"), "Location") == nil {
+					t.Errorf("%s: response %s does not declare the Location header", name, code)
+				}
+			}
+		}
 		for code, resp := range responses {
 			if (code != "default" && code < "400") || o.path == "/readyz" {
 				continue // /readyz answers 503 with its JSON status, not a problem
@@ -251,17 +259,8 @@ func TestOpenAPIOperations(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"sendMessage", "sendInput"} {
-		name := ids[id]
-		if name == "" {
+		if !sends[id] {
 			t.Errorf("operation %s is missing", id)
-			continue
-		}
-		method, path, _ := strings.Cut(name, " ")
-		responses := obj(obj(obj(obj(doc, "paths"), path), strings.ToLower(method)), "responses")
-		for _, code := range []string{"200", "202"} {
-			if obj(obj(deref(t, doc, responses[code]), "headers"), "Location") == nil {
-				t.Errorf("%s: response %s does not declare the Location header", id, code)
-			}
 		}
 	}
 }
@@ -322,8 +321,7 @@ func TestOpenAPIStableSchemas(t *testing.T) {
 			t.Errorf("components/schemas/%s is missing", name)
 		}
 	}
-	mapping := obj(obj(schemas, "RunEvent"), "discriminator")
-	mapping = obj(mapping, "mapping")
+	mapping := obj(obj(obj(schemas, "RunEvent"), "discriminator"), "mapping")
 	for _, typ := range []string{
 		runtime.EventRunStart, runtime.EventStatus, runtime.EventDelta, runtime.EventStepStart,
 		runtime.EventStepComplete, runtime.EventStepError, runtime.EventInput, runtime.EventArtifact,
@@ -443,11 +441,14 @@ func TestOpenAPISchemasReject(t *testing.T) {
 		{"Problem", `{"title": "Not found", "status": 404}`},
 	}
 	for _, c := range cases {
-		if err := schemas.validate(pointer("components", "schemas", c.schema), []byte(c.body)); err == nil {
+		if err := schemas.validate(component(c.schema), []byte(c.body)); err == nil {
 			t.Errorf("%s accepts %s", c.schema, c.body)
 		}
 	}
 }
+
+// component points at a schema of components/schemas.
+func component(name string) string { return pointer("components", "schemas", name) }
 
 // TestOpenAPIDescribesWireShapes validates what the Go types encode against
 // the schemas that describe them.
@@ -469,22 +470,22 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 			model.ToolCallPart(call), model.ToolResultPart(result),
 		},
 	}
+	hi := model.NewText(model.RoleUser, "hi")
 	artifact := model.Artifact{ID: "a1", Name: "answer", Parts: []model.Part{model.TextPart("42")}}
 	usage := model.TokenUsage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}
 	taskErr := &store.TaskError{Class: string(errdefs.ClassInternal), Message: "boom"}
-	task := store.Task{
-		ID: "r1", ContextID: "c1", AgentID: "echo", State: store.StateWorking, Attempt: 1,
-		CreatedAt: at, UpdatedAt: at,
-	}
+	task := store.Task{ID: "r1", ContextID: "c1", AgentID: "echo", State: store.StateWorking, Attempt: 1, CreatedAt: at, UpdatedAt: at}
 	failed := task
 	failed.State, failed.StatusMessage, failed.Error = store.StateFailed, &full, taskErr
 	failed.Artifacts, failed.Usage, failed.Metadata = []model.Artifact{artifact}, usage, map[string]any{"x": 1}
 	fullView := viewOf(failed)
-	fullView.Messages = []model.Message{model.NewText(model.RoleUser, "hi"), full}
-	a := &runtime.Agent{Agent: agent.Agent{ID: "echo", Card: agent.AgentCard{
+	fullView.Messages = []model.Message{hi, full}
+	echo := agentView(&runtime.Agent{Agent: agent.Agent{ID: "echo", Card: agent.AgentCard{
 		Name: "Echo", Description: "echoes",
 		Skills: []agent.Skill{{ID: "s", Name: "Echo", Tags: []string{"t"}, Examples: []string{"hi"}, InputModes: []string{"text/plain"}}},
-	}}}
+	}}})
+	bare := agentView(&runtime.Agent{Agent: agent.Agent{ID: "bare"}})
+	stored := []store.Message{{ContextID: "c1", TaskID: "r1", Position: 1, Message: hi}, {ContextID: "c1", Position: 2, Message: full}}
 
 	cases := []struct {
 		schema string
@@ -494,12 +495,9 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		{"RunView", fullView},
 		{"RunList", RunList{Runs: []RunView{viewOf(task), viewOf(failed)}, NextCursor: "x", Total: 2}},
 		{"RunList", RunList{Runs: []RunView{}}},
-		{"AgentView", agentView(a)},
-		{"AgentList", AgentList{Agents: []AgentView{agentView(a), agentView(&runtime.Agent{Agent: agent.Agent{ID: "bare"}})}}},
-		{"MessageList", MessageList{Messages: []store.Message{
-			{ContextID: "c1", TaskID: "r1", Position: 1, Message: model.NewText(model.RoleUser, "hi")},
-			{ContextID: "c1", Position: 2, Message: full},
-		}, NextAfter: 2}},
+		{"AgentView", echo},
+		{"AgentList", AgentList{Agents: []AgentView{echo, bare}}},
+		{"MessageList", MessageList{Messages: stored, NextAfter: 2}},
 		{"Message", full},
 		{"Artifact", artifact},
 		{"SendBody", sendBody{Text: "hi", ContextID: "c1"}},
@@ -510,7 +508,7 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := schemas.validate(pointer("components", "schemas", c.schema), b); err != nil {
+		if err := schemas.validate(component(c.schema), b); err != nil {
 			t.Errorf("%s does not describe %s: %v", c.schema, b, err)
 		}
 	}
@@ -528,7 +526,7 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		{runtime.EventStepStart, "StepStartEvent", runtime.StepData{Actor: "plan"}},
 		{runtime.EventStepComplete, "StepCompleteEvent", runtime.StepData{Actor: "plan", Payload: json.RawMessage(`{"ok":true}`)}},
 		{runtime.EventStepError, "StepErrorEvent", runtime.StepData{Actor: "plan", Payload: json.RawMessage(`"bad"`)}},
-		{runtime.EventInput, "InputEvent", runtime.InputData{Prompt: model.NewText(model.RoleAssistant, "which?"), Schema: json.RawMessage(`{"type":"string"}`), Source: "ask"}},
+		{runtime.EventInput, "InputEvent", runtime.InputData{Prompt: hi, Schema: json.RawMessage(`{"type":"string"}`), Source: "ask"}},
 		{runtime.EventArtifact, "ArtifactEvent", runtime.ArtifactData{Artifact: artifact, Append: true, LastChunk: true}},
 		{runtime.EventGap, "GapEvent", runtime.GapData{PrunedThrough: 41}},
 		{runtime.EventRunEnd, "RunEndEvent", runtime.RunEndData{State: store.StateCompleted, Usage: usage}},
@@ -537,7 +535,7 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 	for i, ev := range events {
 		b := eventData(t, "r1", int64(i+1), ev.typ, at, ev.body)
 		for _, schema := range []string{ev.schema, "RunEvent"} {
-			if err := schemas.validate(pointer("components", "schemas", schema), b); err != nil {
+			if err := schemas.validate(component(schema), b); err != nil {
 				t.Errorf("%s does not describe %s: %v", schema, b, err)
 			}
 		}
@@ -545,7 +543,7 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 }
 
 // eventData builds an event's data as clients receive it: the body's
-// members with run_id, seq, type and time.
+// members with run_id, seq, type and time (as runtime frames them).
 func eventData(t *testing.T, runID string, seq int64, typ string, at time.Time, body any) []byte {
 	t.Helper()
 	b, err := json.Marshal(body)
@@ -557,50 +555,39 @@ func eventData(t *testing.T, runID string, seq int64, typ string, at time.Time, 
 		t.Fatal(err)
 	}
 	m["run_id"], m["seq"], m["type"], m["time"] = runID, seq, typ, at.Format(time.RFC3339Nano)
-	out, err := json.Marshal(m)
-	if err != nil {
+	if b, err = json.Marshal(m); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return b
 }
 
 // TestOpenAPIDescribesHandlerOutput validates what handlers that need no
-// runtime write: problem details and the health probes.
+// runtime write: the health probes and problem details.
 func TestOpenAPIDescribesHandlerOutput(t *testing.T) {
 	schemas := newSchemaSet(t, loadSpec(t))
-	s := New(nil, Options{Ready: func(ctx context.Context) error { return errors.New("store down") }})
-	tooBig := errdefs.Validation(fmt.Errorf("request body too large: %w", &http.MaxBytesError{Limit: 1}))
-	cases := []struct {
-		name   string
-		schema string
-		serve  http.HandlerFunc
-	}{
-		{"healthz", "Health", s.healthz},
-		{"readyz down", "Health", s.readyz},
-		{"readyz up", "Health", New(nil, Options{}).readyz},
-		{"not found", "Problem", func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errdefs.NotFoundf("run %q not found", "x")) }},
-		{"field", "Problem", func(w http.ResponseWriter, r *http.Request) {
-			writeError(w, r, fieldErr("limit", errdefs.Validationf("must be an integer")))
-		}},
-		{"too big", "Problem", func(w http.ResponseWriter, r *http.Request) { writeError(w, r, tooBig) }},
-		{"internal", "Problem", func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errors.New("secret")) }},
-		{"route", "Problem", NotFoundHandler},
-		{"method", "Problem", MethodNotAllowedHandler},
+	down := New(nil, Options{Ready: func(context.Context) error { return errors.New("store down") }})
+	check := func(name, schema, contentType string, serve http.HandlerFunc) {
+		rec := httptest.NewRecorder()
+		serve(rec, httptest.NewRequest(http.MethodGet, "/v1/runs/x", nil))
+		if ct := rec.Header().Get("Content-Type"); ct != contentType {
+			t.Errorf("%s: Content-Type = %q, want %q", name, ct, contentType)
+		}
+		if err := schemas.validate(component(schema), rec.Body.Bytes()); err != nil {
+			t.Errorf("%s: %s does not describe %s: %v", name, schema, rec.Body.Bytes(), err)
+		}
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			c.serve(rec, httptest.NewRequest(http.MethodGet, "/v1/runs/x", nil))
-			want := "application/json"
-			if c.schema == "Problem" {
-				want = "application/problem+json"
-			}
-			if ct := rec.Header().Get("Content-Type"); ct != want {
-				t.Errorf("Content-Type = %q, want %q", ct, want)
-			}
-			if err := schemas.validate(pointer("components", "schemas", c.schema), rec.Body.Bytes()); err != nil {
-				t.Errorf("%s does not describe %s: %v", c.schema, rec.Body.Bytes(), err)
-			}
-		})
+	check("healthz", "Health", "application/json", down.healthz)
+	check("readyz down", "Health", "application/json", down.readyz)
+	check("readyz up", "Health", "application/json", New(nil, Options{}).readyz)
+	check("no route", "Problem", "application/problem+json", NotFoundHandler)
+	check("bad method", "Problem", "application/problem+json", MethodNotAllowedHandler)
+	for _, err := range []error{
+		errdefs.NotFoundf("run %q not found", "x"),
+		fieldErr("limit", errdefs.Validationf("must be an integer")),
+		errdefs.Validation(fmt.Errorf("request body too large: %w", &http.MaxBytesError{Limit: 1})),
+		errdefs.Conflictf("task x is working"),
+		errors.New("unclassified"),
+	} {
+		check(err.Error(), "Problem", "application/problem+json", func(w http.ResponseWriter, r *http.Request) { writeError(w, r, err) })
 	}
 }

@@ -59,16 +59,16 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &mbe) {
 		status, class = http.StatusRequestEntityTooLarge, errdefs.ClassValidation
 	}
+	var me methodErr
+	if errors.As(err, &me) {
+		status = http.StatusMethodNotAllowed
+	}
 	p := Problem{
 		Type:     "urn:agentd:problem:" + string(class),
 		Title:    problemTitles[class],
 		Status:   status,
 		Detail:   err.Error(),
 		Instance: r.URL.Path,
-	}
-	var me methodErr
-	if errors.As(err, &me) {
-		status = http.StatusMethodNotAllowed
 	}
 	if status == http.StatusRequestEntityTooLarge {
 		p.Title = "Request body too large"

@@ -192,4 +192,3 @@ func (s *Stream) Close() {
 		s.log = nil
 	}
 }
-

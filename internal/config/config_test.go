@@ -1,0 +1,104 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agentd/internal/errdefs"
+)
+
+func TestDemoConfigBuilds(t *testing.T) {
+	c, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents, err := c.Build(BuildOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, a := range agents {
+		ids = append(ids, a.ID)
+		if a.Card.Version == "" || len(a.Card.Skills) == 0 {
+			t.Errorf("agent %s: card needs a version and skills: %+v", a.ID, a.Card)
+		}
+	}
+	if strings.Join(ids, ",") != "echo,assistant,conformance" {
+		t.Fatalf("demo agents %v", ids)
+	}
+}
+
+func TestOpenAISwitchReadsTheEnvironment(t *testing.T) {
+	c, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "sk-test", "OPENAI_MODEL": "m"}
+	if _, err := c.Build(BuildOptions{Getenv: func(k string) string { return env[k] }}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestErrorsNameTheirPath(t *testing.T) {
+	base := `
+providers:
+  p: {type: scripted, rules: [{reply: hi}]}
+agents:
+  - {id: a, engine: loop, provider: p}
+`
+	cases := []struct{ name, yaml, want string }{
+		{"typo in a key", strings.Replace(base, "provider: p}", "provider: p, modle: x}", 1), `agents[0].modle: unknown key (did you mean "model"?)`},
+		{"unknown tool", strings.Replace(base, "provider: p}", "provider: p, tools: [clok]}", 1), `agents[0].tools[0]: unknown tool "clok"`},
+		{"dangling provider", strings.Replace(base, "provider: p}", "provider: q}", 1), `agents[0].provider: unknown provider "q"`},
+		{"unknown engine", strings.Replace(base, "engine: loop", "engine: graphh", 1), `agents[0].engine: unknown engine "graphh"`},
+		{"duplicate agent", base + "  - {id: a, engine: loop, provider: p}\n", `agents[1].id: "a" is already used by agents[0]`},
+		{"bad agent id", strings.Replace(base, "id: a,", "id: A B,", 1), `agents[0].id: "A B"`},
+		{"bad regexp", strings.Replace(base, "{reply: hi}", "{match: '(', reply: hi}", 1), `providers.p.rules[0].match`},
+		{"unknown provider type", strings.Replace(base, "type: scripted", "type: scriptd", 1), `providers.p.type: unknown provider type "scriptd"`},
+		{"bad multitask", strings.Replace(base, "provider: p}", "provider: p, multitask: queue}", 1), `agents[0].multitask: unknown policy "queue"`},
+		{"bad duration", "server: {heartbeat: soon}\n" + base, `invalid duration "soon"`},
+		{"unknown default agent", "server: {default_agent: zz}\n" + base, `server.default_agent: unknown agent "zz"`},
+		{"skill without tags", strings.Replace(base, "provider: p}", "provider: p, skills: [{id: s, name: S}]}", 1), `agents[0].skills[0].tags`},
+		{"no agents", "providers: {}\n", "agents: at least one agent is required"},
+		{"not yaml", "agents: [", "not valid YAML"},
+		{"unknown top-level key", "agent: []\n" + base, `agent: unknown key (did you mean "agents"?)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml), "test.yaml")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v\nwant an error containing %q", err, c.want)
+			}
+			if !errdefs.IsValidation(err) || !strings.HasPrefix(err.Error(), "test.yaml: ") {
+				t.Fatalf("error %q must be a validation error prefixed with the file name", err)
+			}
+		})
+	}
+}
+
+func TestLoadFileAndDefaults(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agentd.yaml")
+	if err := os.WriteFile(path, []byte(`
+server: {addr: "127.0.0.1:9999", heartbeat: 2s}
+providers:
+  p: {type: scripted, rules: [{reply: hi}]}
+agents:
+  - {id: a, engine: loop, provider: p}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Server.Addr != "127.0.0.1:9999" || c.Server.Heartbeat.Or(time.Minute) != 2*time.Second || c.Server.CancelGrace.Or(5*time.Second) != 5*time.Second {
+		t.Fatalf("server %+v", c.Server)
+	}
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Fatalf("missing file: %v", err)
+	}
+}
