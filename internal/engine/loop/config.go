@@ -1,0 +1,109 @@
+package loop
+
+import (
+	"fmt"
+	"slices"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/llm"
+	"agentd/internal/tool"
+)
+
+// DefaultMaxIterations bounds the model turns of a run when
+// Config.MaxIterations is zero.
+const DefaultMaxIterations = 8
+
+// Config describes one loop agent. New validates it and keeps a copy.
+type Config struct {
+	// Provider streams the model turns. Required.
+	Provider llm.Provider
+	// Model names the model; empty means the provider's default.
+	Model string
+	// SystemPrompt is sent first in every request; it is never stored on
+	// the board. Empty sends none.
+	SystemPrompt string
+	// Tools is the registry the allowed tools come from; required when
+	// ToolNames is not empty.
+	Tools *tool.Registry
+	// ToolNames is the allow-list of tools the model is offered and may
+	// call; empty offers none. A call to any other tool is answered with an
+	// error result and never reaches the registry.
+	ToolNames []string
+	// MaxIterations bounds the model turns of one run; zero means
+	// DefaultMaxIterations.
+	MaxIterations int
+	// Temperature is nil for the provider's default.
+	Temperature *float64
+	// MaxTokens caps each answer; zero means the provider's default.
+	MaxTokens int
+	// AgentID is the step actor of every event the engine publishes and
+	// the Name of its assistant messages. Empty falls back to the run's
+	// event.HeaderAgentID attribute, then to "agent".
+	AgentID string
+	// SpecVersion identifies this configuration in checkpoints; a resume
+	// from a checkpoint of another non-empty version is refused as
+	// NotAvailable.
+	SpecVersion string
+	// NewMessageID mints the id of each message the engine appends; nil
+	// uses a random UUIDv7. Hosts that mint ids themselves set it.
+	NewMessageID func() string
+}
+
+// who names the configuration in validation errors.
+func (cfg *Config) who() string {
+	if cfg.AgentID == "" {
+		return "loop config"
+	}
+	return fmt.Sprintf("loop agent %q", cfg.AgentID)
+}
+
+// validate checks cfg and fills its defaults.
+func (cfg *Config) validate() error {
+	if cfg.Provider == nil {
+		return errdefs.Validationf("%s: provider is required", cfg.who())
+	}
+	if cfg.MaxIterations < 0 {
+		return errdefs.Validationf("%s: max_iterations %d: must not be negative", cfg.who(), cfg.MaxIterations)
+	}
+	if cfg.MaxIterations == 0 {
+		cfg.MaxIterations = DefaultMaxIterations
+	}
+	if cfg.MaxTokens < 0 {
+		return errdefs.Validationf("%s: max_tokens %d: must not be negative", cfg.who(), cfg.MaxTokens)
+	}
+	if cfg.NewMessageID == nil {
+		cfg.NewMessageID = newUUIDv7
+	}
+	cfg.ToolNames = slices.Clone(cfg.ToolNames)
+	if len(cfg.ToolNames) > 0 && cfg.Tools == nil {
+		return errdefs.Validationf("%s: tools %q listed without a tool registry", cfg.who(), cfg.ToolNames)
+	}
+	for i, name := range cfg.ToolNames {
+		if slices.Contains(cfg.ToolNames[:i], name) {
+			return errdefs.Validationf("%s: tools[%d]: tool %q listed twice", cfg.who(), i, name)
+		}
+		if _, ok := cfg.Tools.Get(name); !ok {
+			return errdefs.Validationf("%s: tools[%d]: unknown tool %q (registered: %q)",
+				cfg.who(), i, name, cfg.Tools.Names())
+		}
+	}
+	return nil
+}
+
+// toolSpecs lists the allowed tools the way a model request does. The
+// registry snapshots a tool's spec at registration, so one listing at New
+// serves every request.
+func toolSpecs(cfg Config) ([]llm.ToolSpec, error) {
+	if len(cfg.ToolNames) == 0 {
+		return nil, nil
+	}
+	specs, err := cfg.Tools.Specs(cfg.ToolNames...)
+	if err != nil {
+		return nil, errdefs.Validation(fmt.Errorf("%s: %w", cfg.who(), err))
+	}
+	out := make([]llm.ToolSpec, len(specs))
+	for i, s := range specs {
+		out[i] = llm.ToolSpec{Name: s.Name, Description: s.Description, Parameters: s.Parameters}
+	}
+	return out, nil
+}

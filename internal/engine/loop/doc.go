@@ -1,0 +1,59 @@
+// Package loop is the LLM tool loop engine: it streams a model turn,
+// runs the tools the model asked for, feeds their results back and repeats
+// until the model answers (a turn without tool calls) or MaxIterations
+// turns have been spent, which fails the run with a BudgetExceeded error.
+//
+// One iteration is one model turn plus the tool calls it requested. The
+// conversation is the board's engine.MainChannel (seeded by the host; its
+// last message is usually the user's), with Config.SystemPrompt prepended
+// to every request and never stored on the board. Every assistant message
+// (text and tool-call parts) and every tool result (one role-tool message
+// per call) is appended to MainChannel as it happens, each with a fresh
+// message id; earlier messages are never rewritten.
+//
+// Events, all under the step actor Config.AgentID (falling back to the
+// run's agent_id attribute): a stream token per text delta as it arrives;
+// a tool_call delta per call once the turn has assembled it; a tool_result
+// delta per result; step.start/complete/error of kind "model" for each
+// turn and of kind "tool" for each call, whose Detail carries the
+// iteration (and tool name and call id), so consumers tell iterations and
+// parallel calls apart without a per-iteration actor (a plain agent id
+// also needs no sanitising copy when the subject of each token is built);
+// run.start and run.end exactly once per Execute.
+//
+// Tools run through tool.Registry.ExecuteAll, parallel-safe ones
+// concurrently, under a context that carries the Host (engine.WithHost)
+// and is cancelled by an interrupt. The tools of the last allowed
+// iteration still run and are checkpointed before the run fails on
+// MaxIterations: an iteration ends when all its results are in.
+//
+// Imports: engine, llm, tool, model, errdefs, event and the standard
+// library. loop must not import agent, runtime, store, api or any other
+// engine.
+//
+// Invariants:
+//   - a tool call on the board is always followed by its result: calls
+//     that are never run (interrupt, budget spent) get a synthesised error
+//     result, so the transcript stays valid for the next request;
+//   - a checkpoint "iter:<n>" is written after iteration n's messages are
+//     all on the board (also when an interrupt or a spent budget ends the
+//     run there); a resume continues with iteration n+1 and never repeats
+//     a tool call the checkpoint already answers, and a resume from the
+//     checkpoint of the final answer completes at once. A checkpoint the
+//     host fails to write fails the run: carrying on would let a crash
+//     replay tool calls that already ran;
+//   - each tool call carries the idempotency key
+//     "<run id>:<iteration>:<call id>" (IdempotencyKey), stable across
+//     replays;
+//   - tool failures are results the model reads, never run failures;
+//     provider errors fail the run with their class kept;
+//   - an interrupt received at any point (mid-stream, during tools)
+//     ends Execute with engine.Interrupted, after appending the partial
+//     assistant text (metadata "partial": true) or the results of the
+//     calls under way; only a final answer that was already complete
+//     stands. A cancelled ctx ends it with ctx.Err() the same way;
+//   - a spent budget (Host.ReportUsage answering BudgetExceeded after a
+//     turn) and an exhausted MaxIterations fail the run with a
+//     BudgetExceeded error;
+//   - every goroutine Execute starts has returned before Execute does.
+package loop

@@ -1,0 +1,136 @@
+package loop
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/event"
+	"agentd/internal/llm"
+)
+
+// Engine is the LLM tool loop. It is immutable after New and safe for
+// concurrent use: each Execute keeps its state on its own stack.
+type Engine struct {
+	cfg     Config
+	specs   []llm.ToolSpec
+	allowed map[string]bool
+}
+
+var (
+	_ engine.Engine    = (*Engine)(nil)
+	_ engine.Describer = (*Engine)(nil)
+	_ engine.Resumer   = (*Engine)(nil)
+)
+
+// New validates cfg and returns the engine. A nil provider, a negative
+// limit or an unknown or repeated tool name is a Validation error naming
+// the field at fault.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	specs, err := toolSpecs(cfg)
+	if err != nil {
+		return nil, err
+	}
+	allowed := make(map[string]bool, len(cfg.ToolNames))
+	for _, name := range cfg.ToolNames {
+		allowed[name] = true
+	}
+	return &Engine{cfg: cfg, specs: specs, allowed: allowed}, nil
+}
+
+// Capabilities declares that the loop checkpoints after every iteration
+// and resumes from those checkpoints.
+func (e *Engine) Capabilities() engine.Capabilities {
+	return engine.Capabilities{SupportsResume: true, EmitsCheckpoint: true}
+}
+
+// stepPrefix starts the Step of every loop checkpoint: "iter:<n>".
+const stepPrefix = "iter:"
+
+func iterationStep(n int) string { return stepPrefix + strconv.Itoa(n) }
+
+// CanResume accepts the loop's own checkpoints: Step "iter:<n>" agreeing
+// with Iteration, a board, and — when both are set — the engine's
+// SpecVersion. A malformed checkpoint is a Validation error; one written
+// by another configuration version is NotAvailable, since its transcript
+// may mention tools or a prompt this version no longer has.
+func (e *Engine) CanResume(cp engine.Checkpoint) error {
+	if cp.ExecID == "" {
+		return errdefs.Validationf("loop checkpoint at step %q: no exec id", cp.Step)
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(cp.Step, stepPrefix))
+	if !strings.HasPrefix(cp.Step, stepPrefix) || err != nil || n < 1 {
+		return errdefs.Validationf("loop checkpoint of run %q: step %q is not %q followed by an iteration number", cp.ExecID, cp.Step, stepPrefix)
+	}
+	if n != cp.Iteration {
+		return errdefs.Validationf("loop checkpoint of run %q: step %q disagrees with iteration %d", cp.ExecID, cp.Step, cp.Iteration)
+	}
+	if cp.Board == nil {
+		return errdefs.Validationf("loop checkpoint of run %q at step %q: no board", cp.ExecID, cp.Step)
+	}
+	if cp.SpecVersion != "" && e.cfg.SpecVersion != "" && cp.SpecVersion != e.cfg.SpecVersion {
+		return errdefs.NotAvailablef("loop checkpoint of run %q at step %q: written by spec version %q, engine runs %q",
+			cp.ExecID, cp.Step, cp.SpecVersion, e.cfg.SpecVersion)
+	}
+	return nil
+}
+
+// Execute runs the loop on board's MainChannel until the model answers,
+// the iteration budget is spent, or the run is interrupted or cancelled
+// (see the package documentation). With run.ResumeFrom set it restores
+// the checkpoint's board into board and continues after its iteration.
+func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, board *engine.Board) (_ *engine.Board, err error) {
+	if host == nil {
+		host = engine.NoopHost{}
+	}
+	if board == nil {
+		board = engine.NewBoard()
+	}
+	// Publish errors are observability problems, never control flow.
+	_ = engine.PublishRunStart(ctx, host, run)
+	defer func() { _ = engine.PublishRunEnd(ctx, host, run, err) }()
+
+	first := 1
+	startedAt := time.Now().UTC()
+	if cp := run.ResumeFrom; cp != nil {
+		if err := engine.ValidateResume(run); err != nil {
+			return board, err
+		}
+		if err := e.CanResume(*cp); err != nil {
+			return board, err
+		}
+		board.RestoreFrom(cp.Board)
+		first = cp.Iteration + 1
+		if !cp.OriginalStartedAt.IsZero() {
+			startedAt = cp.OriginalStartedAt
+		}
+	}
+	if rc, ok := engine.ResumeContextFromContext(ctx); ok && !rc.StartedAt.IsZero() {
+		startedAt = rc.StartedAt
+	}
+
+	work, stop := watchInterrupts(ctx, host.Interrupts())
+	defer stop()
+	x := &execution{
+		e: e, ctx: ctx, work: work, run: run, host: host, board: board,
+		actor: e.actor(run), startedAt: startedAt,
+	}
+	return board, x.loop(first)
+}
+
+// actor is the step actor of the run's events.
+func (e *Engine) actor(run engine.Run) string {
+	if e.cfg.AgentID != "" {
+		return e.cfg.AgentID
+	}
+	if id := run.Attributes[event.HeaderAgentID]; id != "" {
+		return id
+	}
+	return "agent"
+}

@@ -1,0 +1,129 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+)
+
+// execution is the state of one Execute call. Only the Execute goroutine
+// touches it.
+type execution struct {
+	e *Engine
+	// ctx is Execute's context; work is ctx cancelled also by an
+	// interrupt, for model streams and tools.
+	ctx, work context.Context
+	run       engine.Run
+	host      engine.Host
+	board     *engine.Board
+	actor     string
+	startedAt time.Time
+}
+
+// loop runs iterations first … MaxIterations.
+func (x *execution) loop(first int) error {
+	if first > 1 && answered(x.board.Channel(engine.MainChannel)) {
+		return nil // resumed from the checkpoint of the final answer
+	}
+	limit := x.e.cfg.MaxIterations
+	for n := first; n <= limit; n++ {
+		if err := x.stopped(); err != nil {
+			return err
+		}
+		calls, usage, err := x.modelTurn(n)
+		if err != nil {
+			if !usage.IsZero() {
+				_ = x.reportUsage(n, usage) // the run fails anyway; the host still counts the cost
+			}
+			return err
+		}
+		budget := x.reportUsage(n, usage)
+		if len(calls) == 0 {
+			// A complete answer stands even if an interrupt raced its
+			// last chunk: there is nothing left to stop.
+			return firstErr(budget, x.checkpoint(n))
+		}
+		// A spent budget or an interrupt before dispatch answers the calls
+		// without running them, so the transcript stays well formed.
+		if halt := firstErr(budget, x.stopped()); halt != nil {
+			x.abandonCalls(calls, halt)
+		} else {
+			x.runTools(n, calls)
+		}
+		if err := firstErr(budget, x.stopped(), x.checkpoint(n)); err != nil {
+			return err
+		}
+	}
+	return errdefs.BudgetExceededf("loop agent %q: reached max_iterations %d without a final answer", x.actor, limit)
+}
+
+// stopped returns the reason to stop — the interrupt received, or ctx's
+// error — or nil to carry on. An interrupt wins over a cancellation that
+// raced it, since the host asked for it first.
+func (x *execution) stopped() error {
+	if intr, ok := interruptOf(x.work); ok {
+		return engine.Interrupted(intr)
+	}
+	return x.ctx.Err()
+}
+
+// reportUsage hands turn n's usage to the host. Only a BudgetExceeded
+// answer matters: it stops the run. Anything else is the host's
+// observability problem.
+func (x *execution) reportUsage(n int, usage model.TokenUsage) error {
+	err := x.host.ReportUsage(x.ctx, usage)
+	if errdefs.IsBudgetExceeded(err) {
+		return fmt.Errorf("loop agent %q: after model turn %d: %w", x.actor, n, err)
+	}
+	return nil
+}
+
+// checkpoint records iteration n, whose messages are all on the board.
+// A cancelled ctx writes none: the attempt is being torn down and the
+// previous checkpoint still describes a consistent board. A failed write
+// fails the run, since continuing without it would let a crash replay
+// tool calls that already ran.
+func (x *execution) checkpoint(n int) error {
+	if x.ctx.Err() != nil {
+		return x.ctx.Err()
+	}
+	cp := engine.Checkpoint{
+		ExecID:            x.run.ID,
+		Step:              iterationStep(n),
+		Iteration:         n,
+		Board:             x.board.Snapshot(),
+		Attributes:        maps.Clone(x.run.Attributes),
+		Timestamp:         time.Now().UTC(),
+		OriginalStartedAt: x.startedAt,
+		SpecVersion:       x.e.cfg.SpecVersion,
+	}
+	if err := x.host.Checkpoint(x.ctx, cp); err != nil {
+		return fmt.Errorf("loop agent %q: checkpoint after iteration %d: %w", x.actor, n, err)
+	}
+	return nil
+}
+
+// appendMessage stamps msg with a fresh id, its time and author, and
+// appends it to the main channel.
+func (x *execution) appendMessage(msg model.Message) {
+	msg.ID = x.e.cfg.NewMessageID()
+	msg.CreatedAt = time.Now().UTC()
+	if msg.Name == "" && msg.Role == model.RoleAssistant {
+		msg.Name = x.actor
+	}
+	x.board.AppendChannelMessage(engine.MainChannel, msg)
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

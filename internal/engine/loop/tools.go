@@ -1,0 +1,112 @@
+package loop
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+	"agentd/internal/tool"
+)
+
+// toolDetail is the Detail of a tool step's events.
+type toolDetail struct {
+	Iteration int    `json:"iteration"`
+	Tool      string `json:"tool"`
+	CallID    string `json:"call_id"`
+}
+
+// IdempotencyKey is the key of a tool call: the same run, iteration and
+// call id always give the same key, so a tool (or the host) can recognise
+// a call replayed after a crash. It travels as tool.Call.IdempotencyKey
+// and reaches the tool through tool.CallFromContext.
+func IdempotencyKey(runID string, iteration int, callID string) string {
+	return runID + ":" + strconv.Itoa(iteration) + ":" + callID
+}
+
+// runTools runs iteration n's calls through the registry — concurrently
+// where the tools allow — and appends one tool message per call, in call
+// order. A call to a tool outside the allow-list is answered with an error
+// result and never reaches the registry. Tool failures, interrupts and
+// cancellation all become results: this never fails the run. The step
+// events bracket the batch (every start, then every outcome), since
+// ExecuteAll reports results only once all are in.
+func (x *execution) runTools(n int, calls []model.ToolCall) {
+	steps := make([]engine.StepInfo, len(calls))
+	results := make([]tool.Result, len(calls))
+	var dispatch []tool.Call
+	var dispatched []int // index in calls of each dispatch entry
+	for i, c := range calls {
+		steps[i] = engine.StepInfo{Actor: x.actor, Kind: StepKindTool,
+			Detail: toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID}}
+		_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, steps[i])
+		if !x.e.allowed[c.Name] {
+			results[i] = x.e.denied(c.Name)
+			continue
+		}
+		call := tool.CallOf(c)
+		call.IdempotencyKey = IdempotencyKey(x.run.ID, n, c.ID)
+		dispatch = append(dispatch, call)
+		dispatched = append(dispatched, i)
+	}
+	if len(dispatch) > 0 {
+		out := x.e.cfg.Tools.ExecuteAll(engine.WithHost(x.work, x.host), dispatch)
+		for j, r := range out {
+			results[dispatched[j]] = r
+		}
+	}
+	for i, c := range calls {
+		r := results[i]
+		if r.IsError {
+			_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, steps[i], resultErr(c.Name, r))
+		} else {
+			_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, steps[i])
+		}
+		x.appendResult(c, r, false)
+	}
+}
+
+// abandonCalls answers calls that will never run (the budget is spent or
+// the run was interrupted before dispatch) with error results naming why,
+// so every tool call on the board keeps its result.
+func (x *execution) abandonCalls(calls []model.ToolCall, why error) {
+	for _, c := range calls {
+		x.appendResult(c, tool.Result{
+			Content: c.Name + ": not run: " + why.Error(),
+			IsError: true,
+		}, true)
+	}
+}
+
+// appendResult appends c's result to the main channel and publishes it.
+func (x *execution) appendResult(c model.ToolCall, r tool.Result, cancelled bool) {
+	tr := r.ToolResult(tool.Call{ID: c.ID, Name: c.Name})
+	x.appendMessage(toolMessage(tr))
+	_ = engine.EmitStreamToolResult(x.ctx, x.host, x.run.ID, x.actor, tr.ToolCallID, tr.Name, tr.Content, tr.IsError, cancelled)
+}
+
+// denied is the result of a call to a tool the agent may not use. It
+// reads like the registry's unknown-tool result, naming what the model
+// may call instead.
+func (e *Engine) denied(name string) tool.Result {
+	avail := "none"
+	if len(e.cfg.ToolNames) > 0 {
+		avail = strings.Join(e.cfg.ToolNames, ", ")
+	}
+	err := errdefs.Forbiddenf("tool %q is not available to this agent (available: %s)", name, avail)
+	return tool.Result{Content: name + ": " + err.Error(), IsError: true, Err: err}
+}
+
+// resultErr is the error a failed call's step.error reports: the
+// registry's classified cause, else the tool's own words.
+func resultErr(name string, r tool.Result) error {
+	if r.Err != nil {
+		return r.Err
+	}
+	if r.Content == "" {
+		return errors.New(name + ": failed")
+	}
+	return errors.New(r.Content)
+}

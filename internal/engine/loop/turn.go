@@ -1,0 +1,113 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"agentd/internal/engine"
+	"agentd/internal/event"
+	"agentd/internal/llm"
+	"agentd/internal/model"
+)
+
+// Step kinds of the loop's step events.
+const (
+	StepKindModel = "model"
+	StepKindTool  = "tool"
+)
+
+// modelDetail is the Detail of a model step's events.
+type modelDetail struct {
+	Iteration    int    `json:"iteration"`
+	ToolCalls    int    `json:"tool_calls,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+}
+
+// modelTurn streams iteration n's model turn, publishing each text delta
+// as it arrives, appends the assistant message to the main channel and
+// publishes its tool calls. It returns the calls to run and the turn's
+// usage. A turn cut short (interrupt, cancellation, provider failure)
+// leaves its streamed text on the board as a partial message and returns
+// the stop reason or the classified provider error.
+func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error) {
+	step := engine.StepInfo{Actor: x.actor, Kind: StepKindModel, Detail: modelDetail{Iteration: n}}
+	_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, step)
+
+	var acc llm.Accumulator
+	if err := x.stream(&acc); err != nil {
+		x.appendPartial(&acc)
+		if stop := x.stopped(); stop != nil {
+			err = stop
+		} else {
+			err = fmt.Errorf("loop agent %q: model turn %d: %w", x.actor, n, err)
+		}
+		_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, step, err)
+		return nil, acc.Usage(), err
+	}
+
+	msg := acc.Message()
+	x.appendMessage(msg)
+	calls := msg.ToolCalls()
+	for _, c := range calls {
+		_ = engine.EmitStreamToolCall(x.ctx, x.host, x.run.ID, x.actor, c.ID, c.Name, c.Arguments)
+	}
+	step.Detail = modelDetail{Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason()}
+	_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, step)
+	return calls, acc.Usage(), nil
+}
+
+// stream runs one provider turn under the interruptible context, folding
+// chunks into acc and publishing text deltas at once: a subscriber sees
+// the first token before the turn ends.
+func (x *execution) stream(acc *llm.Accumulator) error {
+	s, err := x.e.cfg.Provider.Stream(x.work, x.e.request(x.board.Channel(engine.MainChannel), x.run.ID, x.actor))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for {
+		c, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		acc.Add(c)
+		if c.Text != "" {
+			_ = engine.EmitStreamToken(x.ctx, x.host, x.run.ID, x.actor, c.Text)
+		}
+	}
+}
+
+// request builds the model request for history, the main channel.
+func (e *Engine) request(history []model.Message, runID, agentID string) llm.Request {
+	msgs := history
+	if e.cfg.SystemPrompt != "" {
+		msgs = make([]model.Message, 0, len(history)+1)
+		msgs = append(msgs, model.NewText(model.RoleSystem, e.cfg.SystemPrompt))
+		msgs = append(msgs, history...)
+	}
+	return llm.Request{
+		Model:       e.cfg.Model,
+		Messages:    msgs,
+		Tools:       e.specs,
+		Temperature: e.cfg.Temperature,
+		MaxTokens:   e.cfg.MaxTokens,
+		Metadata:    map[string]string{event.HeaderRunID: runID, event.HeaderAgentID: agentID},
+	}
+}
+
+// appendPartial keeps the text streamed before a turn stopped, so the
+// board matches what subscribers saw. Tool calls of a cut turn are
+// dropped: they may be incomplete and were never run.
+func (x *execution) appendPartial(acc *llm.Accumulator) {
+	text := acc.Message().Text()
+	if text == "" {
+		return
+	}
+	msg := model.NewText(model.RoleAssistant, text)
+	msg.Metadata = map[string]any{MetadataPartial: true}
+	x.appendMessage(msg)
+}
