@@ -148,6 +148,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		OpenAPI:      agentd.OpenAPI,
 		Logger:       log,
 	}).Mount(router)
+	if err := mountA2A(router, rt, cfg, log); err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -2,25 +2,50 @@ package api
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
-	"strings"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/strictjson"
 )
 
 // maxDepth bounds the nesting of request JSON.
 const maxDepth = 64
 
+// mediaTypeErr is a request body in a format the API does not read (415).
+type mediaTypeErr struct{ msg string }
+
+func (e mediaTypeErr) Error() string { return e.msg }
+
+// ErrorClass makes an unsupported media type a validation error.
+func (e mediaTypeErr) ErrorClass() errdefs.Class { return errdefs.ClassValidation }
+
+// acceptedBody reports whether a Content-Type may carry the JSON body:
+// JSON itself, and the form type curl sends by default with -d.
+func acceptedBody(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	switch mt {
+	case "application/json", "application/x-www-form-urlencoded":
+		return true
+	}
+	return len(mt) > 5 && mt[len(mt)-5:] == "+json"
+}
+
 // decodeJSON reads a size-limited body and decodes it strictly into v:
-// unknown members, trailing data and excessive nesting are errors that name
-// what is wrong. An empty body is an error too.
+// unknown members, wrong types, trailing data and excessive nesting are
+// errors that name the member at fault. An empty body is an error too.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "application/") {
-		return errdefs.Validationf("Content-Type %q is not supported; send application/json", ct)
+	if ct := r.Header.Get("Content-Type"); !acceptedBody(ct) {
+		return mediaTypeErr{fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
@@ -30,57 +55,24 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		}
 		return errdefs.Validationf("read request body: %v", err)
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
 		return errdefs.Validationf("request body is empty; send a JSON object")
 	}
 	if d := depth(body); d > maxDepth {
 		return errdefs.Validationf("request JSON nests %d levels deep; the limit is %d", d, maxDepth)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errdefs.Validation(describeJSONError(body, err))
+	if trimmed[0] != '{' && (trimmed[0] == '[' || trimmed[0] == '"' || (trimmed[0] >= '0' && trimmed[0] <= '9') || trimmed[0] == '-' || bytes.HasPrefix(trimmed, []byte("true")) || bytes.HasPrefix(trimmed, []byte("false")) || bytes.HasPrefix(trimmed, []byte("null"))) {
+		return errdefs.Validationf("request body must be a JSON object")
 	}
-	if dec.More() {
-		return errdefs.Validationf("request body has data after the JSON object")
+	if err := strictjson.Decode(body, v); err != nil {
+		var pe *strictjson.PathError
+		if errors.As(err, &pe) && pe.Path != "" {
+			return fieldErr(pe.Path, errors.New(pe.Msg))
+		}
+		return errdefs.Validation(err)
 	}
 	return nil
-}
-
-// describeJSONError turns encoding/json errors into messages that name the
-// field and the position.
-func describeJSONError(body []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		line, col := position(body, se.Offset)
-		return fmt.Errorf("malformed JSON at line %d, column %d: %v", line, col, se)
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "(body)"
-		}
-		return &FieldError{Field: field, Err: fmt.Errorf("expected %s, got JSON %s", te.Type, te.Value)}
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return &FieldError{Field: name, Err: errors.New("unknown field")}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errors.New("malformed JSON: unexpected end of input")
-	}
-	return fmt.Errorf("malformed JSON: %v", err)
-}
-
-func position(b []byte, off int64) (line, col int) {
-	line, col = 1, 1
-	for i := int64(0); i < off && i < int64(len(b)); i++ {
-		if b[i] == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
 }
 
 // depth returns the deepest nesting of objects and arrays in JSON text.

@@ -63,6 +63,10 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &me) {
 		status = http.StatusMethodNotAllowed
 	}
+	var mt mediaTypeErr
+	if errors.As(err, &mt) {
+		status = http.StatusUnsupportedMediaType
+	}
 	p := Problem{
 		Type:     "urn:agentd:problem:" + string(class),
 		Title:    problemTitles[class],
@@ -70,8 +74,13 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Detail:   err.Error(),
 		Instance: r.URL.Path,
 	}
-	if status == http.StatusRequestEntityTooLarge {
+	switch status {
+	case http.StatusRequestEntityTooLarge:
 		p.Title = "Request body too large"
+	case http.StatusUnsupportedMediaType:
+		p.Title = "Unsupported media type"
+	case http.StatusMethodNotAllowed:
+		p.Title = "Method not allowed"
 	}
 	if class == errdefs.ClassInternal {
 		p.Detail = "internal error; see the server log"

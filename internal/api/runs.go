@@ -117,6 +117,13 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		writeError(w, r, err)
 		return
 	}
+	if field, err := runtime.CheckUserMessage(msg); err != nil {
+		if body.Message == nil {
+			field = "text"
+		}
+		writeError(w, r, fieldErr(field, err))
+		return
+	}
 	sub, err := s.rt.Send(r.Context(), runtime.SendRequest{
 		AgentID: agentID, ContextID: body.ContextID, TaskID: taskID, Message: msg, Metadata: body.Metadata,
 	})
@@ -134,7 +141,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 			return
 		}
 		defer st.Close()
-		streamRun(r.Context(), startSSE(w, http.StatusOK), st, s.opts.Heartbeat)
+		streamRun(r.Context(), startSSE(w, http.StatusOK), st, s.opts.Heartbeat, true)
 	case !wait:
 		writeJSON(w, http.StatusAccepted, viewOf(t))
 	default:
@@ -224,34 +231,38 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 
 // runEvents streams a run's events from ?after= or Last-Event-ID.
 func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
-	after, err := cursorParam(r)
+	after, source, err := cursorParam(r)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	st, err := s.rt.OpenStream(r.Context(), chi.URLParam(r, "runID"), after)
 	if err != nil {
+		if errdefs.IsValidation(err) {
+			err = fieldErr(source, err)
+		}
 		writeError(w, r, err)
 		return
 	}
 	defer st.Close()
-	streamRun(r.Context(), startSSE(w, http.StatusOK), st, s.opts.Heartbeat)
+	streamRun(r.Context(), startSSE(w, http.StatusOK), st, s.opts.Heartbeat, false)
 }
 
-// cursorParam reads the resume point: ?after= wins over Last-Event-ID.
-func cursorParam(r *http.Request) (int64, error) {
+// cursorParam reads the resume point and where it came from: ?after= wins
+// over Last-Event-ID.
+func cursorParam(r *http.Request) (int64, string, error) {
 	name, v := "after", r.URL.Query().Get("after")
 	if v == "" {
 		name, v = "Last-Event-ID", r.Header.Get("Last-Event-ID")
 	}
 	if v == "" {
-		return 0, nil
+		return 0, name, nil
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	if err != nil || n < 0 {
-		return 0, fieldErr(name, errdefs.Validationf("must be a non-negative event seq, got %q", v))
+		return 0, name, fieldErr(name, errdefs.Validationf("must be a non-negative event seq, got %q", v))
 	}
-	return n, nil
+	return n, name, nil
 }
 
 // MessageList is a page of a transcript.

@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -62,10 +63,13 @@ func (s *sseWriter) flush() error {
 	return s.rc.Flush()
 }
 
-// streamRun copies a run's events to the client until run.end (or the run
-// ended), the client goes away, or the server shuts down. It sends a
-// keep-alive comment whenever the run is silent for heartbeat.
-func streamRun(ctx context.Context, s *sseWriter, st *runtime.Stream, heartbeat time.Duration) {
+// streamRun copies a run's events to the client until the run ends, the
+// client goes away, or the server shuts down; it sends a keep-alive comment
+// whenever the run is silent for heartbeat. A stream of one attempt (the
+// answer to a message) closes at that attempt's run.end; a run's event
+// stream closes at a run.end that ends the run, or at one that parks it
+// (input-required) when nothing follows yet.
+func streamRun(ctx context.Context, s *sseWriter, st *runtime.Stream, heartbeat time.Duration, attemptOnly bool) {
 	for {
 		evs, err := st.Next(ctx, 512, heartbeat)
 		if err != nil {
@@ -80,16 +84,45 @@ func streamRun(ctx context.Context, s *sseWriter, st *runtime.Stream, heartbeat 
 			}
 			continue
 		}
-		end := false
-		for _, ev := range evs {
-			s.event(ev)
-			if ev.Type == runtime.EventRunEnd {
-				end = true
+		for len(evs) > 0 {
+			end := -1
+			for i, ev := range evs {
+				if ev.Type == runtime.EventRunEnd {
+					end = i
+					break
+				}
+			}
+			if end < 0 {
+				for _, ev := range evs {
+					s.event(ev)
+				}
 				break
 			}
+			for _, ev := range evs[:end+1] {
+				s.event(ev)
+			}
+			if attemptOnly || runEnded(evs[end]) {
+				_ = s.flush()
+				return
+			}
+			if evs = evs[end+1:]; len(evs) == 0 {
+				// Parked: go on only if the next attempt is already there.
+				if evs, err = st.Next(ctx, 512, 0); err != nil || len(evs) == 0 {
+					_ = s.flush()
+					return
+				}
+			}
 		}
-		if s.flush() != nil || end {
+		if s.flush() != nil {
 			return
 		}
 	}
+}
+
+// runEnded reports whether a run.end event ends the run (a terminal state).
+func runEnded(ev store.Event) bool {
+	var d struct {
+		State store.TaskState `json:"state"`
+	}
+	return json.Unmarshal(ev.Data, &d) == nil && d.State.Terminal()
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"agentd/internal/agent"
 	"agentd/internal/errdefs"
 	"agentd/internal/llm/scripted"
+	"agentd/internal/strictjson"
 )
 
 // Config is agentd's configuration file: the server, the model providers
@@ -99,7 +101,7 @@ type Duration time.Duration
 // UnmarshalJSON parses "15s", "250ms", …
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := jsonUnmarshal(b, &s); err != nil {
+	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("want a duration string such as \"15s\", got %s", b)
 	}
 	v, err := time.ParseDuration(s)
@@ -143,11 +145,8 @@ func Parse(b []byte, name string) (*Config, error) {
 	if err != nil {
 		return nil, errdefs.Validationf("%s: not valid YAML: %v", name, err)
 	}
-	if err := checkKeys(j); err != nil {
-		return nil, errdefs.Validationf("%s: %v", name, err)
-	}
 	var c Config
-	if err := jsonUnmarshal(j, &c); err != nil {
+	if err := strictjson.Decode(j, &c); err != nil {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
 	if err := c.Validate(); err != nil {

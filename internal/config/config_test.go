@@ -50,7 +50,7 @@ agents:
   - {id: a, engine: loop, provider: p}
 `
 	cases := []struct{ name, yaml, want string }{
-		{"typo in a key", strings.Replace(base, "provider: p}", "provider: p, modle: x}", 1), `agents[0].modle: unknown key (did you mean "model"?)`},
+		{"typo in a key", strings.Replace(base, "provider: p}", "provider: p, modle: x}", 1), `agents[0].modle: unknown field (did you mean "model"?)`},
 		{"unknown tool", strings.Replace(base, "provider: p}", "provider: p, tools: [clok]}", 1), `agents[0].tools[0]: unknown tool "clok"`},
 		{"dangling provider", strings.Replace(base, "provider: p}", "provider: q}", 1), `agents[0].provider: unknown provider "q"`},
 		{"unknown engine", strings.Replace(base, "engine: loop", "engine: graphh", 1), `agents[0].engine: unknown engine "graphh"`},
@@ -64,7 +64,7 @@ agents:
 		{"skill without tags", strings.Replace(base, "provider: p}", "provider: p, skills: [{id: s, name: S}]}", 1), `agents[0].skills[0].tags`},
 		{"no agents", "providers: {}\n", "agents: at least one agent is required"},
 		{"not yaml", "agents: [", "not valid YAML"},
-		{"unknown top-level key", "agent: []\n" + base, `agent: unknown key (did you mean "agents"?)`},
+		{"unknown top-level key", "agent: []\n" + base, `agent: unknown field (did you mean "agents"?)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

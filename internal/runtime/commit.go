@@ -9,19 +9,27 @@ import (
 	"agentd/internal/store"
 )
 
-// heldEvent is a runtime event that becomes visible only once durable.
-type heldEvent struct {
+// stateEvent is an event the runtime writes together with a state change.
+type stateEvent struct {
 	typ  string
 	body any
 }
 
 // commit writes one logical change of run l together with every pending
-// live event of the run and the given runtime events, atomically, and only
-// then lets readers see the new events (invariant 6). Transient store
-// failures are retried until ctx ends; a Conflict is returned at once.
+// live event of the run and the given runtime events, atomically; readers
+// see the events once it succeeded (invariant 6). Transient store failures
+// are retried until ctx ends; a Conflict is returned at once.
 //
 // It returns the seq of the first runtime event it logged.
-func (r *Runtime) commit(ctx context.Context, l *runLog, c store.Change, evs ...heldEvent) (int64, error) {
+func (r *Runtime) commit(ctx context.Context, l *runLog, c store.Change, evs ...stateEvent) (int64, error) {
+	return r.commitRebasing(ctx, l, c, nil, evs...)
+}
+
+// commitRebasing is commit for writers that can resolve a Conflict: rebase
+// gets the conflict, rereads what it must, and returns the change to try
+// again (or an error to give up). The events are logged once, whatever the
+// number of tries.
+func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change, rebase func(error) (store.Change, error), evs ...stateEvent) (int64, error) {
 	bodies := make([][]byte, len(evs))
 	for i, e := range evs {
 		b, err := encodeBody(e.body)
@@ -35,11 +43,12 @@ func (r *Runtime) commit(ctx context.Context, l *runLog, c store.Change, evs ...
 	l.mu.Lock()
 	first := l.last() + 1
 	for i, e := range evs {
-		l.appendLocked(e.typ, bodies[i], true)
+		l.appendLocked(e.typ, bodies[i])
 	}
 	l.mu.Unlock()
 	pending := l.pending()
-	c.Events = append(c.Events, pending...)
+	base := c.Events
+	c.Events = append(base[:len(base):len(base)], pending...)
 	var last int64
 	if len(pending) > 0 {
 		last = pending[len(pending)-1].Seq
@@ -53,14 +62,27 @@ func (r *Runtime) commit(ctx context.Context, l *runLog, c store.Change, evs ...
 			}
 			return first, nil
 		}
+		if errdefs.IsConflict(err) && rebase != nil {
+			next, rerr := rebase(err)
+			if rerr != nil {
+				l.dropUnpersisted()
+				return 0, rerr
+			}
+			next.Events = append(next.Events[:len(next.Events):len(next.Events)], pending...)
+			c = next
+			continue
+		}
 		if errdefs.IsConflict(err) || errdefs.IsValidation(err) || errdefs.IsNotFound(err) || ctx.Err() != nil {
-			r.dropHeld(l, len(evs))
+			l.dropUnpersisted()
 			return 0, err
 		}
 		r.log.Warn("store write failed; retrying", "run_id", l.runID, "err", err, "backoff", backoff)
 		select {
 		case <-ctx.Done():
-			r.dropHeld(l, len(evs))
+			l.dropUnpersisted()
+			return 0, err
+		case <-r.ctx.Done(): // the runtime was stopped hard
+			l.dropUnpersisted()
 			return 0, err
 		case <-time.After(backoff):
 		}
@@ -68,24 +90,6 @@ func (r *Runtime) commit(ctx context.Context, l *runLog, c store.Change, evs ...
 			backoff *= 2
 		}
 	}
-}
-
-// dropHeld removes the n held events a failed commit appended (they are the
-// tail of the held range and were never visible).
-func (r *Runtime) dropHeld(l *runLog, n int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if n == 0 || l.holdFrom == 0 {
-		return
-	}
-	cut := int(l.holdFrom - l.base - 1)
-	if cut < 0 || cut > len(l.events) {
-		return
-	}
-	l.events = l.events[:cut]
-	l.holdFrom = 0
-	l.visible = l.last()
-	l.dirty = true
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -46,6 +46,16 @@ func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error)
 // input, or (with a shared store) executing on another replica — then the
 // request is recorded for its owner.
 func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, error) {
+	lease, err := r.st.AcquireLease(ctx, t.ID, r.replica, r.leaseTTL)
+	if errdefs.IsConflict(err) {
+		// A live replica executes the run: record the request; the owner
+		// sees it at its next lease renewal and interrupts the run.
+		return r.requestCancel(ctx, t)
+	}
+	if err != nil {
+		return store.Task{}, err
+	}
+	defer func() { _ = r.st.ReleaseLease(context.WithoutCancel(ctx), lease) }()
 	l, err := r.acquireLog(ctx, t.ID)
 	if err != nil {
 		return store.Task{}, err
@@ -58,10 +68,10 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		msg.CreatedAt = time.Now().UTC()
 		next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, true
 		next.UpdatedAt = time.Now().UTC()
-		evs := []heldEvent{{EventStatus, StatusData{State: store.StateCanceled, Message: &msg}}}
+		evs := []stateEvent{{EventStatus, StatusData{State: store.StateCanceled, Message: &msg}}}
 		if t.State == store.StateSubmitted {
 			// The attempt opened at submission ends here.
-			evs = append(evs, heldEvent{EventRunEnd, RunEndData{State: store.StateCanceled, Usage: t.Usage}})
+			evs = append(evs, stateEvent{EventRunEnd, RunEndData{State: store.StateCanceled, Usage: t.Usage}})
 		}
 		_, err = r.commit(ctx, l, store.Change{UpdateTask: &next}, evs...)
 		if err == nil {
@@ -90,10 +100,33 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 	return store.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
 }
 
+// requestCancel records a cancel for the replica that owns the run.
+func (r *Runtime) requestCancel(ctx context.Context, t store.Task) (store.Task, error) {
+	for attempt := 0; attempt < 5; attempt++ {
+		if t.CancelRequested || t.State.Terminal() {
+			return t, nil
+		}
+		next := t
+		next.CancelRequested = true
+		err := r.st.Apply(ctx, store.Change{UpdateTask: &next})
+		if err == nil {
+			next.Version++
+			return next, nil
+		}
+		if !errdefs.IsConflict(err) {
+			return store.Task{}, err
+		}
+		if t, err = r.st.GetTask(ctx, t.ID); err != nil {
+			return store.Task{}, err
+		}
+	}
+	return store.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
+}
+
 func (r *Runtime) dequeue(x *execution) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.runs, x.task.ID)
+	delete(r.runs, x.runID)
 	r.advanceLocked(x) // x is queued, not active: nothing starts
 	x.log.mu.Lock()
 	x.log.active = false

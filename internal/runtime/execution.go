@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -17,10 +18,13 @@ import (
 // only writer of the task while it lives; everybody else talks to it through
 // interrupts and the hard-cancel function.
 type execution struct {
-	r     *Runtime
-	agent *Agent
-	log   *runLog
-	host  *host
+	r *Runtime
+	// runID, contextID and tenant name the run; unlike task they never
+	// change, so any goroutine may read them.
+	runID, contextID, tenant string
+	agent                    *Agent
+	log                      *runLog
+	host                     *host
 	// task is the stored task as last written by this execution.
 	task store.Task
 	// msg is the user message that started the attempt.
@@ -39,6 +43,11 @@ type execution struct {
 	// before that and waits.
 	created   chan struct{}
 	createErr error
+	// lease is the run's lease while this attempt executes (guarded by mu).
+	lease store.Lease
+	// handover is set when the attempt stopped for a drain: the run goes on
+	// elsewhere.
+	handover bool
 
 	mu          sync.Mutex
 	usage       model.TokenUsage
@@ -49,10 +58,11 @@ type execution struct {
 	graceTimer  *time.Timer
 }
 
-// appendLive logs a live event (delta, step, artifact) and wakes readers.
+// appendLive logs a live event (delta, step, artifact) and hands it to the
+// flusher, which makes it durable and visible.
 func (x *execution) appendLive(typ string, body []byte) {
 	x.log.mu.Lock()
-	x.log.appendLocked(typ, body, false)
+	x.log.appendLocked(typ, body)
 	x.log.mu.Unlock()
 	x.r.flusher.mark(x.log)
 }
@@ -82,7 +92,7 @@ func (x *execution) addUsage(u model.TokenUsage) error {
 	x.mu.Unlock()
 	agentTotal := x.r.agentUsage(x.agent.ID).add(u.Add(model.TokenUsage{}).TotalTokens)
 	if lim := x.agent.MaxTokensPerRun; lim > 0 && total > lim {
-		return errdefs.BudgetExceededf("run %s used %d tokens, over the agent's per-run budget of %d", x.task.ID, total, lim)
+		return errdefs.BudgetExceededf("run %s used %d tokens, over the agent's per-run budget of %d", x.runID, total, lim)
 	}
 	if lim := x.agent.MaxTokensTotal; lim > 0 && agentTotal > lim {
 		return errdefs.BudgetExceededf("agent %s used %d tokens, over its total budget of %d", x.agent.ID, agentTotal, lim)
@@ -127,11 +137,18 @@ func (x *execution) run() {
 		return
 	}
 	r := x.r
+	if x.lease.RunID == "" {
+		if err := x.acquire(); err != nil {
+			r.log.Warn("run not started: its lease is held elsewhere", "run_id", x.runID, "err", err)
+			return
+		}
+	}
+	defer func() { x.release(x.handover) }()
 	if x.task.State == store.StateSubmitted {
 		t := x.task
 		t.State, t.Attempt = store.StateWorking, 1
-		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: &t}, heldEvent{EventStatus, StatusData{State: store.StateWorking}}); err != nil {
-			r.log.Error("run could not start", "run_id", x.task.ID, "err", err)
+		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: &t}, stateEvent{EventStatus, StatusData{State: store.StateWorking}}); err != nil {
+			r.log.Error("run could not start", "run_id", x.runID, "err", err)
 			return
 		}
 		t.Version++
@@ -146,11 +163,11 @@ func (x *execution) run() {
 	}
 	x.mu.Unlock()
 	if lost != nil {
-		r.log.Warn("run abandoned", "run_id", x.task.ID, "err", lost)
+		r.log.Warn("run abandoned", "run_id", x.runID, "err", lost)
 		return
 	}
 	if err := x.finish(res, runErr); err != nil {
-		r.log.Error("run outcome could not be stored", "run_id", x.task.ID, "err", err)
+		r.log.Error("run outcome could not be stored", "run_id", x.runID, "err", err)
 	}
 }
 
@@ -174,7 +191,7 @@ func (x *execution) execute() (*agent.Result, error) {
 		opts = append(opts, agent.WithDependencies(x.agent.Deps))
 	}
 	if x.resume != "" {
-		cp, err := r.st.LoadCheckpoint(ctx, x.task.ID)
+		cp, err := r.st.LoadCheckpoint(ctx, x.runID)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +203,7 @@ func (x *execution) execute() (*agent.Result, error) {
 			})
 		}
 	}
-	req := agent.Request{Message: x.msg, RunID: x.task.ID, TaskID: x.task.ID, ContextID: x.task.ContextID}
+	req := agent.Request{Message: x.msg, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
 	return agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts...)
 }
 
@@ -197,14 +214,14 @@ func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 	if limit <= 0 {
 		limit = 200
 	}
-	page, err := x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.task.ContextID, Last: limit})
+	page, err := x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: limit})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]model.Message, 0, len(page.Messages))
 	seen := false
 	for _, m := range page.Messages {
-		if seen && m.TaskID != x.task.ID {
+		if seen && m.TaskID != x.runID {
 			continue // a later task's message (queued behind this one)
 		}
 		out = append(out, m.Message)
@@ -302,23 +319,41 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
 		}
 	}
-	evs := []heldEvent{}
+	evs := []stateEvent{}
 	if o.prompt != nil {
-		evs = append(evs, heldEvent{EventInput, InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}})
+		evs = append(evs, stateEvent{EventInput, InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}})
 	}
 	if o.state != store.StateWorking {
-		evs = append(evs, heldEvent{EventStatus, StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}})
+		evs = append(evs, stateEvent{EventStatus, StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}})
 	}
-	evs = append(evs, heldEvent{EventRunEnd, RunEndData{State: o.state, Error: o.err, Usage: t.Usage}})
+	evs = append(evs, stateEvent{EventRunEnd, RunEndData{State: o.state, Error: o.err, Usage: t.Usage}})
 	ctx := context.WithoutCancel(x.ctx)
 	x.host.mu.Lock()
 	x.host.ended = true
 	x.host.mu.Unlock()
-	if _, err := x.r.commit(ctx, x.log, store.Change{UpdateTask: &t, Messages: msgs}, evs...); err != nil {
+	tries := 0
+	rebase := func(conflict error) (store.Change, error) {
+		// Someone else wrote the task meanwhile (a cancel request from
+		// another replica): keep our outcome on top of their version.
+		if tries++; tries > 5 {
+			return store.Change{}, conflict
+		}
+		fresh, err := x.r.st.GetTask(ctx, t.ID)
+		if err != nil {
+			return store.Change{}, err
+		}
+		if fresh.State.Terminal() {
+			return store.Change{}, fmt.Errorf("run %s ended elsewhere as %s: %w", t.ID, fresh.State, conflict)
+		}
+		t.Version, t.CancelRequested = fresh.Version, fresh.CancelRequested
+		return store.Change{UpdateTask: &t, Messages: msgs}, nil
+	}
+	if _, err := x.r.commitRebasing(ctx, x.log, store.Change{UpdateTask: &t, Messages: msgs}, rebase, evs...); err != nil {
 		return err
 	}
 	t.Version++
 	x.task = t
+	x.handover = o.state == store.StateWorking
 	if o.state.Terminal() {
 		x.log.mu.Lock()
 		x.log.terminal = x.log.last()
@@ -332,7 +367,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 	ctx := x.ctx
 	known := map[string]bool{}
-	page, err := x.r.st.ListMessages(context.WithoutCancel(ctx), store.MessageQuery{ContextID: x.task.ContextID, Last: 1000})
+	page, err := x.r.st.ListMessages(context.WithoutCancel(ctx), store.MessageQuery{ContextID: x.contextID, Last: 1000})
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +378,7 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 	now := time.Now().UTC()
 	for i, m := range b.Channel(engine.MainChannel) {
 		if m.ID == "" {
-			m.ID = messageID(x.task.ID, i)
+			m.ID = messageID(x.runID, i)
 		}
 		if known[m.ID] {
 			continue
@@ -355,7 +390,7 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 			m.Name = x.agent.ID
 		}
 		known[m.ID] = true
-		out = append(out, store.Message{ContextID: x.task.ContextID, TaskID: x.task.ID, Message: m})
+		out = append(out, store.Message{ContextID: x.contextID, TaskID: x.runID, Message: m})
 	}
 	return out, nil
 }

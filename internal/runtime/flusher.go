@@ -10,11 +10,13 @@ import (
 	"agentd/internal/store"
 )
 
-// flusher persists live events in batches: it wakes when a log turns dirty,
-// waits out the coalescing window so that a burst of deltas becomes one
-// write, and then writes the pending events of every dirty run in one Apply
-// (group commit across runs, invariant 7). A run whose state commit is in
-// progress is skipped this round; that commit carries its pending events.
+// flusher persists live events in group commits: when a log turns dirty it
+// writes the pending events of every dirty run in one Apply (across runs,
+// invariant 7) — at once after a quiet spell, so the first token is not
+// delayed, and then at most once per window, so that a burst of deltas
+// becomes one write per window rather than one per token. A run whose state
+// commit is in progress is skipped this round; that commit carries its
+// pending events.
 type flusher struct {
 	st     store.Store
 	window time.Duration
@@ -46,6 +48,9 @@ func (f *flusher) mark(l *runLog) {
 
 // run flushes until ctx is done, then flushes once more.
 func (f *flusher) run(ctx context.Context) {
+	var last time.Time
+	timer := time.NewTimer(0)
+	<-timer.C
 	for {
 		select {
 		case <-ctx.Done():
@@ -53,14 +58,17 @@ func (f *flusher) run(ctx context.Context) {
 			return
 		case <-f.kick:
 		}
-		timer := time.NewTimer(f.window)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			f.flush(context.WithoutCancel(ctx))
-			return
-		case <-timer.C:
+		if wait := f.window - time.Since(last); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				f.flush(context.WithoutCancel(ctx))
+				return
+			case <-timer.C:
+			}
 		}
+		last = time.Now()
 		f.flush(ctx)
 	}
 }

@@ -31,7 +31,7 @@ type host struct {
 }
 
 func newHost(x *execution) *host {
-	return &host{x: x, prefix: engine.SubjectPrefix + engine.SanitiseID(x.task.ID) + "."}
+	return &host{x: x, prefix: engine.SubjectPrefix + engine.SanitiseID(x.runID) + "."}
 }
 
 // Publish appends the envelope to the run's event log. Engine lifecycle
@@ -41,7 +41,7 @@ func newHost(x *execution) *host {
 func (h *host) Publish(_ context.Context, env event.Envelope) error {
 	rest, ok := strings.CutPrefix(string(env.Subject), h.prefix)
 	if !ok {
-		return errdefs.Validationf("publish: subject %q does not belong to run %s", env.Subject, h.x.task.ID)
+		return errdefs.Validationf("publish: subject %q does not belong to run %s", env.Subject, h.x.runID)
 	}
 	typ, body, err := h.translate(rest, env)
 	if err != nil || typ == "" {
@@ -51,7 +51,7 @@ func (h *host) Publish(_ context.Context, env event.Envelope) error {
 	ended := h.ended
 	h.mu.Unlock()
 	if ended {
-		return errdefs.Conflictf("publish %s: attempt of run %s has ended", env.Subject, h.x.task.ID)
+		return errdefs.Conflictf("publish %s: attempt of run %s has ended", env.Subject, h.x.runID)
 	}
 	h.x.appendLive(typ, body)
 	return nil
@@ -180,13 +180,13 @@ func (h *host) pendingPrompt() *engine.UserPrompt {
 func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	x := h.x
 	if cp.ExecID == "" {
-		cp.ExecID = x.task.ID
+		cp.ExecID = x.runID
 	}
-	if cp.ExecID != x.task.ID {
-		return errdefs.Validationf("checkpoint: exec id %q is not run %s", cp.ExecID, x.task.ID)
+	if cp.ExecID != x.runID {
+		return errdefs.Validationf("checkpoint: exec id %q is not run %s", cp.ExecID, x.runID)
 	}
 	if cp.Board == nil {
-		return errdefs.Validationf("checkpoint of run %s at step %q: no board", x.task.ID, cp.Step)
+		return errdefs.Validationf("checkpoint of run %s at step %q: no board", x.runID, cp.Step)
 	}
 	attrs := make(map[string]string, len(cp.Attributes)+1)
 	for k, v := range cp.Attributes {
@@ -202,7 +202,7 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		for i, m := range msgs {
 			named[i] = m
 			if named[i].ID == "" {
-				named[i].ID = messageID(x.task.ID, i)
+				named[i].ID = messageID(x.runID, i)
 			}
 		}
 		snap := *cp.Board

@@ -11,14 +11,17 @@ import (
 // of its writers and readers on this replica.
 //
 // Writers append under mu: the seq is assigned there, so seqs are dense and
-// increasing. An event becomes visible to readers at once (live deltas) or
-// only after it is durable (state changes and run.end, invariant 6); readers
-// see the longest visible prefix, so they never observe a later seq before an
-// earlier one. Readers never block writers: they copy what they need under
-// mu and wait on a channel that writers close when anything changes. A reader
-// that falls behind simply reads from further back — from memory while the
-// events are here, from the store once they were trimmed — so nobody is ever
-// skipped and nobody ever slows the run (invariant 4).
+// increasing. An event becomes visible to readers only once it is durable:
+// then no reader — on this replica or another, before or after a crash — can
+// ever have seen an event the log does not hold (invariants 3 and 6). The
+// flusher makes live events durable in group commits (the first event after
+// a quiet spell at once, then at most one batch per window), so live readers
+// still see the first token immediately. Readers never block writers: they
+// copy what they need under mu and wait on a channel that is closed when more
+// becomes visible. A reader that falls behind simply reads from further back
+// — from memory while the events are here, from the store once they were
+// trimmed — so nobody is ever skipped and nobody ever slows the run
+// (invariant 4).
 //
 // Lock order: runtime.mu before runLog.mu; flushMu before mu. flushMu
 // serialises the store writes of one run (flusher vs. state commits).
@@ -32,14 +35,10 @@ type runLog struct {
 	// store.
 	base   int64
 	events []store.Event
-	// visible is the highest seq readers may see; persisted the highest seq
-	// durable in the store.
-	visible   int64
+	// persisted is the highest seq durable in the store, and so the highest
+	// seq readers may see.
 	persisted int64
-	// holdFrom, when > 0, is the lowest seq appended but waiting for
-	// durability before it may become visible.
-	holdFrom int64
-	changed  chan struct{}
+	changed   chan struct{}
 	// refs counts executors and readers; the runtime forgets an idle log.
 	refs int
 	// active is true while an attempt executes on this replica.
@@ -54,45 +53,20 @@ type runLog struct {
 }
 
 func newRunLog(runID string, lastSeq int64) *runLog {
-	return &runLog{runID: runID, base: lastSeq, visible: lastSeq, persisted: lastSeq}
+	return &runLog{runID: runID, base: lastSeq, persisted: lastSeq}
 }
 
 // last returns the highest seq assigned. Callers hold mu.
 func (l *runLog) last() int64 { return l.base + int64(len(l.events)) }
 
 // appendLocked assigns the next seq to an event of type typ with body and
-// appends it. held events stay invisible until release. Callers hold mu.
-func (l *runLog) appendLocked(typ string, body []byte, held bool) store.Event {
+// appends it; it becomes visible once persisted. Callers hold mu.
+func (l *runLog) appendLocked(typ string, body []byte) store.Event {
 	seq := l.last() + 1
 	ev := frame(l.runID, seq, typ, time.Now(), body)
 	l.events = append(l.events, ev)
-	if held && l.holdFrom == 0 {
-		l.holdFrom = seq
-	}
-	if l.holdFrom == 0 {
-		l.visible = seq
-		l.wakeLocked()
-	}
 	l.dirty = true
 	return ev
-}
-
-// release makes everything up to seq visible once it is durable.
-func (l *runLog) release(through int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if through > l.persisted {
-		l.persisted = through
-	}
-	if l.holdFrom != 0 && through >= l.holdFrom {
-		l.holdFrom = 0
-	}
-	if l.holdFrom == 0 {
-		l.visible = l.last()
-	} else {
-		l.visible = l.holdFrom - 1
-	}
-	l.wakeLocked()
 }
 
 // pending returns the events not yet durable. Callers hold flushMu.
@@ -114,11 +88,26 @@ func (l *runLog) pending() []store.Event {
 // that are just behind; older ones are read from the store.
 const memoryTail = 2048
 
-// markPersisted records that events through seq are durable and trims what
-// memory no longer needs.
+// markPersisted records that events through seq are durable, shows them to
+// readers and trims what memory no longer needs.
 func (l *runLog) markPersisted(through int64) {
-	l.release(through)
+	l.mu.Lock()
+	if through > l.persisted {
+		l.persisted = through
+		l.wakeLocked()
+	}
+	l.mu.Unlock()
 	l.trim(memoryTail)
+}
+
+// dropUnpersisted forgets the events a failed write could not make durable.
+// Nobody saw them: events are visible only once durable.
+func (l *runLog) dropUnpersisted() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if keep := int(l.persisted - l.base); keep >= 0 && keep < len(l.events) {
+		l.events = l.events[:keep]
+	}
 }
 
 // markDirty flags the log for the flusher again after a failed write.
@@ -126,6 +115,20 @@ func (l *runLog) markDirty() {
 	l.mu.Lock()
 	l.dirty = true
 	l.mu.Unlock()
+}
+
+// activate marks the log as the one an attempt executing here appends to.
+// A dormant log may lag the store (another replica wrote since it was
+// made): it is moved to the store's end first, so new seqs continue the
+// durable log.
+func (l *runLog) activate(storeLast int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if storeLast > l.last() {
+		l.events, l.base, l.persisted = nil, storeLast, storeLast
+		l.wakeLocked()
+	}
+	l.active, l.terminal = true, 0
 }
 
 // wakeLocked wakes every waiting reader. Callers hold mu.
@@ -165,20 +168,20 @@ func (l *runLog) read(after int64, max int) readResult {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if after < l.base {
-		return readResult{fromStore: true, storeThrough: l.base, visible: l.visible, active: l.active, terminal: l.terminal}
+		return readResult{fromStore: true, storeThrough: l.base, visible: l.persisted, active: l.active, terminal: l.terminal}
 	}
-	n := l.visible - after
+	n := l.persisted - after
 	if n <= 0 {
 		if l.changed == nil {
 			l.changed = make(chan struct{})
 		}
-		return readResult{wait: l.changed, visible: l.visible, active: l.active, terminal: l.terminal}
+		return readResult{wait: l.changed, visible: l.persisted, active: l.active, terminal: l.terminal}
 	}
 	if n > int64(max) {
 		n = int64(max)
 	}
 	from := after - l.base
-	return readResult{events: append([]store.Event(nil), l.events[from:from+n]...), visible: l.visible, active: l.active, terminal: l.terminal}
+	return readResult{events: append([]store.Event(nil), l.events[from:from+n]...), visible: l.persisted, active: l.active, terminal: l.terminal}
 }
 
 // trim forgets persisted events that no reader needs from memory, keeping
@@ -188,9 +191,6 @@ func (l *runLog) trim(keep int) {
 	defer l.mu.Unlock()
 	drop := len(l.events) - keep
 	if limit := int(l.persisted - l.base); drop > limit {
-		drop = limit
-	}
-	if limit := int(l.visible - l.base); drop > limit {
 		drop = limit
 	}
 	if drop <= 0 {

@@ -63,9 +63,16 @@ type Options struct {
 	// CancelGrace is how long a cooperative cancel may take before the run's
 	// context is canceled (default 5s).
 	CancelGrace time.Duration
-	// FlushWindow is how long live events are coalesced before they are
-	// persisted (default 25ms).
+	// FlushWindow is the least time between two writes of live events: a
+	// burst of deltas within it becomes one write. The first event after a
+	// quiet spell is written at once. Zero writes as fast as the store
+	// takes them (group commit); PostgreSQL deployments use ~25ms.
 	FlushWindow time.Duration
+	// LeaseTTL is how long a replica's claim on a running run lasts without
+	// renewal (default 5s); a dead replica's runs resume elsewhere after it.
+	LeaseTTL time.Duration
+	// SweepEvery is how often expired leases are looked for (default 1s).
+	SweepEvery time.Duration
 	// Logger receives operational logs (default slog.Default()).
 	Logger *slog.Logger
 }
@@ -73,14 +80,16 @@ type Options struct {
 // Runtime starts and owns runs. It is the only package that coordinates the
 // store, the engines and the event logs.
 type Runtime struct {
-	st        store.Store
-	agents    map[string]*Agent
-	order     []string
-	replica   string
-	grace     time.Duration
-	log       *slog.Logger
-	flusher   *flusher
-	agentUsed sync.Map // agent id -> *usageCounter
+	st         store.Store
+	agents     map[string]*Agent
+	order      []string
+	replica    string
+	grace      time.Duration
+	log        *slog.Logger
+	flusher    *flusher
+	leaseTTL   time.Duration
+	sweepEvery time.Duration
+	agentUsed  sync.Map // agent id -> *usageCounter
 
 	// ctx is the runtime's lifetime: runs derive from it, not from requests
 	// (invariant 5).
@@ -122,6 +131,13 @@ func New(opts Options) (*Runtime, error) {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
+	r.leaseTTL, r.sweepEvery = opts.LeaseTTL, opts.SweepEvery
+	if r.leaseTTL <= 0 {
+		r.leaseTTL = DefaultLeaseTTL
+	}
+	if r.sweepEvery <= 0 {
+		r.sweepEvery = time.Second
+	}
 	for i, a := range opts.Agents {
 		if a == nil || a.ID == "" {
 			return nil, errdefs.Validationf("agents[%d]: empty id", i)
@@ -140,17 +156,22 @@ func New(opts Options) (*Runtime, error) {
 		r.agents[a.ID] = a
 		r.order = append(r.order, a.ID)
 	}
-	window := opts.FlushWindow
-	if window <= 0 {
-		window = 25 * time.Millisecond
-	}
+	window := max(opts.FlushWindow, 0)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.flusher = newFlusher(r.st, window, r.log)
 	r.flusher.onLost = r.lost
-	r.wg.Add(1)
+	r.wg.Add(3)
 	go func() {
 		defer r.wg.Done()
 		r.flusher.run(r.ctx)
+	}()
+	go func() {
+		defer r.wg.Done()
+		r.keepLeases(r.ctx)
+	}()
+	go func() {
+		defer r.wg.Done()
+		r.sweep(r.ctx)
 	}()
 	return r, nil
 }
@@ -213,6 +234,22 @@ func (r *Runtime) acquireLog(ctx context.Context, runID string) (*runLog, error)
 	}
 	l.refs = 1
 	r.logs[runID] = l
+	return l, nil
+}
+
+// activeLog is acquireLog for an attempt about to execute here: the log is
+// brought up to the store's end and marked active.
+func (r *Runtime) activeLog(ctx context.Context, runID string) (*runLog, error) {
+	l, err := r.acquireLog(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
+	if err != nil {
+		r.releaseLog(l)
+		return nil, err
+	}
+	l.activate(page.LastSeq)
 	return l, nil
 }
 

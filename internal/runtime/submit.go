@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	"agentd/internal/engine"
@@ -99,6 +101,17 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		q = &contextQueue{}
 		r.contexts[contextID] = q
 	}
+	if dup := r.submittedLocked(q, msg.ID); dup != "" {
+		// The same message again while its run is busy or queued here: it
+		// is a retry, not a second message (the store's idempotency record
+		// answers the same question once the run is no longer here).
+		r.mu.Unlock()
+		existing, err := r.st.GetTask(ctx, dup)
+		if err != nil {
+			return Submission{}, err
+		}
+		return Submission{Task: existing, Duplicate: true}, nil
+	}
 	var displaced *execution
 	start := q.active == ""
 	if !start {
@@ -128,8 +141,8 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		TaskID:      t.ID,
 		CreateTask:  &t,
 		Messages:    []store.Message{msg},
-	}, heldEvent{EventRunStart, RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
-		heldEvent{EventStatus, StatusData{State: store.StateSubmitted}})
+	}, stateEvent{EventRunStart, RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
+		stateEvent{EventStatus, StatusData{State: store.StateSubmitted}})
 	if err != nil {
 		x.createErr = err
 		close(x.created)
@@ -157,6 +170,20 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	return Submission{Task: created}, nil
 }
 
+// submittedLocked returns the run that the message msgID opened in q, if it
+// is active or queued here. Callers hold r.mu.
+func (r *Runtime) submittedLocked(q *contextQueue, msgID string) string {
+	if x := r.runs[q.active]; x != nil && x.msg.ID == msgID {
+		return x.runID
+	}
+	for _, x := range q.queue {
+		if x.msg.ID == msgID {
+			return x.runID
+		}
+	}
+	return ""
+}
+
 // continueTask answers an input-required task: the message resumes the run
 // from its latest checkpoint in a new attempt.
 func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, msg store.Message) (Submission, error) {
@@ -177,14 +204,14 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		return Submission{}, errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
 	}
 	msg.ContextID, msg.TaskID = t.ContextID, t.ID
-	l, err := r.acquireLog(ctx, t.ID)
+	l, err := r.activeLog(ctx, t.ID)
 	if err != nil {
 		return Submission{}, err
 	}
 	r.mu.Lock()
 	if r.runs[t.ID] != nil {
 		r.mu.Unlock()
-		r.releaseLog(l)
+		r.releaseLog(l) // still active for the execution that owns it
 		return Submission{}, errdefs.Conflictf("task %s is being resumed already", t.ID)
 	}
 	q := r.contexts[t.ContextID]
@@ -195,13 +222,13 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	if q.active != "" {
 		busy := q.active
 		r.mu.Unlock()
+		l.mu.Lock()
+		l.active = false
+		l.mu.Unlock()
 		r.releaseLog(l)
 		return Submission{}, errdefs.Conflictf("context %s has a running task %s; task %s can resume when it ends", t.ContextID, busy, t.ID)
 	}
 	q.active = t.ID
-	l.mu.Lock()
-	l.active, l.terminal = true, 0
-	l.mu.Unlock()
 	next := t
 	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
 	next.UpdatedAt = time.Now().UTC()
@@ -215,8 +242,8 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		TaskID:      t.ID,
 		UpdateTask:  &next,
 		Messages:    []store.Message{msg},
-	}, heldEvent{EventRunStart, RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
-		heldEvent{EventStatus, StatusData{State: store.StateWorking}})
+	}, stateEvent{EventRunStart, RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
+		stateEvent{EventStatus, StatusData{State: store.StateWorking}})
 	if err != nil {
 		x.createErr = err
 		close(x.created)
@@ -241,7 +268,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 func (r *Runtime) newExecution(a *Agent, t store.Task, l *runLog, msg model.Message, resume string) *execution {
 	ctx, cancel := context.WithCancel(store.WithTenant(r.ctx, tenantOf(t)))
 	x := &execution{
-		r: r, agent: a, log: l, task: t, msg: msg, resume: resume,
+		r: r, runID: t.ID, contextID: t.ContextID, tenant: tenantOf(t), agent: a, log: l, task: t, msg: msg, resume: resume,
 		ctx: ctx, hardCancel: cancel,
 		interrupts: make(chan engine.Interrupt, 1),
 		done:       make(chan struct{}),
@@ -275,10 +302,10 @@ func (r *Runtime) launch(x *execution) {
 // next queued task of the context.
 func (r *Runtime) ended(x *execution) {
 	r.mu.Lock()
-	delete(r.runs, x.task.ID)
+	delete(r.runs, x.runID)
 	next := r.advanceLocked(x)
-	ws := r.waiters[x.task.ID]
-	delete(r.waiters, x.task.ID)
+	ws := r.waiters[x.runID]
+	delete(r.waiters, x.runID)
 	r.mu.Unlock()
 	x.log.mu.Lock()
 	x.log.active = false
@@ -297,7 +324,7 @@ func (r *Runtime) ended(x *execution) {
 // the slot frees up, returns the next queued execution, now active. Callers
 // hold r.mu and launch the returned execution.
 func (r *Runtime) advanceLocked(x *execution) *execution {
-	q := r.contexts[x.task.ContextID]
+	q := r.contexts[x.contextID]
 	if q == nil {
 		return nil
 	}
@@ -308,7 +335,7 @@ func (r *Runtime) advanceLocked(x *execution) *execution {
 		}
 	}
 	var next *execution
-	if q.active == x.task.ID {
+	if q.active == x.runID {
 		q.active = ""
 		for len(q.queue) > 0 && next == nil {
 			next, q.queue = q.queue[0], q.queue[1:]
@@ -317,11 +344,11 @@ func (r *Runtime) advanceLocked(x *execution) *execution {
 			}
 		}
 		if next != nil {
-			q.active = next.task.ID
+			q.active = next.runID
 		}
 	}
 	if q.active == "" && len(q.queue) == 0 {
-		delete(r.contexts, x.task.ContextID)
+		delete(r.contexts, x.contextID)
 	}
 	return next
 }
@@ -329,7 +356,7 @@ func (r *Runtime) advanceLocked(x *execution) *execution {
 // forget undoes the registration of an execution that never started.
 func (r *Runtime) forget(x *execution) {
 	r.mu.Lock()
-	delete(r.runs, x.task.ID)
+	delete(r.runs, x.runID)
 	next := r.advanceLocked(x)
 	r.mu.Unlock()
 	x.log.mu.Lock()
@@ -342,24 +369,34 @@ func (r *Runtime) forget(x *execution) {
 	}
 }
 
-// normaliseUserMessage checks a user message and fills in its defaults.
-func normaliseUserMessage(m model.Message) (store.Message, error) {
-	if m.Role == "" {
-		m.Role = model.RoleUser
-	}
-	if m.Role != model.RoleUser {
-		return store.Message{}, errdefs.Validationf("message.role: must be %q, got %q", model.RoleUser, m.Role)
+// CheckUserMessage reports what is wrong with a user message, and where
+// (a path such as "message.parts[0]"), before anything is stored.
+func CheckUserMessage(m model.Message) (field string, err error) {
+	if m.Role != "" && m.Role != model.RoleUser {
+		return "message.role", errdefs.Validationf("must be %q, got %q", model.RoleUser, m.Role)
 	}
 	if len(m.Parts) == 0 {
-		return store.Message{}, errdefs.Validationf("message.parts: must not be empty")
+		return "message.parts", errdefs.Validationf("must not be empty")
 	}
 	for i, p := range m.Parts {
+		field := "message.parts[" + strconv.Itoa(i) + "]"
 		if p.Type == model.PartToolCall || p.Type == model.PartToolResult {
-			return store.Message{}, errdefs.Validationf("message.parts[%d]: a user message cannot carry %s parts", i, p.Type)
+			return field, errdefs.Validationf("a user message cannot carry %s parts", p.Type)
 		}
 		if err := p.Validate(); err != nil {
-			return store.Message{}, errdefs.Validationf("message.parts[%d]: %v", i, err)
+			return field, errdefs.Validation(err)
 		}
+	}
+	return "", nil
+}
+
+// normaliseUserMessage checks a user message and fills in its defaults.
+func normaliseUserMessage(m model.Message) (store.Message, error) {
+	if field, err := CheckUserMessage(m); err != nil {
+		return store.Message{}, fmt.Errorf("%s: %w", field, err)
+	}
+	if m.Role == "" {
+		m.Role = model.RoleUser
 	}
 	if m.ID == "" {
 		m.ID = newID()

@@ -16,7 +16,9 @@
 //     than last+1 fails with errdefs.Conflict.
 //   - Every query is scoped by the tenant in the context (WithTenant); a
 //     record of another tenant is invisible (NotFound), never an error that
-//     reveals it exists.
+//     reveals it exists. Leases are the exception: they are keyed by run id
+//     (globally unique) because the recovery sweep looks across tenants;
+//     each lease records its run's tenant.
 //
 // store imports engine (for Checkpoint) and model; it must not import
 // runtime, api, a2a or any engine implementation.

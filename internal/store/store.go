@@ -269,7 +269,10 @@ type PushConfigs interface {
 // Lease is a replica's claim on a running run.
 type Lease struct {
 	RunID string
-	Owner string
+	// Tenant is the run's tenant, recorded from the context on acquire, so
+	// that a replica recovering an expired lease can read the run.
+	Tenant string
+	Owner  string
 	// Generation increases every time the lease changes hands; it fences
 	// writes of a previous owner.
 	Generation int64

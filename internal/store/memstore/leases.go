@@ -46,6 +46,7 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 		return store.Lease{}, errdefs.Conflictf("acquire lease of run %q for %q: held by %q until %v", runID, owner, rec.lease.Owner, rec.lease.ExpiresAt)
 	}
 	rec.released = false
+	rec.lease.Tenant = store.TenantFrom(ctx)
 	rec.lease.ExpiresAt = now.Add(ttl)
 	return rec.lease, nil
 }

@@ -28,7 +28,33 @@ func testLeases(t *testing.T, f Factory) {
 		"ExpiredLeases":            testLeaseExpired,
 		"ConcurrentAcquireOneWins": testLeaseConcurrent,
 		"Validation":               testLeaseInvalid,
+		"RecordsTenant":            testLeaseTenant,
 	})
+}
+
+// A lease records the tenant of the context that acquired it, so that a
+// replica recovering the run can read it.
+func testLeaseTenant(t *testing.T, s store.Store) {
+	l, err := s.AcquireLease(tenantCtx(t, "acme"), "r-t", "replica-a", time.Millisecond)
+	wantNoError(t, err, "AcquireLease in tenant acme")
+	if l.Tenant != "acme" {
+		t.Errorf("acquired lease has tenant %q, want acme", l.Tenant)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ls, err := s.ExpiredLeases(t.Context(), time.Now(), 10)
+		wantNoError(t, err, "ExpiredLeases")
+		for _, e := range ls {
+			if e.RunID == "r-t" {
+				if e.Tenant != "acme" {
+					t.Fatalf("expired lease has tenant %q, want acme", e.Tenant)
+				}
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the 1ms lease never showed up as expired")
 }
 
 func acquire(t *testing.T, s store.Store, run, owner string, ttl time.Duration) store.Lease {

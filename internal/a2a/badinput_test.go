@@ -1,0 +1,98 @@
+package a2a_test
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+
+	"agentd/internal/store"
+)
+
+// TestBadInput sends malformed and misdirected requests: each gets a
+// precise error and creates nothing.
+func TestBadInput(t *testing.T) {
+	e := newEnv(t, func(o *agentOptions) { o.MaxBodyBytes = 4096 })
+	const rpc = "/agents/conformance/jsonrpc"
+	v1 := map[string]string{"A2A-Version": "1.0"}
+	msg := `{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"tck-complete-task"}]}`
+	cases := []struct {
+		name       string
+		method     string
+		path       string
+		body       string
+		header     map[string]string
+		wantStatus int
+		wantCode   int    // JSON-RPC code, 0 for HTTP+JSON
+		wantReason string // google.rpc.ErrorInfo reason, HTTP+JSON
+	}{
+		{"malformed JSON v1.0", "POST", rpc, `{"jsonrpc":"2.0",`, v1, 200, -32700, ""},
+		{"malformed JSON v0.3", "POST", rpc, `{oops`, nil, 200, -32700, ""},
+		{"no jsonrpc version", "POST", rpc, `{"id":1,"method":"SendMessage","params":{}}`, v1, 200, -32600, ""},
+		{"id of the wrong type", "POST", rpc, `{"jsonrpc":"2.0","id":{"a":1},"method":"GetTask","params":{}}`, v1, 200, -32600, ""},
+		{"GET on the JSON-RPC endpoint", "GET", rpc, ``, v1, 200, -32600, ""},
+		{"unknown method v1.0", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`, v1, 200, -32601, ""},
+		{"unknown method v0.3", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, nil, 200, -32601, ""},
+		{"message of the wrong type", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":"hi"}}`, v1, 200, -32602, ""},
+		{"message missing", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, v1, 200, -32602, ""},
+		{"agent role", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"x"}]}}}`, v1, 200, -32602, ""},
+		{"no parts", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[]}}}`, v1, 200, -32602, ""},
+		{"no messageId", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","parts":[{"text":"x"}]}}}`, v1, 200, -32602, ""},
+		{"push config on send", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":` + msg + `,"configuration":{"taskPushNotificationConfig":{"url":"https://example.com/hook"}}}}`, v1, 200, -32003, ""},
+		{"negative historyLength", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":` + msg + `,"configuration":{"historyLength":-1}}}`, v1, 200, -32602, ""},
+		{"unsupported version", "POST", rpc, `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":` + msg + `}}`, map[string]string{"A2A-Version": "2.0"}, 200, -32009, ""},
+		{"unsupported version in the query", "POST", rpc + "?A2A-Version=0.2", `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":` + msg + `}}`, nil, 200, -32009, ""},
+		{"oversized body", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` + strings.Repeat("x", 5000) + `"}]}}}`, v1, 413, -32600, ""},
+		{"unknown agent JSON-RPC", "POST", "/agents/nobody/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":` + msg + `}}`, v1, 404, -32600, ""},
+		{"streaming to an unknown task", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","taskId":"nope","parts":[{"text":"x"}]}}}`, v1, 200, -32001, ""},
+		{"subscribe to an unknown task", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"nope"}}`, v1, 200, -32001, ""},
+		{"bad afterSeq", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"nope","metadata":{"afterSeq":"soon"}}}`, v1, 200, -32602, ""},
+		{"extended card", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard","params":{}}`, v1, 200, -32004, ""},
+		{"push config v0.3", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/get","params":{"id":"t"}}`, nil, 200, -32003, ""},
+		{"REST malformed", "POST", "/agents/conformance/rest/message:send", `{"message":`, nil, 400, 0, "PARSE_ERROR"},
+		{"REST unknown task", "GET", "/agents/conformance/rest/tasks/nope", ``, nil, 404, 0, "TASK_NOT_FOUND"},
+		{"REST stream to an unknown task", "POST", "/agents/conformance/rest/message:stream", `{"message":{"messageId":"m","role":"ROLE_USER","taskId":"nope","parts":[{"text":"x"}]}}`, nil, 404, 0, "TASK_NOT_FOUND"},
+		{"REST wrong version", "POST", "/agents/conformance/rest/message:send", `{"message":` + msg + `}`, map[string]string{"A2A-Version": "0.3"}, 400, 0, "VERSION_NOT_SUPPORTED"},
+		{"REST unknown agent", "POST", "/agents/nobody/rest/message:send", `{"message":` + msg + `}`, nil, 404, 0, ""},
+		{"REST oversized body", "POST", "/agents/conformance/rest/message:send", strings.Repeat(" ", 5000), nil, 413, 0, "INVALID_REQUEST"},
+		{"REST v0.3 unknown task", "GET", "/agents/conformance/rest/v1/tasks/nope", ``, nil, 404, 0, "TASK_NOT_FOUND"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			status, ctype, body := e.rawCall(t, tc.method, tc.path, []byte(tc.body), tc.header)
+			if status != tc.wantStatus || !strings.HasPrefix(ctype, "application/json") {
+				t.Fatalf("status %d %q, want %d application/json: %v", status, ctype, tc.wantStatus, body)
+			}
+			if tc.wantCode != 0 && rpcCode(body) != tc.wantCode {
+				t.Fatalf("code %d, want %d: %v", rpcCode(body), tc.wantCode, body)
+			}
+			if tc.wantReason != "" && !bytes.Contains(mustJSON(body), []byte(`"reason":"`+tc.wantReason+`"`)) {
+				t.Fatalf("reason: want %s in %v", tc.wantReason, body)
+			}
+			if msg := errorMessage(body); msg == "" {
+				t.Fatalf("no error message in %v", body)
+			}
+		})
+	}
+	page, err := e.rt.Store().ListTasks(ctxT(t), store.TaskQuery{})
+	if err != nil || page.Total != 0 {
+		t.Fatalf("bad input created %d tasks (%v)", page.Total, err)
+	}
+}
+
+// TestDirectErrorsOnStreams: a message to a terminal task is a direct
+// error, not an SSE stream holding one.
+func TestDirectErrorsOnStreams(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t, "conformance", bindings[0])
+	done := taskOf(t, mustSend(t, c, sendReq("tck-complete-task")))
+	body := `{"jsonrpc":"2.0","id":"x","method":"SendStreamingMessage","params":{"message":{"messageId":"m2","role":"ROLE_USER","taskId":"` + string(done.ID) + `","parts":[{"text":"more"}]}}}`
+	status, ctype, out := e.rawCall(t, "POST", "/agents/conformance/jsonrpc", []byte(body), map[string]string{"A2A-Version": "1.0"})
+	if status != http.StatusOK || ctype != "application/json" || rpcCode(out) != -32004 || out["id"] != "x" {
+		t.Fatalf("%d %s %v, want a direct -32004 echoing the id", status, ctype, out)
+	}
+	sub := `{"jsonrpc":"2.0","id":2,"method":"tasks/resubscribe","params":{"id":"` + string(done.ID) + `"}}`
+	if _, ctype, out = e.rawCall(t, "POST", "/agents/conformance/jsonrpc", []byte(sub), nil); ctype != "application/json" || rpcCode(out) != -32004 {
+		t.Fatalf("v0.3 resubscribe to a terminal task: %s %v", ctype, out)
+	}
+}

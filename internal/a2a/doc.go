@@ -1,0 +1,82 @@
+// Package a2a is agentd's Agent2Agent front end: it serves every hosted
+// agent's card and its JSON-RPC and HTTP+JSON bindings, v1.0 and v0.3,
+// through a2a-go's transports over its own a2asrv.RequestHandler, which
+// works directly on the runtime and the store (a2a-go's default handler,
+// task store and queues are not used).
+//
+// # Routes
+//
+//	GET  /.well-known/agent-card.json               default agent's card
+//	GET  /agents/{id}/.well-known/agent-card.json   each agent's card
+//	POST /agents/{id}/jsonrpc                       JSON-RPC; A2A-Version missing or 0.3 ⇒ v0.3,
+//	                                                1.0 ⇒ v1.0, anything else ⇒ -32009
+//	     /agents/{id}/rest/…                        HTTP+JSON v1.0; the v0.3 routes under /rest/v1/…
+//
+// Cards are the combined v1.0 + v0.3 shape (a2a-go's compatibility
+// producer), with absolute URLs from Options.PublicURL or the request
+// (Host, X-Forwarded-Proto, X-Forwarded-Host), an ETag and Cache-Control.
+// Unknown agents are 404; bodies over Options.MaxBodyBytes are 413, before
+// anything is decoded.
+//
+// # Mapping
+//
+// A task is a runtime run: same id, context = contextId. SendMessage starts
+// a task, or continues one in input-required (message.taskId); it waits for
+// a terminal or interrupted state unless configuration.returnImmediately. A
+// terminal task refuses messages (-32004), an unknown or foreign task is
+// -32001, a contextId that does not match the task's is -32602. A final
+// answer the agent marks with conformance.MetaResponseKind = "message" is
+// returned as a Message. Task snapshots carry the stored status (its
+// message is the question of input-required, the reason of a failure or
+// cancel), the task's transcript messages as history (historyLength: unset
+// = DefaultHistoryLength, 0 = none; ListTasks defaults to 0) and the
+// artifacts the engine published.
+//
+// Streams send the Task first, then translate the run's event log one event
+// at a time (translate.go), never re-reading or re-encoding the task:
+//
+//	status (not submitted)   TaskStatusUpdateEvent, state TASK_STATE_*, status message as agent Message
+//	delta text               TaskArtifactUpdateEvent on one artifact per assistant answer
+//	                         (id <task>-answer-<attempt>-<seq of its first delta>): first chunk
+//	                         without append, later ones append:true
+//	step.complete/step.error an empty chunk with lastChunk:true closes the open answer
+//	run.end                  closes an open answer the same way; the stream ends at a run.end
+//	                         that leaves the task terminal or interrupted (v0.3 clients get
+//	                         final:true on that status from the compatibility layer)
+//	delta tool_call/result   TaskStatusUpdateEvent WORKING whose message holds a data part
+//	                         {"toolCall": …} / {"toolResult": …}
+//	artifact                 TaskArtifactUpdateEvent as published (append, lastChunk)
+//	gap                      TaskStatusUpdateEvent (last known state) with metadata MetaGap
+//	run.start, step.start,   nothing
+//	input
+//
+// Errors found before a stream starts are answered as direct errors, not as
+// an SSE stream holding one error event: a2a-go's transports commit to SSE
+// before the handler runs, so the response is held back until its first
+// event (deferredWriter). Streams lift the write deadline and get keep-alive
+// comments from the transport every Options.KeepAlive. Every agentd error is
+// mapped to an A2A error in one place, toA2AError.
+//
+// # Resumable streams (extension ExtensionURI)
+//
+// Declared on every card. Every status and artifact update carries the seq
+// of the run event it came from in metadata[MetaSeq]. SubscribeToTask with a
+// cursor n — metadata.afterSeq (JSON-RPC params, v0.3 tasks/resubscribe,
+// HTTP+JSON POST body), the afterSeq query parameter, or the Last-Event-ID
+// header (the only channel v1.0 SDK clients have, as SubscribeToTaskRequest
+// has no metadata) — sends the Task, then exactly the updates of events
+// after n, then live ones; it works for a task that has ended meanwhile.
+// Events pruned by retention are announced by a status update with
+// metadata[MetaGap] = {"prunedThrough": p}. The translator is primed with
+// the events up to n, so resumed updates are identical to those an unbroken
+// stream would have carried.
+//
+// # Limits
+//
+// Push notifications and the extended card are not offered: the cards say
+// so, push methods answer -32003 and GetExtendedAgentCard -32004.
+//
+// a2a imports the runtime, the store and model vocabulary, errdefs, and
+// engine/conformance for its response-kind key; it must not import api,
+// config or any engine implementation, and it holds no business state.
+package a2a

@@ -1,0 +1,286 @@
+package a2a
+
+import (
+	"context"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"agentd/internal/engine/conformance"
+	"agentd/internal/errdefs"
+	"agentd/internal/runtime"
+	"agentd/internal/store"
+)
+
+// DefaultHistoryLength is how many transcript messages a Task carries when
+// the request does not say (GetTask, SendMessage, CancelTask, streams).
+// ListTasks defaults to none.
+const DefaultHistoryLength = 100
+
+// Page sizes of ListTasks.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 100
+)
+
+// handler is one agent's a2asrv.RequestHandler: every method works on that
+// agent's tasks only, through the runtime and the store.
+type handler struct {
+	s     *Server
+	agent *runtime.Agent
+}
+
+var _ a2asrv.RequestHandler = (*handler)(nil)
+
+func (h *handler) store() store.Store { return h.s.rt.Store() }
+
+// taskOf loads a task of this agent; a task of another agent does not
+// exist as far as this endpoint is concerned.
+func (h *handler) taskOf(ctx context.Context, id a2a.TaskID) (store.Task, error) {
+	if id == "" {
+		return store.Task{}, invalidParams("id: required")
+	}
+	t, err := h.store().GetTask(ctx, string(id))
+	if errdefs.IsNotFound(err) || (err == nil && t.AgentID != h.agent.ID) {
+		return store.Task{}, errTaskNotFound(id)
+	}
+	if err != nil {
+		return store.Task{}, toA2AError(err)
+	}
+	return t, nil
+}
+
+// GetTask answers the task with the last historyLength messages.
+func (h *handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Task, error) {
+	n, err := historyLength(req.HistoryLength, DefaultHistoryLength)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.taskOf(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	return h.snapshot(ctx, t, n, true)
+}
+
+// ListTasks lists this agent's tasks, newest first, with cursor paging.
+func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	q := store.TaskQuery{AgentID: h.agent.ID, ContextID: req.ContextID, Cursor: req.PageToken}
+	if req.Status != a2a.TaskStateUnspecified {
+		st, ok := fromState(req.Status)
+		if !ok {
+			return nil, invalidParams("status: unknown task state %q (want TASK_STATE_SUBMITTED, TASK_STATE_WORKING, …)", req.Status)
+		}
+		q.States = []store.TaskState{st}
+	}
+	switch size := req.PageSize; {
+	case size < 0:
+		return nil, invalidParams("pageSize: must not be negative, got %d", size)
+	case size == 0:
+		q.Limit = defaultPageSize
+	default:
+		q.Limit = min(size, maxPageSize)
+	}
+	if req.StatusTimestampAfter != nil {
+		q.UpdatedAfter = *req.StatusTimestampAfter
+	}
+	n, err := historyLength(req.HistoryLength, 0)
+	if err != nil {
+		return nil, err
+	}
+	page, err := h.store().ListTasks(ctx, q)
+	if err != nil {
+		return nil, toA2AError(err)
+	}
+	out := &a2a.ListTasksResponse{
+		Tasks: make([]*a2a.Task, 0, len(page.Tasks)), NextPageToken: page.NextCursor,
+		PageSize: q.Limit, TotalSize: page.Total,
+	}
+	for _, t := range page.Tasks {
+		task, err := h.snapshot(ctx, t, n, req.IncludeArtifacts)
+		if err != nil {
+			return nil, err
+		}
+		out.Tasks = append(out.Tasks, task)
+	}
+	return out, nil
+}
+
+// CancelTask cancels the task and, when it was running, waits (bounded by
+// Options.CancelWait) until the cancel took effect. Canceling a canceled
+// task answers it unchanged; a task that ended otherwise is -32002.
+func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	t, err := h.taskOf(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	if t, err = h.s.rt.Cancel(ctx, t.ID); err != nil {
+		return nil, toA2AError(err)
+	}
+	if !t.State.Terminal() {
+		wctx, cancel := context.WithTimeout(ctx, h.s.opts.CancelWait)
+		w, err := h.s.rt.Wait(wctx, t.ID)
+		cancel()
+		if err == nil {
+			t = w
+		}
+	}
+	if t.State.Terminal() && t.State != store.StateCanceled {
+		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, "task "+t.ID+" ended "+string(t.State)+" before the cancel took effect")
+	}
+	return h.snapshot(ctx, t, DefaultHistoryLength, true)
+}
+
+// SendMessage starts a task or continues one that waits for input. By
+// default it waits until the task is terminal or interrupted;
+// configuration.returnImmediately answers at once. An answer the agent
+// marked as a direct message (conformance.MetaResponseKind) is returned as
+// a Message instead of the Task.
+func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	var cfg a2a.SendMessageConfig
+	if req.Config != nil {
+		cfg = *req.Config
+	}
+	n, err := historyLength(cfg.HistoryLength, DefaultHistoryLength)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := h.submit(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	t := sub.Task
+	if !cfg.ReturnImmediately {
+		if t, err = h.s.rt.Wait(ctx, t.ID); err != nil {
+			return nil, toA2AError(err)
+		}
+		if t.State == store.StateCompleted {
+			if m, err := h.directAnswer(ctx, t); err != nil || m != nil {
+				return m, err
+			}
+		}
+	}
+	return h.snapshot(ctx, t, n, true)
+}
+
+// submit validates a send request and hands it to the runtime. Every check
+// that can refuse the request runs before anything is created.
+func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runtime.Submission, error) {
+	if req.Config != nil && req.Config.PushConfig != nil {
+		return runtime.Submission{}, errPushUnsupported(h.agent.ID)
+	}
+	msg, err := fromMessage(req.Message)
+	if err != nil {
+		return runtime.Submission{}, err
+	}
+	sr := runtime.SendRequest{
+		AgentID: h.agent.ID, ContextID: req.Message.ContextID, TaskID: string(req.Message.TaskID),
+		Message: msg, Metadata: req.Metadata,
+	}
+	if sr.TaskID != "" {
+		t, err := h.taskOf(ctx, req.Message.TaskID)
+		if err != nil {
+			return runtime.Submission{}, err
+		}
+		if sr.ContextID != "" && sr.ContextID != t.ContextID {
+			return runtime.Submission{}, invalidParams("message.contextId: task %s belongs to context %s, not %s", t.ID, t.ContextID, sr.ContextID)
+		}
+		if t.State.Terminal() {
+			return runtime.Submission{}, a2a.NewError(a2a.ErrUnsupportedOperation,
+				"task "+t.ID+" is "+string(t.State)+" and accepts no more messages; send without taskId (in context "+t.ContextID+") to start a new task")
+		}
+	}
+	sub, err := h.s.rt.Send(ctx, sr)
+	if err != nil {
+		return runtime.Submission{}, toA2AError(err)
+	}
+	return sub, nil
+}
+
+// directAnswer returns the task's final message when the agent asked for it
+// to be answered as a Message, else nil.
+func (h *handler) directAnswer(ctx context.Context, t store.Task) (*a2a.Message, error) {
+	page, err := h.store().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 1})
+	if err != nil {
+		return nil, toA2AError(err)
+	}
+	if len(page.Messages) == 0 {
+		return nil, nil
+	}
+	last := page.Messages[0]
+	if kind, _ := last.Metadata[conformance.MetaResponseKind].(string); kind != "message" {
+		return nil, nil
+	}
+	return toMessage(last.Message, a2a.TaskID(t.ID), t.ContextID), nil
+}
+
+// snapshot builds the A2A Task: status, the last n transcript messages of
+// the task as history, and (when asked) its artifacts.
+func (h *handler) snapshot(ctx context.Context, t store.Task, n int, artifacts bool) (*a2a.Task, error) {
+	id := a2a.TaskID(t.ID)
+	out := &a2a.Task{
+		ID: id, ContextID: t.ContextID, Metadata: t.Metadata,
+		Status: a2a.TaskStatus{State: toState(t.State), Timestamp: stamp(t.UpdatedAt)},
+	}
+	if t.StatusMessage != nil {
+		out.Status.Message = toMessage(*t.StatusMessage, id, t.ContextID)
+	}
+	if artifacts {
+		for _, a := range t.Artifacts {
+			out.Artifacts = append(out.Artifacts, toArtifact(a))
+		}
+	}
+	if n > 0 {
+		page, err := h.store().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: n})
+		if err != nil {
+			return nil, toA2AError(err)
+		}
+		out.History = make([]*a2a.Message, len(page.Messages))
+		for i, m := range page.Messages {
+			out.History[i] = toMessage(m.Message, id, t.ContextID)
+		}
+	}
+	return out, nil
+}
+
+// historyLength resolves A2A's historyLength: unset = def, 0 = none, n =
+// at most the last n messages.
+func historyLength(p *int, def int) (int, error) {
+	switch {
+	case p == nil:
+		return def, nil
+	case *p < 0:
+		return 0, invalidParams("historyLength: must not be negative, got %d", *p)
+	}
+	return *p, nil
+}
+
+func errPushUnsupported(agentID string) error {
+	return a2a.NewError(a2a.ErrPushNotificationNotSupported, "agent "+agentID+" does not support push notifications")
+}
+
+// GetTaskPushConfig: push notifications are not offered (-32003).
+func (h *handler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	return nil, errPushUnsupported(h.agent.ID)
+}
+
+// ListTaskPushConfigs: push notifications are not offered (-32003).
+func (h *handler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	return nil, errPushUnsupported(h.agent.ID)
+}
+
+// CreateTaskPushConfig: push notifications are not offered (-32003).
+func (h *handler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
+	return nil, errPushUnsupported(h.agent.ID)
+}
+
+// DeleteTaskPushConfig: push notifications are not offered (-32003).
+func (h *handler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
+	return errPushUnsupported(h.agent.ID)
+}
+
+// GetExtendedAgentCard: the cards declare no extended card, which A2A
+// answers with -32004 (-32007 is for a declared but absent one).
+func (h *handler) GetExtendedAgentCard(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+	return nil, a2a.NewError(a2a.ErrUnsupportedOperation, "agent "+h.agent.ID+" declares no extended agent card")
+}

@@ -1,0 +1,174 @@
+package a2a
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"agentd/internal/model"
+	"agentd/internal/runtime"
+	"agentd/internal/store"
+)
+
+// answerName names the artifacts that carry streamed assistant text.
+const answerName = "answer"
+
+// translator turns one run's events into A2A stream updates, one event at a
+// time: it never looks at the whole task, so the cost of an event does not
+// grow with the run. Each update is derived from exactly one event and
+// carries that event's seq (MetaSeq), and the translator's state depends
+// only on the events before — so a stream resumed after seq n, with the
+// translator primed on events 1…n, emits exactly the updates an unbroken
+// stream would have emitted after n.
+type translator struct {
+	taskID    a2a.TaskID
+	contextID string
+	attempt   int
+	// answer is the artifact id of the assistant answer being streamed
+	// ("" when none is open).
+	answer a2a.ArtifactID
+	// state is the last task state seen; gap markers repeat it.
+	state a2a.TaskState
+	// ended is set by a run.end that left the task terminal or interrupted:
+	// the A2A stream closes there.
+	ended bool
+	body  eventBody
+}
+
+// eventBody is the union of the event bodies the translator reads (see
+// runtime/events.go); one value is reused for every event.
+type eventBody struct {
+	State         store.TaskState   `json:"state"`
+	Message       *model.Message    `json:"message"`
+	Attempt       int               `json:"attempt"`
+	Text          string            `json:"text"`
+	ToolCall      *model.ToolCall   `json:"tool_call"`
+	ToolResult    *model.ToolResult `json:"tool_result"`
+	Artifact      model.Artifact    `json:"artifact"`
+	Append        bool              `json:"append"`
+	LastChunk     bool              `json:"last_chunk"`
+	PrunedThrough int64             `json:"pruned_through"`
+}
+
+func newTranslator(t store.Task) *translator {
+	return &translator{taskID: a2a.TaskID(t.ID), contextID: t.ContextID, attempt: t.Attempt, state: toState(t.State)}
+}
+
+func (x *translator) decode(ev store.Event) bool {
+	x.body = eventBody{}
+	return json.Unmarshal(ev.Data, &x.body) == nil
+}
+
+// translate advances the state by ev and returns its update, or nil when
+// the event has none (run.start, step events, input, submitted status) or
+// emit is false (priming).
+func (x *translator) translate(ev store.Event, emit bool) a2a.Event {
+	switch ev.Type {
+	case runtime.EventRunStart:
+		x.answer, x.ended = "", false
+		if x.decode(ev) && x.body.Attempt > 0 {
+			x.attempt = x.body.Attempt
+		}
+	case runtime.EventStatus:
+		if !x.decode(ev) {
+			return nil
+		}
+		x.state = toState(x.body.State)
+		// The Task that opens every stream already says "submitted", and a
+		// task never returns to it.
+		if emit && x.body.State != store.StateSubmitted {
+			var msg *a2a.Message
+			if m := x.body.Message; m != nil {
+				msg = toMessage(*m, x.taskID, x.contextID)
+				if msg.ID == "" {
+					msg.ID = x.derivedID("status", ev.Seq)
+				}
+			}
+			return x.status(ev, x.state, msg)
+		}
+	case runtime.EventDelta:
+		if !x.decode(ev) {
+			return nil
+		}
+		switch b := &x.body; {
+		case b.Text != "":
+			first := x.answer == ""
+			if first {
+				x.answer = a2a.ArtifactID(x.derivedID(answerName+"-"+strconv.Itoa(x.attempt), ev.Seq))
+			}
+			if emit {
+				return x.artifact(ev, &a2a.Artifact{ID: x.answer, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart(b.Text)}}, !first, false)
+			}
+		case b.ToolCall != nil && emit:
+			return x.status(ev, a2a.TaskStateWorking, x.toolMessage(ev, model.ToolCallPart(*b.ToolCall)))
+		case b.ToolResult != nil && emit:
+			return x.status(ev, a2a.TaskStateWorking, x.toolMessage(ev, model.ToolResultPart(*b.ToolResult)))
+		}
+	case runtime.EventStepComplete, runtime.EventStepError:
+		return x.closeAnswer(ev, emit)
+	case runtime.EventArtifact:
+		if emit && x.decode(ev) {
+			return x.artifact(ev, toArtifact(x.body.Artifact), x.body.Append, x.body.LastChunk)
+		}
+	case runtime.EventGap:
+		x.answer = "" // what was open before the gap is unknown now
+		if emit && x.decode(ev) {
+			up := x.status(ev, x.state, nil)
+			up.Metadata[MetaGap] = map[string]any{"prunedThrough": x.body.PrunedThrough}
+			return up
+		}
+	case runtime.EventRunEnd:
+		if x.decode(ev) {
+			x.ended = x.body.State.Terminal() || x.body.State.Interrupted()
+		}
+		return x.closeAnswer(ev, emit)
+	}
+	return nil
+}
+
+// closeAnswer ends the open answer with an empty lastChunk; the answer's
+// text was already sent, and holding chunks back to mark the last one would
+// delay every token.
+func (x *translator) closeAnswer(ev store.Event, emit bool) a2a.Event {
+	if x.answer == "" {
+		return nil
+	}
+	id := x.answer
+	x.answer = ""
+	if !emit {
+		return nil
+	}
+	return x.artifact(ev, &a2a.Artifact{ID: id, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart("")}}, true, true)
+}
+
+func (x *translator) status(ev store.Event, state a2a.TaskState, msg *a2a.Message) *a2a.TaskStatusUpdateEvent {
+	return &a2a.TaskStatusUpdateEvent{
+		TaskID: x.taskID, ContextID: x.contextID,
+		Status:   a2a.TaskStatus{State: state, Message: msg, Timestamp: stamp(ev.Time)},
+		Metadata: map[string]any{MetaSeq: ev.Seq},
+	}
+}
+
+func (x *translator) artifact(ev store.Event, a *a2a.Artifact, appendTo, last bool) *a2a.TaskArtifactUpdateEvent {
+	return &a2a.TaskArtifactUpdateEvent{
+		TaskID: x.taskID, ContextID: x.contextID, Artifact: a, Append: appendTo, LastChunk: last,
+		Metadata: map[string]any{MetaSeq: ev.Seq},
+	}
+}
+
+// toolMessage wraps a tool call or result in an agent message of a working
+// status update: clients see what the agent does without it polluting the
+// answer artifact.
+func (x *translator) toolMessage(ev store.Event, p model.Part) *a2a.Message {
+	return &a2a.Message{
+		ID: x.derivedID("tool", ev.Seq), Role: a2a.MessageRoleAgent, TaskID: x.taskID, ContextID: x.contextID,
+		Parts: a2a.ContentParts{toPart(p)},
+	}
+}
+
+// derivedID names something derived from the event at seq: stable across
+// streams and resumes.
+func (x *translator) derivedID(kind string, seq int64) string {
+	return string(x.taskID) + "-" + kind + "-" + strconv.FormatInt(seq, 10)
+}

@@ -1,0 +1,253 @@
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/errordetails"
+)
+
+// callInfo is what the binding wrapper learned about a request before the
+// SDK transport decoded it: the transport types have no room for the
+// resume cursor, and the handler needs the response controller to lift the
+// write deadline of a stream.
+type callInfo struct {
+	rc       *http.ResponseController
+	after    int64
+	hasAfter bool
+	afterErr error
+}
+
+type callInfoKey struct{}
+
+func withCallInfo(ctx context.Context, ci *callInfo) context.Context {
+	return context.WithValue(ctx, callInfoKey{}, ci)
+}
+
+func callInfoFrom(ctx context.Context) *callInfo {
+	if ci, ok := ctx.Value(callInfoKey{}).(*callInfo); ok {
+		return ci
+	}
+	return &callInfo{}
+}
+
+// openStream lifts the write deadline for the rest of the response: a
+// stream outlives any server WriteTimeout (a2a-go's SSE writer leaves it).
+func openStream(ctx context.Context) {
+	if rc := callInfoFrom(ctx).rc; rc != nil {
+		_ = rc.SetWriteDeadline(time.Time{})
+	}
+}
+
+// readBody reads a request body of at most limit bytes. A larger body is
+// reported as errBodyTooLarge so the caller can answer 413 before anything
+// is decoded.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, errBodyTooLarge
+	}
+	return b, nil
+}
+
+var errBodyTooLarge = errors.New("request body too large")
+
+// jsonrpcError writes a JSON-RPC error response the SDK transports could
+// not produce themselves (version, size, routing). id is echoed when the
+// body names one.
+func jsonrpcError(w http.ResponseWriter, status int, body []byte, code error, msg string) {
+	var env struct {
+		ID any `json:"id"`
+	}
+	_ = json.Unmarshal(body, &env)
+	info := errordetails.NewErrorInfo(a2a.ErrorReason(code), a2a.ProtocolDomain, nil)
+	out, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": env.ID,
+		"error": map[string]any{"code": jsonrpcCode(code), "message": msg, "data": []*errordetails.Typed{info}},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(out, '\n'))
+}
+
+func jsonrpcCode(err error) int {
+	switch err {
+	case a2a.ErrVersionNotSupported:
+		return -32009
+	case a2a.ErrInvalidRequest:
+		return -32600
+	}
+	return -32603
+}
+
+// restError writes an HTTP+JSON error in the google.rpc.Status shape the
+// SDK transports use.
+func restError(w http.ResponseWriter, status int, grpcStatus string, code error, msg string) {
+	info := errordetails.NewErrorInfo(a2a.ErrorReason(code), a2a.ProtocolDomain, nil)
+	out, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"code": status, "status": grpcStatus, "message": msg, "details": []*errordetails.Typed{info},
+	}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(out, '\n'))
+}
+
+// deferredWriter holds back the start of an SSE response until its first
+// flush. If the first event is an error, the response becomes a plain JSON
+// error instead of a stream: A2A wants errors found before a stream starts
+// (unknown task, terminal task, bad params) as direct errors, while the SDK
+// transports commit to text/event-stream before the handler runs. Every
+// other response passes straight through.
+type deferredWriter struct {
+	http.ResponseWriter
+	rest   bool // HTTP+JSON binding: the error's HTTP status is its code
+	mode   writerMode
+	status int
+	buf    []byte
+}
+
+type writerMode uint8
+
+const (
+	modeUndecided writerMode = iota
+	modePass
+	modeHolding
+	modeDiscard
+)
+
+func (d *deferredWriter) WriteHeader(code int) {
+	if d.mode == modeUndecided && code == http.StatusOK && strings.HasPrefix(d.Header().Get("Content-Type"), "text/event-stream") {
+		d.mode, d.status = modeHolding, code
+		return
+	}
+	if d.mode == modeUndecided {
+		d.pass()
+	}
+	if d.mode == modePass {
+		// a2a-go's v0.3 HTTP+JSON server labels its google.rpc.Status
+		// errors application/problem+json, which they are not (RFC 9457
+		// has other members) and which its own v0.3 client refuses to
+		// read; the body is plain JSON.
+		if d.rest && d.Header().Get("Content-Type") == "application/problem+json" {
+			d.Header().Set("Content-Type", "application/json")
+		}
+		d.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (d *deferredWriter) Write(p []byte) (int, error) {
+	switch d.mode {
+	case modeHolding:
+		d.buf = append(d.buf, p...)
+		return len(p), nil
+	case modeDiscard:
+		return len(p), nil
+	case modeUndecided:
+		d.pass()
+	}
+	return d.ResponseWriter.Write(p)
+}
+
+// pass commits to passing the response through. a2a-go's v0.3 JSON-RPC
+// handler writes its errors without a Content-Type (net/http would sniff
+// text/plain); every JSON-RPC response that is not a stream is JSON.
+func (d *deferredWriter) pass() {
+	d.mode = modePass
+	if !d.rest && d.Header().Get("Content-Type") == "" {
+		d.Header().Set("Content-Type", "application/json")
+	}
+}
+
+// Flush commits a held stream (or turns it into an error) and flushes.
+func (d *deferredWriter) Flush() {
+	switch d.mode {
+	case modeHolding:
+		d.commit()
+	case modeDiscard:
+		return
+	}
+	if f, ok := d.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (d *deferredWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// finish commits whatever is still held when the handler returns.
+func (d *deferredWriter) finish() {
+	if d.mode == modeHolding {
+		d.commit()
+	}
+}
+
+func (d *deferredWriter) commit() {
+	if data := firstData(d.buf); data != nil {
+		if status, ok := errorPayload(data, d.rest); ok {
+			h := d.Header()
+			h.Set("Content-Type", "application/json")
+			h.Del("Cache-Control")
+			h.Del("Connection")
+			h.Del("X-Accel-Buffering")
+			d.ResponseWriter.WriteHeader(status)
+			_, _ = d.ResponseWriter.Write(append(data, '\n'))
+			d.mode, d.buf = modeDiscard, nil
+			return
+		}
+	}
+	d.mode = modePass
+	d.ResponseWriter.WriteHeader(d.status)
+	_, _ = d.ResponseWriter.Write(d.buf)
+	d.buf = nil
+}
+
+// firstData returns the data of the first SSE event in b, or nil.
+func firstData(b []byte) []byte {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			return bytes.TrimPrefix(rest, []byte(" "))
+		}
+	}
+	return nil
+}
+
+// errorPayload reports whether an SSE data payload is an error and the HTTP
+// status to answer it with: 200 for JSON-RPC (errors travel in the body),
+// the error's code for HTTP+JSON.
+func errorPayload(data []byte, rest bool) (int, bool) {
+	var env struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(data, &env) != nil || env.Error == nil {
+		return 0, false
+	}
+	if !rest {
+		return http.StatusOK, true
+	}
+	if env.Error.Code < 400 || env.Error.Code > 599 {
+		return http.StatusInternalServerError, true
+	}
+	return env.Error.Code, true
+}

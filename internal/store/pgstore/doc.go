@@ -1,0 +1,109 @@
+// Package pgstore is the PostgreSQL implementation of store.Store, on a
+// pgx v5 connection pool. Open connects, applies the embedded migrations of
+// agentd/migrations (goose, under a session advisory lock so that replicas
+// starting together do not race) and returns a Store; it passes the same
+// storetest contract suite as memstore.
+//
+// pgstore imports store, engine, model, errdefs and migrations; it must not
+// import runtime, api, a2a or memstore.
+//
+// # Schema, from the access paths
+//
+// Every table but leases is keyed by tenant first, so a record of another
+// tenant is simply not found. See migrations/00001_init.sql.
+//
+//   - tasks (tenant, id): indexes (tenant, context_id, created_at DESC, id
+//     DESC) and (tenant, created_at DESC, id DESC) serve "a context's tasks
+//     newest first" and the keyset cursor of ListTasks. Filtered scalars are
+//     columns; structured parts (status message, error, artifacts, usage,
+//     metadata) are JSONB.
+//   - contexts (tenant, context_id, last_position) + messages (tenant,
+//     context_id, position): a context's transcript in order is a primary-key
+//     range. The head row is upserted by every append, which locks it and
+//     hands each Apply a consecutive block of positions.
+//   - idempotency_keys (tenant, context_id, message_id) → task_id.
+//   - runs (tenant, run_id): the per-run head — last_seq and pruned_through
+//     of the event log, checkpoint_attempt and checkpoint_seq of the
+//     checkpoint history.
+//   - event_frames (tenant, run_id, seq_to) with seq_from and events: a run's
+//     events after a seq are a primary-key range.
+//   - checkpoints (tenant, run_id, seq): the history per run, oldest first;
+//     the newest is the last key of the range. The whole engine.Checkpoint
+//     (OriginalStartedAt and SpecVersion included) is one JSONB document.
+//   - push_configs (tenant, task_id, id).
+//   - leases (run_id), global: recovery scans every tenant's expired leases
+//     through a partial index on expires_at of held leases.
+//
+// # Events: one row per batch, never per event or token
+//
+// The runtime coalesces token deltas and group-commits, so one Apply
+// carries a batch of consecutive events of a run. pgstore stores that batch
+// as one frame row — seq_from, seq_to and a JSON array of {seq, type, time,
+// data} — cut at 256 events. Compared with a multi-row INSERT of one row per
+// event, a frame costs one heap tuple and one index entry per batch instead
+// of per event, and a replay reads a tenth of the rows; the price is that a
+// read or a prune may start inside a frame, which the reader handles by
+// skipping the frame's events at or below max(after, pruned_through). The
+// 256-event cap turns "frames overlapping (start, start+limit]" into one
+// index range on seq_to (a frame that starts by start+limit ends before
+// start+limit+256), so the first page of a 10k-event run reads a handful of
+// rows.
+//
+// Frames are json, not jsonb: the runtime encodes each event once and that
+// is what every subscriber gets, so a replayed event is byte-identical to
+// the live one, and the hot write path skips jsonb's decomposition. The
+// store never looks inside a frame in SQL.
+//
+// Seqs stay dense per run inside the transaction: the frame INSERT selects
+// from a conditional UPDATE of the run's head (last_seq = first-1 → last),
+// so frames are written only if the head moved, and the row lock makes a
+// concurrent writer of the same seqs wait, re-check, and insert nothing (a
+// Conflict).
+//
+// # One transaction per change
+//
+// Apply validates and encodes the Change once (plan.go), then in one
+// transaction sends every statement as one pipelined batch: BEGIN, the
+// batch, COMMIT — three round trips, four statements for an event append
+// (BEGIN, head+frames, pg_notify, COMMIT). Each guarded statement reports
+// through its row count whether its condition held; the first that did not
+// (in the contract's order: idempotency key, task creation, task version,
+// event seqs) becomes the error and the transaction rolls back. Rows are
+// locked in a fixed order (key, task, contexts by id, runs by id) so that
+// Applies do not deadlock each other.
+//
+// # Transient failures and unknown commits
+//
+// Lost connections, server restarts (57P01-3), serialization failures and
+// deadlocks are retried with jittered exponential backoff (WithRetry) by
+// every operation that may be repeated: reads, Ping, idempotent writes
+// (PruneEvents, DeleteCheckpoints, PutPushConfig, the lease operations) and
+// SaveCheckpoint (a repeat at worst records the same checkpoint twice).
+// Apply retries failures before COMMIT, when the transaction surely rolled
+// back. If COMMIT was sent and no answer came, the change may or may not be
+// durable: Apply returns an error wrapping ErrCommitUnknown, classified
+// NotAvailable, and never retries it blindly. The caller resolves it by
+// applying the same Change again: success means the first attempt did not
+// commit; a Conflict — the event seqs no longer continue the log, the task
+// version moved, or a *store.DuplicateError naming the same task for the
+// idempotency key — means it did. A Change the caller cannot recognise that
+// way (messages alone) should be re-read rather than replayed.
+//
+// # Notifications
+//
+// Apply issues pg_notify('agentd_events', '<run id>:<last seq>') once per
+// run it appended to, inside the transaction, so it is delivered on commit
+// only and one Apply (one batch) is one notification, never one per token.
+// Listen holds a dedicated connection with LISTEN and calls back per
+// notification; it reconnects with backoff and signals every
+// (re)subscription with an empty run id, because notifications sent while
+// it was disconnected are lost.
+//
+// # Times
+//
+// PostgreSQL keeps microseconds: task, push-config and lease times come
+// back truncated to the microsecond. Times inside JSON (message CreatedAt,
+// event times, checkpoint timestamps) keep nanoseconds. Lease expiries are
+// stamped by the store's clock (WithClock), so replicas' clocks must agree
+// to well within a lease TTL.
+package pgstore

@@ -1,0 +1,124 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/store"
+)
+
+// Leases are global (not scoped by tenant): recovery scans every tenant's
+// expired leases, and run ids are globally unique. Expiries are stamped by
+// the store's clock (WithClock), so replicas' clocks must agree to well
+// within a lease's TTL.
+
+// AcquireLease claims run for owner until now+ttl when the lease is free
+// (never taken, released or expired) or already owner's. One upsert decides
+// atomically: its WHERE is the claim condition, evaluated under the row
+// lock, so of concurrent claimants exactly one wins. The generation grows
+// when the lease changes hands, a release counting as a change.
+func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration) (store.Lease, error) {
+	if err := checkLease(runID, owner, ttl); err != nil {
+		return store.Lease{}, err
+	}
+	now := s.now()
+	l := store.Lease{RunID: runID, Tenant: store.TenantFrom(ctx), Owner: owner, ExpiresAt: now.Add(ttl)}
+	var won bool
+	err := s.retry(ctx, func(ctx context.Context) error {
+		err := s.pool.QueryRow(ctx, `
+INSERT INTO leases (run_id, tenant, owner, generation, expires_at) VALUES ($1, $5, $2, 1, $3)
+ON CONFLICT (run_id) DO UPDATE SET
+	generation = CASE WHEN leases.owner = EXCLUDED.owner THEN leases.generation ELSE leases.generation + 1 END,
+	owner = EXCLUDED.owner,
+	tenant = EXCLUDED.tenant,
+	expires_at = EXCLUDED.expires_at
+WHERE leases.owner = EXCLUDED.owner OR leases.owner = '' OR leases.expires_at <= $4
+RETURNING generation`, runID, owner, l.ExpiresAt, now, l.Tenant).Scan(&l.Generation)
+		won = err == nil
+		if errNoRows(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return store.Lease{}, s.classify(fmt.Sprintf("acquire lease on run %q for %q", runID, owner), err)
+	}
+	if !won {
+		return store.Lease{}, errdefs.Conflictf("pgstore: lease on run %q is held by another owner than %q", runID, owner)
+	}
+	return l, nil
+}
+
+// RenewLease extends l to now+ttl if it is still held as l says (owner and
+// generation), expired or not; otherwise the lease was released or taken
+// over, a Conflict.
+func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration) (store.Lease, error) {
+	if err := checkLease(l.RunID, l.Owner, ttl); err != nil {
+		return store.Lease{}, err
+	}
+	l.ExpiresAt = s.now().Add(ttl)
+	var held bool
+	err := s.retry(ctx, func(ctx context.Context) error {
+		ct, err := s.pool.Exec(ctx, `UPDATE leases SET expires_at = $4
+			WHERE run_id = $1 AND owner = $2 AND generation = $3`, l.RunID, l.Owner, l.Generation, l.ExpiresAt)
+		held = ct.RowsAffected() == 1
+		return err
+	})
+	if err != nil {
+		return store.Lease{}, s.classify(fmt.Sprintf("renew lease on run %q for %q", l.RunID, l.Owner), err)
+	}
+	if !held {
+		return store.Lease{}, errdefs.Conflictf("pgstore: lease on run %q (generation %d) is no longer held by %q", l.RunID, l.Generation, l.Owner)
+	}
+	return l, nil
+}
+
+// ReleaseLease gives l up if it is still held as l says; releasing a lost
+// lease is a no-op. The row stays, owner ”, so the next owner's generation
+// is higher than every previous one.
+func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
+	err := s.retry(ctx, func(ctx context.Context) error {
+		_, err := s.pool.Exec(ctx, `UPDATE leases SET owner = '', expires_at = $4
+			WHERE run_id = $1 AND owner = $2 AND generation = $3`, l.RunID, l.Owner, l.Generation, s.now())
+		return err
+	})
+	return s.classify(fmt.Sprintf("release lease on run %q for %q", l.RunID, l.Owner), err)
+}
+
+// ExpiredLeases lists up to limit held leases that expired strictly before
+// now, the earliest expiry first (a range of the partial expiry index).
+func (s *Store) ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]store.Lease, error) {
+	if limit < 0 {
+		return nil, errdefs.Validationf("pgstore: expired leases: limit %d must not be negative", limit)
+	}
+	if limit == 0 {
+		limit = 100
+	}
+	var out []store.Lease
+	err := s.retry(ctx, func(ctx context.Context) error {
+		rows, err := s.pool.Query(ctx, `SELECT run_id, tenant, owner, generation, expires_at FROM leases
+			WHERE owner <> '' AND expires_at < $1 ORDER BY expires_at, run_id LIMIT $2`, now, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Lease, error) {
+			var l store.Lease
+			err := row.Scan(&l.RunID, &l.Tenant, &l.Owner, &l.Generation, &l.ExpiresAt)
+			return l, err
+		})
+		return err
+	})
+	return out, s.classify("expired leases", err)
+}
+
+func checkLease(runID, owner string, ttl time.Duration) error {
+	if runID == "" || owner == "" || ttl <= 0 {
+		return errdefs.Validationf("pgstore: lease on run %q for %q (ttl %v): run id, owner and a positive ttl are required",
+			runID, owner, ttl)
+	}
+	return nil
+}

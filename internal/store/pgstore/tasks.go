@@ -1,0 +1,136 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// taskRow is a task validated and encoded for its columns.
+type taskRow struct {
+	store.Task
+	statusMessage, taskError, artifacts, usage, metadata []byte // JSONB; nil is NULL
+}
+
+// newTaskRow validates t for creation (create) or update and encodes it.
+// It stamps the store's clock: CreatedAt when zero on create, UpdatedAt
+// always.
+func newTaskRow(t store.Task, now time.Time, create bool) (*taskRow, error) {
+	op := "update"
+	if create {
+		op = "create"
+	}
+	switch {
+	case t.ID == "":
+		return nil, errdefs.Validationf("pgstore: %s task: id is required", op)
+	case create && (t.ContextID == "" || t.AgentID == ""):
+		return nil, errdefs.Validationf("pgstore: create task %q: context id and agent id are required", t.ID)
+	case !t.State.Valid():
+		return nil, errdefs.Validationf("pgstore: %s task %q: unknown state %q", op, t.ID, t.State)
+	case create && t.Version != 0:
+		return nil, errdefs.Validationf("pgstore: create task %q: version must be 0, got %d", t.ID, t.Version)
+	}
+	if create && t.CreatedAt.IsZero() {
+		t.CreatedAt = now
+	}
+	t.UpdatedAt = now
+	r := &taskRow{Task: t}
+	var err error
+	encode := func(v any, isNil bool) []byte {
+		if err != nil || isNil {
+			return nil
+		}
+		var b []byte
+		if b, err = json.Marshal(v); err != nil {
+			err = errdefs.Validationf("pgstore: %s task %q: %w", op, t.ID, err)
+		}
+		return b
+	}
+	r.statusMessage = encode(t.StatusMessage, t.StatusMessage == nil)
+	r.taskError = encode(t.Error, t.Error == nil)
+	r.artifacts = encode(t.Artifacts, t.Artifacts == nil)
+	r.usage = encode(t.Usage, false)
+	r.metadata = encode(t.Metadata, t.Metadata == nil)
+	return r, err
+}
+
+const insertTaskSQL = `
+INSERT INTO tasks (tenant, id, context_id, agent_id, state, status_message, error, artifacts,
+	usage, attempt, cancel_requested, metadata, version, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1, $13, $14)
+ON CONFLICT (tenant, id) DO NOTHING`
+
+func (r *taskRow) args(tenant string) []any {
+	return []any{tenant, r.ID, r.ContextID, r.AgentID, string(r.State), r.statusMessage, r.taskError,
+		r.artifacts, r.usage, r.Attempt, r.CancelRequested, r.metadata, r.CreatedAt, r.UpdatedAt}
+}
+
+// updateTaskSQL replaces the mutable fields; tenant, context, agent and
+// creation time are the stored ones whatever the update says.
+const updateTaskSQL = `
+UPDATE tasks SET state = $4, status_message = $5, error = $6, artifacts = $7, usage = $8,
+	attempt = $9, cancel_requested = $10, metadata = $11, updated_at = $12, version = version + 1
+WHERE tenant = $1 AND id = $2 AND version = $3`
+
+func (r *taskRow) updateArgs(tenant string) []any {
+	return []any{tenant, r.ID, r.Version, string(r.State), r.statusMessage, r.taskError, r.artifacts,
+		r.usage, r.Attempt, r.CancelRequested, r.metadata, r.UpdatedAt}
+}
+
+// taskColumns are the columns scanTask reads, in order.
+const taskColumns = `id, context_id, agent_id, tenant, state, status_message, error, artifacts,
+	usage, attempt, cancel_requested, metadata, version, created_at, updated_at`
+
+// scanTask decodes one row of taskColumns.
+func scanTask(row pgx.Row) (store.Task, error) {
+	var (
+		t                                                    store.Task
+		state                                                string
+		statusMessage, taskError, artifacts, usage, metadata []byte
+	)
+	err := row.Scan(&t.ID, &t.ContextID, &t.AgentID, &t.Tenant, &state, &statusMessage, &taskError,
+		&artifacts, &usage, &t.Attempt, &t.CancelRequested, &metadata, &t.Version, &t.CreatedAt, &t.UpdatedAt)
+	if err != nil {
+		return store.Task{}, err
+	}
+	t.State = store.TaskState(state)
+	if statusMessage != nil {
+		t.StatusMessage = new(model.Message)
+	}
+	if taskError != nil {
+		t.Error = new(store.TaskError)
+	}
+	for _, f := range []struct {
+		b []byte
+		v any
+	}{{statusMessage, t.StatusMessage}, {taskError, t.Error}, {artifacts, &t.Artifacts}, {usage, &t.Usage}, {metadata, &t.Metadata}} {
+		if f.b == nil {
+			continue
+		}
+		if err := json.Unmarshal(f.b, f.v); err != nil {
+			return store.Task{}, errdefs.Internalf("pgstore: task %q: corrupt column: %w", t.ID, err)
+		}
+	}
+	return t, nil
+}
+
+// GetTask returns the task id of the context's tenant.
+func (s *Store) GetTask(ctx context.Context, id string) (store.Task, error) {
+	tenant := store.TenantFrom(ctx)
+	var t store.Task
+	err := s.retry(ctx, func(ctx context.Context) (err error) {
+		t, err = scanTask(s.pool.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks WHERE tenant = $1 AND id = $2`, tenant, id))
+		return err
+	})
+	if errNoRows(err) {
+		return store.Task{}, errdefs.NotFoundf("pgstore: task %q not found", id)
+	}
+	return t, s.classify(fmt.Sprintf("get task %q", id), err)
+}

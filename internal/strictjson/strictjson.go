@@ -1,0 +1,228 @@
+// Package strictjson decodes JSON strictly and says where it is wrong: an
+// unknown member or a value of the wrong type is reported with its path
+// (`agents[1].modle`, `message.parts[0].text`) and, for a misspelt member,
+// the closest known name. The configuration and the REST API share it so
+// that both report mistakes the same way.
+//
+// strictjson imports only the standard library.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// PathError is a mistake at one place of a document.
+type PathError struct {
+	// Path locates the member ("" for the document itself).
+	Path string
+	Msg  string
+}
+
+func (e *PathError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// Decode decodes doc into v (a pointer to a struct), rejecting unknown
+// members and trailing data. Mistakes are *PathError values naming the
+// member at fault; malformed JSON is reported with its line and column.
+func Decode(doc []byte, v any) error {
+	var generic any
+	if err := json.Unmarshal(doc, &generic); err != nil {
+		return syntaxError(doc, err)
+	}
+	if err := walkKeys("", generic, reflect.TypeOf(v)); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			if te.Field == "" {
+				return &PathError{Msg: fmt.Sprintf("expected %s, got a JSON %s", kindName(te.Type), te.Value)}
+			}
+			return &PathError{Path: te.Field, Msg: fmt.Sprintf("expected %s, got a JSON %s", kindName(te.Type), te.Value)}
+		}
+		return &PathError{Msg: err.Error()}
+	}
+	if dec.More() {
+		return &PathError{Msg: "unexpected data after the JSON object"}
+	}
+	return nil
+}
+
+// kindName describes a Go type the way a JSON author thinks of it.
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a " + t.String()
+}
+
+func syntaxError(doc []byte, err error) error {
+	if strings.Contains(err.Error(), "after top-level value") {
+		return &PathError{Msg: "unexpected data after the JSON object"}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected end of JSON input") {
+		return &PathError{Msg: "malformed JSON: unexpected end of input"}
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := position(doc, se.Offset-1) // Offset counts the offending byte
+		return &PathError{Msg: fmt.Sprintf("malformed JSON at line %d, column %d: %v", line, col, se)}
+	}
+	return &PathError{Msg: "malformed JSON: " + err.Error()}
+}
+
+func position(b []byte, off int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < off && i < int64(len(b)); i++ {
+		if b[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func walkKeys(path string, v any, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch val := v.(type) {
+	case map[string]any:
+		switch t.Kind() {
+		case reflect.Map:
+			for _, k := range sortedKeys(val) {
+				if err := walkKeys(join(path, k), val[k], t.Elem()); err != nil {
+					return err
+				}
+			}
+		case reflect.Struct:
+			if t.Implements(reflect.TypeFor[json.Unmarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+				return nil
+			}
+			fields := jsonFields(t)
+			for _, k := range sortedKeys(val) {
+				ft, ok := fields[k]
+				if !ok {
+					return &PathError{Path: join(path, k), Msg: "unknown field" + suggest(k, fields)}
+				}
+				if err := walkKeys(join(path, k), val[k], ft); err != nil {
+					return err
+				}
+			}
+		}
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for i, e := range val {
+				if err := walkKeys(fmt.Sprintf("%s[%d]", path, i), e, t.Elem()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// jsonFields maps the JSON names of t's fields (embedded structs flattened)
+// to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			for k, v := range jsonFields(f.Type) {
+				out[k] = v
+			}
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// suggest names the known key nearest to k (edit distance ≤ 2).
+func suggest(k string, fields map[string]reflect.Type) string {
+	best, bestD := "", 3
+	for name := range fields {
+		if d := distance(k, name); d < bestD || (d == bestD && name < best) {
+			best, bestD = name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// distance is the Levenshtein distance of a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
