@@ -133,10 +133,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	rt, err := runtime.New(runtime.Options{
 		Store: st, Agents: agents, Logger: log,
 		CancelGrace: cfg.Server.CancelGrace.Or(5 * time.Second),
+		FlushWindow: flushWindow(st),
+		LeaseTTL:    cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
 	})
 	if err != nil {
 		return err
 	}
+	stopListening := listenForWakeups(ctx, st, rt, log)
+	defer stopListening()
 
 	router := chi.NewRouter()
 	router.NotFound(api.NotFoundHandler)

@@ -3,12 +3,49 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync"
+	"time"
 
+	"agentd/internal/runtime"
 	"agentd/internal/store"
 	"agentd/internal/store/pgstore"
 )
 
+// pgFlushWindow coalesces live events into at most one write per window
+// (DESIGN §13: at most one insert batch per run per 25 ms).
+const pgFlushWindow = 25 * time.Millisecond
+
 func openPostgres(ctx context.Context, dsn string, log *slog.Logger) (store.Store, error) {
 	log.Info("opening PostgreSQL store")
 	return pgstore.Open(ctx, dsn)
+}
+
+// flushWindow is the runtime's event write window for st.
+func flushWindow(st store.Store) time.Duration {
+	if _, ok := st.(*pgstore.Store); ok {
+		return pgFlushWindow
+	}
+	return 0
+}
+
+// listenForWakeups relays other replicas' event notifications to the
+// runtime until ctx ends; stop waits for it. A memstore needs none.
+func listenForWakeups(ctx context.Context, st store.Store, rt *runtime.Runtime, log *slog.Logger) (stop func()) {
+	pg, ok := st.(*pgstore.Store)
+	if !ok {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := pg.Listen(ctx, func(runID string, _ int64) { rt.Wake(runID) }); err != nil {
+			log.Warn("event notifications stopped; replicas fall back to polling", "err", err)
+		}
+	}()
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }

@@ -41,6 +41,10 @@ type Server struct {
 	CancelGrace Duration `json:"cancel_grace,omitempty"`
 	// ShutdownTimeout bounds the drain on SIGTERM (default 30s).
 	ShutdownTimeout Duration `json:"shutdown_timeout,omitempty"`
+	// LeaseTTL is how long a replica's claim on a running run lasts without
+	// renewal (default 5s): a killed replica's runs resume on another one
+	// after it.
+	LeaseTTL Duration `json:"lease_ttl,omitempty"`
 }
 
 // Provider is a model provider.

@@ -281,3 +281,27 @@ func (r *Runtime) lost(runID string, err error) {
 
 // newID mints a time-ordered id.
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// Wake tells readers of a run that executes elsewhere that its log grew
+// (a wake-up from another replica, e.g. PostgreSQL NOTIFY); they re-read the
+// store now instead of at their next poll. An empty runID wakes the readers
+// of every such run (after a lost connection, when wake-ups may be missed).
+func (r *Runtime) Wake(runID string) {
+	r.mu.Lock()
+	var logs []*runLog
+	if runID == "" {
+		for _, l := range r.logs {
+			logs = append(logs, l)
+		}
+	} else if l := r.logs[runID]; l != nil {
+		logs = append(logs, l)
+	}
+	r.mu.Unlock()
+	for _, l := range logs {
+		l.mu.Lock()
+		if !l.active {
+			l.wakeLocked()
+		}
+		l.mu.Unlock()
+	}
+}
