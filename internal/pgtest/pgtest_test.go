@@ -137,7 +137,7 @@ func TestDSNIsolatesTests(t *testing.T) {
 			t.Fatalf("connect: %v", err)
 		}
 		defer conn.Close(context.Background())
-		if _, err := conn.Exec(t.Context(), `INSERT INTO leases VALUES ('r', 'o', 1, now())`); err != nil {
+		if _, err := conn.Exec(t.Context(), `INSERT INTO leases (run_id, tenant, owner, generation, expires_at) VALUES ('r', 'default', 'o', 1, now())`); err != nil {
 			t.Fatalf("insert: %v", err)
 		}
 	}

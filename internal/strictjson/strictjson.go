@@ -1,10 +1,3 @@
-// Package strictjson decodes JSON strictly and says where it is wrong: an
-// unknown member or a value of the wrong type is reported with its path
-// (`agents[1].modle`, `message.parts[0].text`) and, for a misspelt member,
-// the closest known name. The configuration and the REST API share it so
-// that both report mistakes the same way.
-//
-// strictjson imports only the standard library.
 package strictjson
 
 import (
