@@ -134,6 +134,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Store: st, Agents: agents, Logger: log,
 		CancelGrace: cfg.Server.CancelGrace.Or(5 * time.Second),
 		FlushWindow: flushWindow(st),
+		SyncWrites:  syncWrites(st),
 		LeaseTTL:    cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
 	})
 	if err != nil {

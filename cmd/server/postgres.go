@@ -28,6 +28,13 @@ func flushWindow(st store.Store) time.Duration {
 	return 0
 }
 
+// syncWrites says whether the runtime should write live events in the
+// publishing goroutine: yes for the in-memory store.
+func syncWrites(st store.Store) bool {
+	_, ok := st.(*pgstore.Store)
+	return !ok
+}
+
 // listenForWakeups relays other replicas' event notifications to the
 // runtime until ctx ends; stop waits for it. A memstore needs none.
 func listenForWakeups(ctx context.Context, st store.Store, rt *runtime.Runtime, log *slog.Logger) (stop func()) {

@@ -58,13 +58,16 @@ type execution struct {
 	graceTimer  *time.Timer
 }
 
-// appendLive logs a live event (delta, step, artifact) and hands it to the
-// flusher, which makes it durable and visible.
+// appendLive logs a live event (delta, step, artifact) and makes it
+// durable and visible: at once in this goroutine when writes are
+// synchronous (an in-memory store), else through the flusher.
 func (x *execution) appendLive(typ string, body []byte) {
 	x.log.mu.Lock()
 	x.log.appendLocked(typ, body)
 	x.log.mu.Unlock()
-	x.r.flusher.mark(x.log)
+	if !x.r.syncWrites || !x.r.flusher.writeNow(x.ctx, x.log) {
+		x.r.flusher.mark(x.log)
+	}
 }
 
 // noteArtifact merges an artifact update into the task's artifacts.

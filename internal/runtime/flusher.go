@@ -73,6 +73,27 @@ func (f *flusher) run(ctx context.Context) {
 	}
 }
 
+// writeNow writes l's pending events in the caller's goroutine, for stores
+// whose writes cost microseconds. It reports false when it could not (a
+// state commit holds the log, or the write failed), leaving the events to
+// the flusher.
+func (f *flusher) writeNow(ctx context.Context, l *runLog) bool {
+	if !l.flushMu.TryLock() {
+		return false
+	}
+	defer l.flushMu.Unlock()
+	p := l.pending()
+	if len(p) == 0 {
+		return true
+	}
+	if err := f.st.Apply(ctx, store.Change{Events: p}); err != nil {
+		l.markDirty()
+		return false
+	}
+	l.markPersisted(p[len(p)-1].Seq)
+	return true
+}
+
 // flush writes every dirty run's pending events.
 func (f *flusher) flush(ctx context.Context) {
 	f.mu.Lock()

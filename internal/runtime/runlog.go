@@ -53,7 +53,7 @@ type runLog struct {
 }
 
 func newRunLog(runID string, lastSeq int64) *runLog {
-	return &runLog{runID: runID, base: lastSeq, persisted: lastSeq}
+	return &runLog{runID: runID, base: lastSeq, persisted: lastSeq, events: make([]store.Event, 0, 16)}
 }
 
 // last returns the highest seq assigned. Callers hold mu.
@@ -185,7 +185,9 @@ func (l *runLog) read(after int64, max int) readResult {
 }
 
 // trim forgets persisted events that no reader needs from memory, keeping
-// the newest keep events for readers that are just behind.
+// the newest keep events for readers that are just behind. It compacts in
+// place, and only once the droppable part is at least as large as what is
+// kept, so appends do not copy the tail over and over.
 func (l *runLog) trim(keep int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -193,9 +195,11 @@ func (l *runLog) trim(keep int) {
 	if limit := int(l.persisted - l.base); drop > limit {
 		drop = limit
 	}
-	if drop <= 0 {
+	if drop <= 0 || drop < keep {
 		return
 	}
-	l.events = append([]store.Event(nil), l.events[drop:]...)
+	n := copy(l.events, l.events[drop:])
+	clear(l.events[n:])
+	l.events = l.events[:n]
 	l.base += int64(drop)
 }

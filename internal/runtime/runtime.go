@@ -68,6 +68,10 @@ type Options struct {
 	// quiet spell is written at once. Zero writes as fast as the store
 	// takes them (group commit); PostgreSQL deployments use ~25ms.
 	FlushWindow time.Duration
+	// SyncWrites writes live events in the publishing goroutine instead of
+	// through the flusher: for in-memory stores, where a write costs
+	// microseconds and a hand-off would only add latency.
+	SyncWrites bool
 	// LeaseTTL is how long a replica's claim on a running run lasts without
 	// renewal (default 5s); a dead replica's runs resume elsewhere after it.
 	LeaseTTL time.Duration
@@ -87,6 +91,7 @@ type Runtime struct {
 	grace      time.Duration
 	log        *slog.Logger
 	flusher    *flusher
+	syncWrites bool
 	leaseTTL   time.Duration
 	sweepEvery time.Duration
 	agentUsed  sync.Map // agent id -> *usageCounter
@@ -131,7 +136,7 @@ func New(opts Options) (*Runtime, error) {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
-	r.leaseTTL, r.sweepEvery = opts.LeaseTTL, opts.SweepEvery
+	r.leaseTTL, r.sweepEvery, r.syncWrites = opts.LeaseTTL, opts.SweepEvery, opts.SyncWrites
 	if r.leaseTTL <= 0 {
 		r.leaseTTL = DefaultLeaseTTL
 	}
