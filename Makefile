@@ -12,11 +12,12 @@ TEST_TIMEOUT ?= 30m
 run: build
 	$(BIN)/server --addr $(ADDR)
 
-## build: compile bin/server and bin/loadgen
+## build: compile bin/server, bin/loadgen and bin/baseline
 build:
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/server ./cmd/server
-	@if [ -d cmd/loadgen ]; then CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/loadgen ./cmd/loadgen; fi
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/loadgen ./cmd/loadgen
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/baseline ./cmd/baseline
 
 ## test: the whole suite, with the race detector
 test:
