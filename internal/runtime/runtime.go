@@ -262,16 +262,7 @@ func (r *Runtime) activeLog(ctx context.Context, runID string) (*runLog, error) 
 func (r *Runtime) releaseLog(l *runLog) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	l.refs--
-	if l.refs > 0 {
-		return
-	}
-	l.mu.Lock()
-	idle := !l.active && l.persisted >= l.last()
-	l.mu.Unlock()
-	if idle && r.logs[l.runID] == l {
-		delete(r.logs, l.runID)
-	}
+	r.releaseLogLocked(l)
 }
 
 // lost stops a run whose log another writer took over.

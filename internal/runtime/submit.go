@@ -144,18 +144,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	}, stateEvent{EventRunStart, RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
 		stateEvent{EventStatus, StatusData{State: store.StateSubmitted}})
 	if err != nil {
-		x.createErr = err
-		close(x.created)
-		r.forget(x)
-		var dup *store.DuplicateError
-		if errors.As(err, &dup) {
-			existing, gerr := r.st.GetTask(ctx, dup.TaskID)
-			if gerr != nil {
-				return Submission{}, gerr
-			}
-			return Submission{Task: existing, Duplicate: true}, nil
-		}
-		return Submission{}, err
+		return r.abandonSubmission(ctx, x, err)
 	}
 	x.task.Version = 1
 	created := x.task // x.task belongs to the execution's goroutine once launched
@@ -245,24 +234,31 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	}, stateEvent{EventRunStart, RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
 		stateEvent{EventStatus, StatusData{State: store.StateWorking}})
 	if err != nil {
-		x.createErr = err
-		close(x.created)
-		r.forget(x)
-		var dup *store.DuplicateError
-		if errors.As(err, &dup) {
-			existing, gerr := r.st.GetTask(ctx, dup.TaskID)
-			if gerr != nil {
-				return Submission{}, gerr
-			}
-			return Submission{Task: existing, Duplicate: true}, nil
-		}
-		return Submission{}, err
+		return r.abandonSubmission(ctx, x, err)
 	}
 	x.task.Version = next.Version + 1
 	close(x.created)
 	resumed := x.task
 	r.launch(x)
 	return Submission{Task: resumed, StartSeq: first - 1}, nil
+}
+
+// abandonSubmission undoes an execution whose submission was not stored.
+// A duplicate message id is not an error: it answers the task the first
+// submission started.
+func (r *Runtime) abandonSubmission(ctx context.Context, x *execution, err error) (Submission, error) {
+	x.createErr = err
+	close(x.created)
+	r.forget(x)
+	var dup *store.DuplicateError
+	if !errors.As(err, &dup) {
+		return Submission{}, err
+	}
+	existing, gerr := r.st.GetTask(ctx, dup.TaskID)
+	if gerr != nil {
+		return Submission{}, gerr
+	}
+	return Submission{Task: existing, Duplicate: true}, nil
 }
 
 func (r *Runtime) newExecution(a *Agent, t store.Task, l *runLog, msg model.Message, resume string) *execution {
