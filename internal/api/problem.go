@@ -26,7 +26,10 @@ type FieldError struct {
 	Err   error
 }
 
+// Error says which field is wrong and why.
 func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // ErrorClass classifies field errors as validation errors.

@@ -168,6 +168,7 @@ type DuplicateError struct {
 	TaskID string
 }
 
+// Error names the message, its context and the task it started.
 func (e *DuplicateError) Error() string {
 	return "message " + e.Key.MessageID + " was already submitted in context " + e.Key.ContextID + " (task " + e.TaskID + ")"
 }

@@ -18,6 +18,7 @@ type PathError struct {
 	Msg  string
 }
 
+// Error reads "path: message", or the message alone at the top level.
 func (e *PathError) Error() string {
 	if e.Path == "" {
 		return e.Msg
