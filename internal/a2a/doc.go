@@ -25,7 +25,7 @@
 // a terminal or interrupted state unless configuration.returnImmediately. A
 // terminal task refuses messages (-32004), an unknown or foreign task is
 // -32001, a contextId that does not match the task's is -32602. A final
-// answer the agent marks with conformance.MetaResponseKind = "message" is
+// answer the agent marks with model.MetaResponseKind = "message" is
 // returned as a Message. Task snapshots carry the stored status (its
 // message is the question of input-required, the reason of a failure or
 // cancel), the task's transcript messages as history (historyLength: unset

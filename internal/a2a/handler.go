@@ -6,8 +6,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
-	"agentd/internal/engine/conformance"
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
 )
@@ -134,7 +134,7 @@ func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*
 // SendMessage starts a task or continues one that waits for input. By
 // default it waits until the task is terminal or interrupted;
 // configuration.returnImmediately answers at once. An answer the agent
-// marked as a direct message (conformance.MetaResponseKind) is returned as
+// marked as a direct message (model.MetaResponseKind) is returned as
 // a Message instead of the Task.
 func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
 	var cfg a2a.SendMessageConfig
@@ -208,7 +208,7 @@ func (h *handler) directAnswer(ctx context.Context, t store.Task) (*a2a.Message,
 		return nil, nil
 	}
 	last := page.Messages[0]
-	if kind, _ := last.Metadata[conformance.MetaResponseKind].(string); kind != "message" {
+	if kind, _ := last.Metadata[model.MetaResponseKind].(string); kind != "message" {
 		return nil, nil
 	}
 	return toMessage(last.Message, a2a.TaskID(t.ID), t.ContextID), nil

@@ -22,6 +22,11 @@ func (r Role) Valid() bool {
 	return false
 }
 
+// MetaResponseKind is the metadata key of a final assistant message whose
+// value "message" asks protocol faces to answer with the message itself
+// rather than with the task (A2A's Message response).
+const MetaResponseKind = "agentd.response"
+
 // Message is one turn of a conversation.
 type Message struct {
 	// ID identifies the message; a client-supplied ID on a user message is

@@ -21,11 +21,6 @@ var Behaviours = []string{
 	"tck-task-failure",
 }
 
-// MetaResponseKind is the metadata key of a final assistant message whose
-// value "message" asks A2A faces to answer with the Message itself instead
-// of a Task (tck-message-response).
-const MetaResponseKind = "agentd.response"
-
 // LongRunning is how long tck-long-running works before it completes.
 const LongRunning = 3 * time.Second
 
@@ -128,7 +123,7 @@ func (x *turn) start(text string) error {
 		return errdefs.Internal(errors.New("simulated failure (tck-task-failure)"))
 	case "tck-message-response":
 		m := model.NewText(model.RoleAssistant, "Direct message response")
-		m.Metadata = map[string]any{MetaResponseKind: "message"}
+		m.Metadata = map[string]any{model.MetaResponseKind: "message"}
 		x.board.AppendChannelMessage(engine.MainChannel, m)
 		return nil
 	case "tck-artifact-text":

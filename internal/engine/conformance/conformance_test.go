@@ -92,7 +92,7 @@ func TestBehaviours(t *testing.T) {
 	})
 	t.Run("message response", func(t *testing.T) {
 		b, _, _ := run(t, "tck-message-response", nil)
-		if last(b).Metadata[MetaResponseKind] != "message" {
+		if last(b).Metadata[model.MetaResponseKind] != "message" {
 			t.Fatalf("metadata %v", last(b).Metadata)
 		}
 	})
