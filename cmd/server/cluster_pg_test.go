@@ -84,7 +84,7 @@ func startOwnCluster(t testing.TB, extra ...string) *ownCluster {
 	for _, e := range extra {
 		c.opts += " " + e
 	}
-	if err := c.pgctl(ctx, "-l", filepath.Join(dir, "log"), "-o", c.opts, "start"); err != nil {
+	if err := c.start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -95,10 +95,12 @@ func (c *ownCluster) dsn() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
 }
 
-// restart stops the server the way an operator does (fast: sessions are
-// terminated, no waiting for clients) and starts it again.
-func (c *ownCluster) restart(ctx context.Context) error {
-	return c.pgctl(ctx, "-m", "fast", "-l", filepath.Join(c.dir, "log"), "-o", c.opts, "restart")
+// stop shuts the server down the way an operator does (fast: sessions are
+// terminated, no waiting for clients); start starts it again.
+func (c *ownCluster) stop(ctx context.Context) error { return c.pgctl(ctx, "-m", "fast", "stop") }
+
+func (c *ownCluster) start(ctx context.Context) error {
+	return c.pgctl(ctx, "-l", filepath.Join(c.dir, "log"), "-o", c.opts, "start")
 }
 
 func (c *ownCluster) pgctl(ctx context.Context, args ...string) error {

@@ -20,9 +20,17 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"agentd/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgMain{m}) }
+
+// pgMain runs the tests under pgtest, which provides and tears down the
+// PostgreSQL databases of the replica tests.
+type pgMain struct{ m *testing.M }
+
+func (p pgMain) Run() int { return pgtest.Run(p.m) }
 
 const testTimeout = 20 * time.Second
 

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -26,22 +28,39 @@ import (
 	"agentd/internal/pgtest"
 )
 
-// serverBinary builds ./cmd/server once per test binary.
-//
-// The binary's directory outlives the tests: cmd/server's TestMain is the
-// only place that could remove it, and it does not know about it.
+// serverBinary builds ./cmd/server once per test binary, as
+// $TMPDIR/agentd-replica-tests/server-<pid>. cmd/server's TestMain cannot
+// remove it (it does not know about it), so each build first removes the
+// binaries of test processes that are gone: one binary is left behind at
+// most, never one per run.
 var serverBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "agentd-server-bin-")
-	if err != nil {
+	dir := filepath.Join(os.TempDir(), "agentd-replica-tests")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "server")
+	removeStaleBinaries(dir)
+	bin := filepath.Join(dir, "server-"+strconv.Itoa(os.Getpid()))
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/server: %w\n%s", err, out)
 	}
 	return bin, nil
 })
+
+// removeStaleBinaries removes the server-<pid> files in dir whose process
+// no longer exists.
+func removeStaleBinaries(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "server-"))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
 
 // skipShort skips the process-level tests under -short: each runs for
 // several seconds.
