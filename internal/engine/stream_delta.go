@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
@@ -114,8 +115,18 @@ func EmitStreamDelta(ctx context.Context, pub Publisher, runID, stepActor string
 	if err := payload.Validate(); err != nil {
 		return fmt.Errorf("emit on run %q step %q: %w", runID, stepActor, err)
 	}
-	env, err := newEnvelope(SubjectStreamDelta(runID, stepActor), runID, stepActor, payload)
-	if err != nil {
+	var (
+		env event.Envelope
+		err error
+	)
+	// A plain token (the bulk of all deltas) is encoded by hand. The
+	// comparison cannot panic: the literal's Arguments is nil.
+	if payload == (StreamDeltaPayload{Type: StreamDeltaToken, Content: payload.Content}) {
+		env = event.Envelope{Subject: SubjectStreamDelta(runID, stepActor), Time: time.Now().UTC(), RunID: runID, Payload: encodeToken(payload.Content)}
+		if stepActor != "" {
+			env.AgentID, env.NodeID = ParseStepActor(stepActor)
+		}
+	} else if env, err = newEnvelope(SubjectStreamDelta(runID, stepActor), runID, stepActor, payload); err != nil {
 		return err
 	}
 	return pub.Publish(ctx, env)
@@ -141,6 +152,162 @@ func EmitStreamToolResult(ctx context.Context, pub Publisher, runID, stepActor, 
 		Type: StreamDeltaToolResult, ToolCallID: toolCallID, Name: name,
 		Content: content, IsError: isError, Cancelled: cancelled,
 	})
+}
+
+// TokenStream publishes the text deltas of one step actor of a run. It
+// builds the subject and routing fields once and encodes each token by
+// hand, so that a token costs one small allocation rather than a
+// reflective encoding: engines stream thousands of them per run.
+type TokenStream struct {
+	pub              Publisher
+	runID, stepActor string
+	subject          event.Subject
+	agentID, nodeID  string
+}
+
+// NewTokenStream returns the token publisher of stepActor in run runID,
+// publishing through pub (see EmitStreamDelta for the subject and the
+// routing fields).
+func NewTokenStream(pub Publisher, runID, stepActor string) *TokenStream {
+	s := &TokenStream{pub: pub, runID: runID, stepActor: stepActor, subject: SubjectStreamDelta(runID, stepActor)}
+	if stepActor != "" {
+		s.agentID, s.nodeID = ParseStepActor(stepActor)
+	}
+	return s
+}
+
+// Emit publishes one piece of assistant text; the envelope is the one
+// EmitStreamToken would publish.
+func (s *TokenStream) Emit(ctx context.Context, content string) error {
+	if content == "" {
+		return fmt.Errorf("emit on run %q step %q: %w", s.runID, s.stepActor, StreamDeltaPayload{Type: StreamDeltaToken}.Validate())
+	}
+	env := event.Envelope{
+		Subject: s.subject, Time: time.Now().UTC(), RunID: s.runID,
+		AgentID: s.agentID, NodeID: s.nodeID, Payload: encodeToken(content),
+	}
+	return s.pub.Publish(ctx, env)
+}
+
+// tokenPrefix opens a token payload; encodeToken and RawStreamToken agree
+// on it. The members follow StreamDeltaPayload's field order, so the bytes
+// are those json.Marshal produces.
+const tokenPrefix = `{"type":"token","content":`
+
+// encodeToken is json.Marshal(StreamDeltaPayload{Type: token, Content:
+// content}) without reflection.
+func encodeToken(content string) json.RawMessage {
+	b := make([]byte, 0, len(tokenPrefix)+len(content)+3)
+	b = append(b, tokenPrefix...)
+	b = appendJSONString(b, content)
+	return append(b, '}')
+}
+
+// RawStreamToken returns the content of a token payload shaped exactly as
+// EmitStreamToken encodes it — {"type":"token","content":"…"} and nothing
+// else — as a JSON string, still encoded and validated, so that a consumer
+// can splice it into its own JSON without decoding it. ok is false for any
+// other payload (another type, more members, other spacing, an empty or
+// invalid string): decode those with DecodeStreamDelta.
+func RawStreamToken(payload []byte) (content json.RawMessage, ok bool) {
+	if len(payload) < len(tokenPrefix)+3 || string(payload[:len(tokenPrefix)]) != tokenPrefix || payload[len(payload)-1] != '}' {
+		return nil, false
+	}
+	raw := payload[len(tokenPrefix) : len(payload)-1]
+	if len(raw) <= 2 || !validJSONString(raw) {
+		return nil, false
+	}
+	return raw[:len(raw):len(raw)], true
+}
+
+// validJSONString reports whether b is exactly one JSON string literal of
+// valid UTF-8, which encoding/json would decode without replacing bytes.
+func validJSONString(b []byte) bool {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return false
+	}
+	in := b[1 : len(b)-1]
+	for i := 0; i < len(in); i++ {
+		switch c := in[i]; {
+		case c < 0x20 || c == '"':
+			return false
+		case c == '\\':
+			i++
+			if i == len(in) {
+				return false
+			}
+			switch in[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(in) || !isHex(in[i+1]) || !isHex(in[i+2]) || !isHex(in[i+3]) || !isHex(in[i+4]) {
+					return false
+				}
+				i += 4
+			default:
+				return false
+			}
+		}
+	}
+	return utf8.Valid(in)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// appendJSONString appends s as encoding/json encodes a string by default:
+// HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped, invalid UTF-8
+// replaced by U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // newEnvelope encodes payload on subject and stamps the routing fields:

@@ -1,10 +1,12 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"time"
 
+	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
 )
@@ -54,13 +56,20 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 		last = pending[len(pending)-1].Seq
 	}
 	backoff := 10 * time.Millisecond
+	uncertain := false // an earlier try's commit outcome is unknown
 	for {
 		err := r.st.Apply(ctx, c)
+		if err != nil && uncertain && errdefs.IsConflict(err) && r.applied(ctx, l.runID, pending) {
+			err = nil // the earlier try did commit
+		}
 		if err == nil {
 			if last > 0 {
 				l.markPersisted(last)
 			}
 			return first, nil
+		}
+		if errdefs.IsNotAvailable(err) {
+			uncertain = true
 		}
 		if errdefs.IsConflict(err) && rebase != nil {
 			next, rerr := rebase(err)
@@ -93,3 +102,38 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// applied reports whether the store already holds the last of evs, byte for
+// byte: after a write whose commit outcome was unknown, a retry that
+// conflicts may only mean the first try went through.
+func (r *Runtime) applied(ctx context.Context, runID string, evs []store.Event) bool {
+	if len(evs) == 0 {
+		return false
+	}
+	last := evs[len(evs)-1]
+	page, err := r.st.ReadEvents(ctx, runID, last.Seq-1, 1)
+	return err == nil && len(page.Events) == 1 && page.Events[0].Seq == last.Seq && bytes.Equal(page.Events[0].Data, last.Data)
+}
+
+// saveCheckpoint saves cp, riding out a store that is briefly unreachable
+// (a database restart): it retries NotAvailable errors with capped backoff
+// until ctx or the runtime ends. A repeated save at worst records the same
+// checkpoint twice in the history.
+func (r *Runtime) saveCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
+	backoff := 10 * time.Millisecond
+	for {
+		err := r.st.SaveCheckpoint(ctx, cp)
+		if err == nil || !errdefs.IsNotAvailable(err) {
+			return err
+		}
+		r.log.Warn("checkpoint save failed; retrying", "run_id", cp.ExecID, "err", err, "backoff", backoff)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-r.ctx.Done():
+			return err
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+}

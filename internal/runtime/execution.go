@@ -140,7 +140,10 @@ func (x *execution) run() {
 		return
 	}
 	r := x.r
-	if x.lease.RunID == "" {
+	x.mu.Lock()
+	leased := x.lease.RunID != ""
+	x.mu.Unlock()
+	if !leased {
 		if err := x.acquire(); err != nil {
 			r.log.Warn("run not started: its lease is held elsewhere", "run_id", x.runID, "err", err)
 			return

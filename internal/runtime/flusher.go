@@ -29,6 +29,9 @@ type flusher struct {
 	// onLost is called for a run whose log the store refused (another
 	// replica owns it now).
 	onLost func(runID string, err error)
+	// applied reports whether the store already holds events (after a
+	// write whose commit outcome was unknown).
+	applied func(ctx context.Context, runID string, evs []store.Event) bool
 }
 
 func newFlusher(st store.Store, window time.Duration, log *slog.Logger) *flusher {
@@ -138,7 +141,7 @@ func (f *flusher) flush(ctx context.Context) {
 		if err == nil {
 			l.markPersisted(lasts[i])
 		} else {
-			f.failed(l, err)
+			f.failed(ctx, l, l.pending(), err)
 		}
 		l.flushMu.Unlock()
 	}
@@ -148,7 +151,7 @@ func (f *flusher) applyEach(ctx context.Context, logs []*runLog) {
 	for _, l := range logs {
 		p := l.pending()
 		if err := f.st.Apply(ctx, store.Change{Events: p}); err != nil {
-			f.failed(l, err)
+			f.failed(ctx, l, p, err)
 		} else {
 			l.markPersisted(p[len(p)-1].Seq)
 		}
@@ -157,8 +160,13 @@ func (f *flusher) applyEach(ctx context.Context, logs []*runLog) {
 }
 
 // failed keeps l's events pending; a conflict means another writer owns the
-// log now and the run must stop here.
-func (f *flusher) failed(l *runLog, err error) {
+// log now and the run must stop here — unless the conflict only shows that
+// an earlier write, whose commit outcome was unknown, did go through.
+func (f *flusher) failed(ctx context.Context, l *runLog, p []store.Event, err error) {
+	if errdefs.IsConflict(err) && f.applied != nil && f.applied(ctx, l.runID, p) {
+		l.markPersisted(p[len(p)-1].Seq)
+		return
+	}
 	if errdefs.IsConflict(err) {
 		f.log.Warn("event log write refused; run lost", "run_id", l.runID, "err", err)
 		if f.onLost != nil {

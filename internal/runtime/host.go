@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 
@@ -76,6 +77,9 @@ func (h *host) translate(rest string, env event.Envelope) (string, json.RawMessa
 		h.x.noteArtifact(a)
 		return EventArtifact, env.Payload, nil
 	}
+	if body, ok := tokenBody(rest, env.Payload); ok {
+		return EventDelta, body, nil
+	}
 	kind, actorVerb, ok := strings.Cut(rest, ".")
 	if !ok {
 		return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
@@ -98,6 +102,44 @@ func (h *host) translate(rest string, env event.Envelope) (string, json.RawMessa
 		return "step." + verb, body, err
 	}
 	return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+}
+
+// tokenBody is the fast path of the bulk of all events, a plain text
+// token: it splices the payload's still-encoded content into the delta's
+// body instead of decoding and re-encoding it. The result is the body
+// encodeDelta would produce, up to the escaping of the text. ok is false
+// when the fast path does not apply.
+func tokenBody(rest string, payload []byte) (json.RawMessage, bool) {
+	actor, ok := strings.CutPrefix(rest, "stream.")
+	if !ok {
+		return nil, false
+	}
+	if actor, ok = strings.CutSuffix(actor, ".delta"); !ok || actor == "" || !plainJSON(actor) {
+		return nil, false
+	}
+	text, ok := engine.RawStreamToken(payload)
+	if !ok {
+		return nil, false
+	}
+	b := make([]byte, 0, len(`{"actor":"","text":}`)+len(actor)+len(text))
+	b = append(b, `{"actor":"`...)
+	b = append(b, actor...)
+	b = append(b, `","text":`...)
+	b = append(b, text...)
+	return append(b, '}'), true
+}
+
+// plainJSON reports whether s needs no escaping in a JSON string (as
+// encoding/json escapes: control characters, quote, backslash, <, >, &,
+// and anything beyond ASCII is left to the slow path).
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x80, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 func encodeDelta(actor string, d engine.StreamDeltaPayload) (json.RawMessage, error) {
@@ -197,7 +239,8 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	if cp.OriginalStartedAt.IsZero() {
 		cp.OriginalStartedAt = x.task.CreatedAt
 	}
-	if msgs, ok := cp.Board.Channels[engine.MainChannel]; ok {
+	if msgs := cp.Board.Channels[engine.MainChannel]; slices.ContainsFunc(msgs, unnamed) {
+		// Name on a copy: the board belongs to the engine.
 		named := make([]model.Message, len(msgs))
 		for i, m := range msgs {
 			named[i] = m
@@ -213,8 +256,10 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		snap.Channels[engine.MainChannel] = named
 		cp.Board = &snap
 	}
-	return x.r.st.SaveCheckpoint(ctx, cp)
+	return x.r.saveCheckpoint(ctx, cp)
 }
+
+func unnamed(m model.Message) bool { return m.ID == "" }
 
 // ReportUsage accumulates usage and enforces the run's and the agent's
 // token budgets.

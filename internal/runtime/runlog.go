@@ -43,8 +43,6 @@ type runLog struct {
 	refs int
 	// active is true while an attempt executes on this replica.
 	active bool
-	// lastUse is when refs last dropped to zero.
-	lastUse time.Time
 	// dirty is set when events await persistence by the flusher.
 	dirty bool
 	// terminal is the seq of the run's final run.end once the task reached
@@ -53,6 +51,8 @@ type runLog struct {
 }
 
 func newRunLog(runID string, lastSeq int64) *runLog {
+	// Room for a short run's events (a one-turn answer logs about ten):
+	// the slice then grows by doubling only for longer runs.
 	return &runLog{runID: runID, base: lastSeq, persisted: lastSeq, events: make([]store.Event, 0, 16)}
 }
 
@@ -69,7 +69,10 @@ func (l *runLog) appendLocked(typ string, body []byte) store.Event {
 	return ev
 }
 
-// pending returns the events not yet durable. Callers hold flushMu.
+// pending returns the events not yet durable. Callers hold flushMu, and
+// the slice shares the log's memory: it stays valid while they hold it,
+// since only flushMu holders shorten the log (dropUnpersisted) and later
+// appends land beyond the slice's capped end.
 func (l *runLog) pending() []store.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -81,7 +84,7 @@ func (l *runLog) pending() []store.Event {
 	if int(from) >= len(l.events) {
 		return nil
 	}
-	return append([]store.Event(nil), l.events[from:]...)
+	return l.events[from:len(l.events):len(l.events)]
 }
 
 // memoryTail is how many persisted events a log keeps in memory for readers
@@ -139,14 +142,6 @@ func (l *runLog) wakeLocked() {
 	}
 }
 
-// wake wakes readers after a change elsewhere (another replica appended to
-// the store, the run's state changed).
-func (l *runLog) wake() {
-	l.mu.Lock()
-	l.wakeLocked()
-	l.mu.Unlock()
-}
-
 // readResult is what a reader learns from one look at the log.
 type readResult struct {
 	events []store.Event
@@ -180,14 +175,18 @@ func (l *runLog) read(after int64, max int) readResult {
 	if n > int64(max) {
 		n = int64(max)
 	}
+	// Readers share the log's memory: persisted events are never written
+	// again (trim moves the tail to a new array), and the cap keeps a
+	// reader's appends off the log.
 	from := after - l.base
-	return readResult{events: append([]store.Event(nil), l.events[from:from+n]...), visible: l.persisted, active: l.active, terminal: l.terminal}
+	return readResult{events: l.events[from : from+n : from+n], visible: l.persisted, active: l.active, terminal: l.terminal}
 }
 
 // trim forgets persisted events that no reader needs from memory, keeping
-// the newest keep events for readers that are just behind. It compacts in
-// place, and only once the droppable part is at least as large as what is
-// kept, so appends do not copy the tail over and over.
+// the newest keep events for readers that are just behind. It moves what
+// it keeps to a new array — readers and writers may still hold slices of
+// the old one — and only once the droppable part is at least as large as
+// what is kept, so that appends do not copy the tail over and over.
 func (l *runLog) trim(keep int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -198,8 +197,7 @@ func (l *runLog) trim(keep int) {
 	if drop <= 0 || drop < keep {
 		return
 	}
-	n := copy(l.events, l.events[drop:])
-	clear(l.events[n:])
-	l.events = l.events[:n]
+	rest := l.events[drop:]
+	l.events = append(make([]store.Event, 0, 2*len(rest)+16), rest...)
 	l.base += int64(drop)
 }

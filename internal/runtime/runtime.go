@@ -165,6 +165,7 @@ func New(opts Options) (*Runtime, error) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.flusher = newFlusher(r.st, window, r.log)
 	r.flusher.onLost = r.lost
+	r.flusher.applied = r.applied
 	r.wg.Add(3)
 	go func() {
 		defer r.wg.Done()

@@ -66,6 +66,7 @@ func (x *execution) stream(acc *llm.Accumulator) error {
 		return err
 	}
 	defer s.Close()
+	tokens := engine.NewTokenStream(x.host, x.run.ID, x.actor)
 	for {
 		c, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -76,7 +77,7 @@ func (x *execution) stream(acc *llm.Accumulator) error {
 		}
 		acc.Add(c)
 		if c.Text != "" {
-			_ = engine.EmitStreamToken(x.ctx, x.host, x.run.ID, x.actor, c.Text)
+			_ = tokens.Emit(x.ctx, c.Text)
 		}
 	}
 }

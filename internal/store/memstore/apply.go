@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -39,18 +38,21 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.writeTenant(ctx)
-	if err := t.check(p); err != nil {
+	if err := t.check(&p); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	t.commit(p, store.TenantFrom(ctx), now)
+	name := store.TenantFrom(ctx)
+	if id := t.commit(&p, name, now); id != "" {
+		s.noteFinished(name, id)
+	}
 	return nil
 }
 
-func prepare(c store.Change, now time.Time) (*prepared, error) {
-	p := &prepared{taskID: c.TaskID}
+func prepare(c store.Change, now time.Time) (prepared, error) {
+	p := prepared{taskID: c.TaskID}
 	if k := c.Idempotency; k != nil {
 		if k.ContextID == "" || k.MessageID == "" || c.TaskID == "" {
-			return nil, errdefs.Validationf("idempotency key %q/%q of task %q: context id, message id and task id are required", k.ContextID, k.MessageID, c.TaskID)
+			return prepared{}, errdefs.Validationf("idempotency key %q/%q of task %q: context id, message id and task id are required", k.ContextID, k.MessageID, c.TaskID)
 		}
 		key := *k
 		p.key = &key
@@ -58,32 +60,32 @@ func prepare(c store.Change, now time.Time) (*prepared, error) {
 	var err error
 	if c.CreateTask != nil {
 		if p.create, err = prepareCreate(*c.CreateTask, now); err != nil {
-			return nil, err
+			return prepared{}, err
 		}
 	}
 	if c.UpdateTask != nil {
 		if p.update, err = prepareUpdate(*c.UpdateTask); err != nil {
-			return nil, err
+			return prepared{}, err
 		}
 	}
 	if p.messages, err = prepareMessages(c.Messages, c.TaskID, now); err != nil {
-		return nil, err
+		return prepared{}, err
 	}
 	if p.events, err = prepareEvents(c.Events, now); err != nil {
-		return nil, err
+		return prepared{}, err
 	}
 	return p, nil
 }
 
 func prepareCreate(in store.Task, now time.Time) (*store.Task, error) {
-	field := fmt.Sprintf("create task %q", in.ID)
+	field := func() string { return fmt.Sprintf("create task %q", in.ID) }
 	switch {
 	case in.ID == "" || in.ContextID == "" || in.AgentID == "":
-		return nil, errdefs.Validationf("%s: id, context id and agent id are required", field)
+		return nil, errdefs.Validationf("%s: id, context id and agent id are required", field())
 	case !in.State.Valid():
-		return nil, errdefs.Validationf("%s: unknown state %q", field, in.State)
+		return nil, errdefs.Validationf("%s: unknown state %q", field(), in.State)
 	case in.Version != 0:
-		return nil, errdefs.Validationf("%s: version is %d, want 0 (the store sets it)", field, in.Version)
+		return nil, errdefs.Validationf("%s: version is %d, want 0 (the store sets it)", field(), in.Version)
 	}
 	t, err := inTask(in, field)
 	if err != nil {
@@ -96,12 +98,12 @@ func prepareCreate(in store.Task, now time.Time) (*store.Task, error) {
 }
 
 func prepareUpdate(in store.Task) (*store.Task, error) {
-	field := fmt.Sprintf("update task %q", in.ID)
+	field := func() string { return fmt.Sprintf("update task %q", in.ID) }
 	switch {
 	case in.ID == "":
-		return nil, errdefs.Validationf("%s: id is required", field)
+		return nil, errdefs.Validationf("%s: id is required", field())
 	case !in.State.Valid():
-		return nil, errdefs.Validationf("%s: unknown state %q", field, in.State)
+		return nil, errdefs.Validationf("%s: unknown state %q", field(), in.State)
 	}
 	return inTask(in, field)
 }
@@ -119,7 +121,7 @@ func prepareMessages(msgs []store.Message, taskID string, now time.Time) ([]stor
 			m.TaskID = taskID
 		}
 		var err error
-		if m.Message, err = inMessage(m.Message, "messages["+strconv.Itoa(i)+"]"); err != nil {
+		if m.Message, err = inMessage(m.Message, func() string { return "messages[" + strconv.Itoa(i) + "]" }); err != nil {
 			return nil, err
 		}
 		m.CreatedAt = orNow(m.CreatedAt, now)
@@ -128,19 +130,29 @@ func prepareMessages(msgs []store.Message, taskID string, now time.Time) ([]stor
 	return out, nil
 }
 
+// prepareEvents validates evs and copies them with all their Data in one
+// buffer, each Data capped so that appending to one cannot overwrite the
+// next.
 func prepareEvents(evs []store.Event, now time.Time) ([]store.Event, error) {
 	if len(evs) == 0 {
 		return nil, nil
 	}
-	out := make([]store.Event, len(evs))
+	size := 0
 	for i, e := range evs {
 		if e.RunID == "" || e.Type == "" {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): run id and type are required", i, e.RunID, e.Seq)
 		}
-		if len(e.Data) == 0 || !json.Valid(e.Data) {
+		if len(e.Data) == 0 || !validJSON(e.Data) {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): data must be a valid JSON value", i, e.RunID, e.Seq)
 		}
-		e.Data = slices.Clone(e.Data)
+		size += len(e.Data)
+	}
+	buf := make([]byte, 0, size)
+	out := make([]store.Event, len(evs))
+	for i, e := range evs {
+		start := len(buf)
+		buf = append(buf, e.Data...)
+		e.Data = json.RawMessage(buf[start:len(buf):len(buf)])
 		e.Time = orNow(e.Time, now)
 		out[i] = e
 	}
@@ -187,17 +199,25 @@ func (t *tenant) check(p *prepared) error {
 	return nil
 }
 
-// commit writes a checked change.
-func (t *tenant) commit(p *prepared, tenantName string, now time.Time) {
+// commit writes a checked change. It returns the id of the task the change
+// finished (moved into a terminal state), if any.
+func (t *tenant) commit(p *prepared, tenantName string, now time.Time) (finished string) {
 	if p.key != nil {
 		t.keys[*p.key] = p.taskID
+		t.keysByTask[p.taskID] = append(t.keysByTask[p.taskID], *p.key)
 	}
 	if c := p.create; c != nil {
 		c.Tenant = tenantName
 		t.insertTask(c)
+		if finishedBy("", c, true) {
+			finished = c.ID
+		}
 	}
 	if u := p.update; u != nil {
 		cur := t.tasks[u.ID]
+		if finishedBy(cur.State, u, false) {
+			finished = u.ID
+		}
 		u.Tenant, u.ContextID, u.AgentID, u.CreatedAt = cur.Tenant, cur.ContextID, cur.AgentID, cur.CreatedAt
 		u.Version = cur.Version + 1
 		u.UpdatedAt = now
@@ -212,4 +232,5 @@ func (t *tenant) commit(p *prepared, tenantName string, now time.Time) {
 	for _, e := range p.events {
 		t.log(e.RunID).append(e)
 	}
+	return finished
 }

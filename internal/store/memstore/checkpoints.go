@@ -98,16 +98,16 @@ func attemptOf(cp engine.Checkpoint) (int64, error) {
 }
 
 func inCheckpoint(cp engine.Checkpoint) (engine.Checkpoint, int64, error) {
-	field := "checkpoint of run " + strconv.Quote(cp.ExecID)
+	field := func() string { return "checkpoint of run " + strconv.Quote(cp.ExecID) }
 	if cp.ExecID == "" || cp.Board == nil {
-		return cp, 0, errdefs.Validationf("%s: exec id and board are required", field)
+		return cp, 0, errdefs.Validationf("%s: exec id and board are required", field())
 	}
 	attempt, err := attemptOf(cp)
 	if err != nil {
 		return cp, 0, err
 	}
 	board := engine.BoardSnapshot{}
-	if board.Vars, err = inJSONMap(cp.Board.Vars, field+": board.vars"); err != nil {
+	if board.Vars, err = inJSONMap(cp.Board.Vars, func() string { return field() + ": board.vars" }); err != nil {
 		return cp, 0, err
 	}
 	if cp.Board.Channels != nil {
@@ -115,7 +115,7 @@ func inCheckpoint(cp engine.Checkpoint) (engine.Checkpoint, int64, error) {
 		for name, msgs := range cp.Board.Channels {
 			ch := make([]model.Message, len(msgs))
 			for i, m := range msgs {
-				if ch[i], err = inMessage(m, field+": board.channels["+name+"]["+strconv.Itoa(i)+"]"); err != nil {
+				if ch[i], err = inMessage(m, func() string { return field() + ": board.channels[" + name + "][" + strconv.Itoa(i) + "]" }); err != nil {
 					return cp, 0, err
 				}
 			}
@@ -123,7 +123,7 @@ func inCheckpoint(cp engine.Checkpoint) (engine.Checkpoint, int64, error) {
 		}
 	}
 	cp.Board = &board
-	if cp.Payload, err = inRaw(cp.Payload, field+": payload"); err != nil {
+	if cp.Payload, err = inRaw(cp.Payload, func() string { return field() + ": payload" }); err != nil {
 		return cp, 0, err
 	}
 	cp.Attributes = maps.Clone(cp.Attributes)

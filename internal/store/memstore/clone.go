@@ -3,9 +3,11 @@ package memstore
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
@@ -16,6 +18,11 @@ import (
 // normalising it as PostgreSQL would; "out*" copy a stored value on its way
 // out. Stored values hold JSON-shaped maps only, so copyJSON is a complete
 // deep copy of them.
+
+// fieldName names the input a value came from, for error messages. It is
+// a function so that the name is built only when an error needs it: built
+// eagerly, names cost allocations on every write.
+type fieldName func() string
 
 // storedTime is t at microsecond precision in UTC; zero stays zero.
 func storedTime(t time.Time) time.Time {
@@ -34,59 +41,104 @@ func orNow(t, now time.Time) time.Time {
 }
 
 // inJSONMap round-trips m through encoding/json: the result is a fresh map
-// of JSON values (numbers as float64), as a JSONB column returns it.
-func inJSONMap(m map[string]any, field string) (map[string]any, error) {
+// of JSON values (numbers as float64), as a JSONB column returns it. A map
+// of values the round trip would not change — strings of valid UTF-8,
+// finite float64s, bools and nils — is copied directly: the common case
+// (an empty board, flat metadata) then costs one allocation, not a decoder.
+func inJSONMap(m map[string]any, field fieldName) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
+	if canonicalJSON(m) {
+		return maps.Clone(m), nil
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return nil, errdefs.Validationf("%s: not encodable as JSON: %w", field, err)
+		return nil, errdefs.Validationf("%s: not encodable as JSON: %w", field(), err)
 	}
 	var out map[string]any
 	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, errdefs.Validationf("%s: not encodable as JSON: %w", field, err)
+		return nil, errdefs.Validationf("%s: not encodable as JSON: %w", field(), err)
 	}
 	return out, nil
 }
 
+// canonicalJSON reports whether m's keys and values come back unchanged
+// from an encoding/json round trip, so that a shallow copy is a deep one.
+func canonicalJSON(m map[string]any) bool {
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		switch v := v.(type) {
+		case nil, bool:
+		case string:
+			if !utf8.ValidString(v) {
+				return false
+			}
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // inRaw copies an optional raw JSON value, rejecting invalid JSON.
-func inRaw(b json.RawMessage, field string) (json.RawMessage, error) {
+func inRaw(b json.RawMessage, field fieldName) (json.RawMessage, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	if !json.Valid(b) {
-		return nil, errdefs.Validationf("%s: invalid JSON", field)
+	if !validJSON(b) {
+		return nil, errdefs.Validationf("%s: invalid JSON", field())
 	}
 	return slices.Clone(b), nil
 }
 
 // inRequiredRaw is inRaw for a value that must be present.
-func inRequiredRaw(b json.RawMessage, field string) (json.RawMessage, error) {
+func inRequiredRaw(b json.RawMessage, field fieldName) (json.RawMessage, error) {
 	if len(b) == 0 {
-		return nil, errdefs.Validationf("%s: required JSON value is missing", field)
+		return nil, errdefs.Validationf("%s: required JSON value is missing", field())
 	}
 	return inRaw(b, field)
 }
 
-func inParts(parts []model.Part, field string) ([]model.Part, error) {
+// inParts copies parts, each nested value once.
+func inParts(parts []model.Part, field fieldName) ([]model.Part, error) {
 	if parts == nil {
 		return nil, nil
 	}
 	out := make([]model.Part, len(parts))
 	for i, p := range parts {
-		p = p.Clone()
-		f := field + "[" + strconv.Itoa(i) + "]"
+		if p.Data == nil && p.File == nil && p.ToolCall == nil && p.ToolResult == nil && p.Metadata == nil {
+			out[i] = p // a text part: nothing nested to copy
+			continue
+		}
+		f := func() string { return field() + "[" + strconv.Itoa(i) + "]" }
 		var err error
-		if p.Data, err = inRaw(p.Data, f+".data"); err != nil {
+		if p.Data, err = inRaw(p.Data, func() string { return f() + ".data" }); err != nil {
 			return nil, err
 		}
+		if p.File != nil {
+			file := *p.File
+			file.Bytes = slices.Clone(file.Bytes)
+			p.File = &file
+		}
 		if p.ToolCall != nil {
-			if p.ToolCall.Arguments, err = inRaw(p.ToolCall.Arguments, f+".tool_call.arguments"); err != nil {
+			call := *p.ToolCall
+			if call.Arguments, err = inRaw(call.Arguments, func() string { return f() + ".tool_call.arguments" }); err != nil {
 				return nil, err
 			}
+			p.ToolCall = &call
 		}
-		if p.Metadata, err = inJSONMap(p.Metadata, f+".metadata"); err != nil {
+		if p.ToolResult != nil {
+			res := *p.ToolResult
+			p.ToolResult = &res
+		}
+		if p.Metadata, err = inJSONMap(p.Metadata, func() string { return f() + ".metadata" }); err != nil {
 			return nil, err
 		}
 		out[i] = p
@@ -94,30 +146,30 @@ func inParts(parts []model.Part, field string) ([]model.Part, error) {
 	return out, nil
 }
 
-func inMessage(m model.Message, field string) (model.Message, error) {
+func inMessage(m model.Message, field fieldName) (model.Message, error) {
 	var err error
-	if m.Parts, err = inParts(m.Parts, field+".parts"); err != nil {
+	if m.Parts, err = inParts(m.Parts, func() string { return field() + ".parts" }); err != nil {
 		return model.Message{}, err
 	}
-	if m.Metadata, err = inJSONMap(m.Metadata, field+".metadata"); err != nil {
+	if m.Metadata, err = inJSONMap(m.Metadata, func() string { return field() + ".metadata" }); err != nil {
 		return model.Message{}, err
 	}
 	m.CreatedAt = storedTime(m.CreatedAt)
 	return m, nil
 }
 
-func inArtifacts(arts []model.Artifact, field string) ([]model.Artifact, error) {
+func inArtifacts(arts []model.Artifact, field fieldName) ([]model.Artifact, error) {
 	if arts == nil {
 		return nil, nil
 	}
 	out := make([]model.Artifact, len(arts))
 	for i, a := range arts {
-		f := field + "[" + strconv.Itoa(i) + "]"
+		f := func() string { return field() + "[" + strconv.Itoa(i) + "]" }
 		var err error
-		if a.Parts, err = inParts(a.Parts, f+".parts"); err != nil {
+		if a.Parts, err = inParts(a.Parts, func() string { return f() + ".parts" }); err != nil {
 			return nil, err
 		}
-		if a.Metadata, err = inJSONMap(a.Metadata, f+".metadata"); err != nil {
+		if a.Metadata, err = inJSONMap(a.Metadata, func() string { return f() + ".metadata" }); err != nil {
 			return nil, err
 		}
 		out[i] = a
@@ -127,11 +179,11 @@ func inArtifacts(arts []model.Artifact, field string) ([]model.Artifact, error) 
 
 // inTask copies the caller's task fields; the caller sets the store-owned
 // ones (Tenant, Version, times).
-func inTask(t store.Task, field string) (*store.Task, error) {
+func inTask(t store.Task, field fieldName) (*store.Task, error) {
 	out := t
 	var err error
 	if t.StatusMessage != nil {
-		m, err := inMessage(*t.StatusMessage, field+".status_message")
+		m, err := inMessage(*t.StatusMessage, func() string { return field() + ".status_message" })
 		if err != nil {
 			return nil, err
 		}
@@ -141,10 +193,10 @@ func inTask(t store.Task, field string) (*store.Task, error) {
 		e := *t.Error
 		out.Error = &e
 	}
-	if out.Artifacts, err = inArtifacts(t.Artifacts, field+".artifacts"); err != nil {
+	if out.Artifacts, err = inArtifacts(t.Artifacts, func() string { return field() + ".artifacts" }); err != nil {
 		return nil, err
 	}
-	if out.Metadata, err = inJSONMap(t.Metadata, field+".metadata"); err != nil {
+	if out.Metadata, err = inJSONMap(t.Metadata, func() string { return field() + ".metadata" }); err != nil {
 		return nil, err
 	}
 	return &out, nil

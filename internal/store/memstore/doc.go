@@ -18,6 +18,13 @@
 //     read after a seq costs O(k) for k events; a tenant's tasks are indexed
 //     by creation (globally and per context) so listing a context does not
 //     scan other contexts or tenants.
+//   - Memory is bounded by the runs in flight plus a retention of finished
+//     runs (DefaultRetention, WithRetention): past it the oldest finished
+//     runs are forgotten with their events, checkpoints, idempotency
+//     records, push configs and lease, and a context's transcript once its
+//     last task is forgotten. Unfinished runs are never forgotten. Without
+//     the bound the heap — and the garbage collector's work — would grow
+//     with every run the process ever served.
 //
 // memstore imports store, engine, model and errdefs; it must not import
 // runtime, api, a2a or pgstore.

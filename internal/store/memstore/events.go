@@ -33,7 +33,9 @@ func (l *eventLog) lastSeq() int64 {
 func (t *tenant) log(runID string) *eventLog {
 	l := t.logs[runID]
 	if l == nil {
-		l = &eventLog{}
+		// Room for a short run's events, so that one does not regrow
+		// its slice four times.
+		l = &eventLog{events: make([]store.Event, 0, 16)}
 		t.logs[runID] = l
 	}
 	return l

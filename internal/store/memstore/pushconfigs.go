@@ -18,7 +18,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 		return errdefs.Validationf("put push config %q of task %q: task id and id are required", c.ID, c.TaskID)
 	}
 	var err error
-	if c.Config, err = inRequiredRaw(c.Config, "push config "+c.ID+" of task "+c.TaskID); err != nil {
+	if c.Config, err = inRequiredRaw(c.Config, func() string { return "push config " + c.ID + " of task " + c.TaskID }); err != nil {
 		return err
 	}
 	c.CreatedAt = orNow(c.CreatedAt, now())

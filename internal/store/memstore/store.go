@@ -17,6 +17,11 @@ type Store struct {
 	tenants map[string]*tenant
 	// leases are global: recovery scans every tenant's expired leases.
 	leases map[string]*leaseRecord
+	// retain is the retention (WithRetention); finished[finishedHead:]
+	// queues the finished runs, oldest first, for eviction.
+	retain       int
+	finished     []finishedRun
+	finishedHead int
 }
 
 // tenant holds one tenant's records.
@@ -27,15 +32,21 @@ type tenant struct {
 	transcripts map[string]*transcript
 	logs        map[string]*eventLog
 	keys        map[store.IdempotencyKey]string
+	keysByTask  map[string][]store.IdempotencyKey
 	checkpoints map[string][]engine.Checkpoint
 	push        map[string]map[string]store.PushConfig
 }
 
 var _ store.Store = (*Store)(nil)
 
-// New returns an empty store.
-func New() *Store {
-	return &Store{tenants: map[string]*tenant{}, leases: map[string]*leaseRecord{}}
+// New returns an empty store that keeps DefaultRetention finished runs,
+// or as the options say.
+func New(opts ...Option) *Store {
+	s := &Store{tenants: map[string]*tenant{}, leases: map[string]*leaseRecord{}, retain: DefaultRetention}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Ping reports whether the store is usable; an in-memory store always is,
@@ -64,6 +75,7 @@ func (s *Store) writeTenant(ctx context.Context) *tenant {
 			transcripts: map[string]*transcript{},
 			logs:        map[string]*eventLog{},
 			keys:        map[store.IdempotencyKey]string{},
+			keysByTask:  map[string][]store.IdempotencyKey{},
 			checkpoints: map[string][]engine.Checkpoint{},
 			push:        map[string]map[string]store.PushConfig{},
 		}

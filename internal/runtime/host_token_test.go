@@ -1,0 +1,62 @@
+package runtime
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"agentd/internal/engine"
+	"agentd/internal/event"
+)
+
+// TestTokenBodyMatchesDecodedDelta checks the token fast path against the
+// general one: the same delta, whatever the text.
+func TestTokenBodyMatchesDecodedDelta(t *testing.T) {
+	texts := []string{"hello", " tok1", `q"uote\`, "tab\t<b>&", "é ✓ 🎉", "bad \xff utf8", "sep\u2028"}
+	for _, actor := range []string{"echo", "echo_iter1", "a-b:c"} {
+		for _, text := range texts {
+			payload, err := json.Marshal(engine.StreamDeltaPayload{Type: engine.StreamDeltaToken, Content: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rest := "stream." + actor + ".delta"
+			fast, ok := tokenBody(rest, payload)
+			if !ok {
+				t.Fatalf("tokenBody(%q, %s): fast path not taken", rest, payload)
+			}
+			d, err := engine.DecodeStreamDelta(envelopeFor(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow, err := encodeDelta(actor, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b DeltaData
+			if err := json.Unmarshal(fast, &a); err != nil {
+				t.Fatalf("fast body %s: %v", fast, err)
+			}
+			if err := json.Unmarshal(slow, &b); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("fast body %s decodes to %+v, the general path's %s to %+v", fast, a, slow, b)
+			}
+		}
+	}
+	for _, tc := range []struct{ rest, payload string }{
+		{"stream.echo.delta", `{"type":"tool_call","id":"c","name":"n"}`},
+		{"stream.echo.delta", `{"type":"token","content":""}`},
+		{"stream.e\"cho.delta", `{"type":"token","content":"x"}`},
+		{"step.echo.start", `{"type":"token","content":"x"}`},
+		{"stream..delta", `{"type":"token","content":"x"}`},
+	} {
+		if body, ok := tokenBody(tc.rest, []byte(tc.payload)); ok {
+			t.Errorf("tokenBody(%q, %s) = %s, want the general path", tc.rest, tc.payload, body)
+		}
+	}
+}
+
+func envelopeFor(payload []byte) event.Envelope {
+	return event.Envelope{Subject: engine.SubjectStreamDelta("run-1", "echo"), Payload: payload}
+}

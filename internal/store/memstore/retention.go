@@ -1,0 +1,107 @@
+package memstore
+
+import (
+	"slices"
+
+	"agentd/internal/store"
+)
+
+// DefaultRetention is how many finished runs a Store keeps unless
+// WithRetention says otherwise.
+const DefaultRetention = 10_000
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithRetention keeps at most n finished runs — tasks in a terminal state —
+// and forgets older ones, oldest finish first, with everything that belongs
+// to them: their events, checkpoints, idempotency records, push configs and
+// lease, and the transcript of a context once none of its tasks is left.
+// A forgotten run reads as not found. n <= 0 keeps every run (the heap then
+// grows with every run the process ever served).
+func WithRetention(n int) Option {
+	return func(s *Store) { s.retain = n }
+}
+
+// finishedRun names a task that reached a terminal state, in the order
+// runs finished.
+type finishedRun struct {
+	tenant, id string
+}
+
+// noteFinished records that task id of tenantName reached a terminal state and
+// forgets the oldest finished runs once more than the retention are kept.
+// Eviction works in batches — down to 3/4 of the retention — so that the
+// task indexes are rebuilt once per batch rather than once per run. Callers
+// hold the write lock.
+func (s *Store) noteFinished(tenantName, id string) {
+	if s.retain <= 0 {
+		return
+	}
+	s.finished = append(s.finished, finishedRun{tenantName, id})
+	if len(s.finished)-s.finishedHead <= s.retain {
+		return
+	}
+	target := s.retain - s.retain/4
+	touched := map[*tenant]bool{}
+	for len(s.finished)-s.finishedHead > target {
+		r := s.finished[s.finishedHead]
+		s.finished[s.finishedHead] = finishedRun{}
+		s.finishedHead++
+		if t := s.tenants[r.tenant]; t != nil && t.forget(r.id) {
+			touched[t] = true
+			delete(s.leases, r.id)
+		}
+	}
+	for t := range touched {
+		t.allTasks = slices.DeleteFunc(t.allTasks, func(k taskKey) bool { return t.tasks[k.id] == nil })
+	}
+	// Drop the consumed head once it is the larger part of the queue, so
+	// the queue's memory stays proportional to the retention.
+	if s.finishedHead > len(s.finished)/2 {
+		s.finished = append(s.finished[:0], s.finished[s.finishedHead:]...)
+		s.finishedHead = 0
+	}
+}
+
+// forget deletes a finished task and what belongs to it, except its entry
+// in allTasks, which the caller filters once per batch. It reports false
+// (and deletes nothing) when the task is gone or no longer terminal: a
+// task queued twice, or one that moved on after it finished. Callers hold
+// the write lock.
+func (t *tenant) forget(id string) bool {
+	task := t.tasks[id]
+	if task == nil || !task.State.Terminal() {
+		return false
+	}
+	delete(t.tasks, id)
+	if idx := t.byContext[task.ContextID]; idx != nil {
+		*idx = slices.DeleteFunc(*idx, func(k taskKey) bool { return k.id == id })
+		if len(*idx) == 0 {
+			// The context's last task: its transcript goes with it.
+			delete(t.byContext, task.ContextID)
+			delete(t.transcripts, task.ContextID)
+		}
+	}
+	if tr := t.transcripts[task.ContextID]; tr != nil {
+		// The context goes on: its history keeps the task's messages,
+		// which no longer list under the forgotten task.
+		delete(tr.byTask, id)
+	}
+	delete(t.logs, id)
+	delete(t.checkpoints, id)
+	delete(t.push, id)
+	for _, k := range t.keysByTask[id] {
+		if t.keys[k] == id {
+			delete(t.keys, k)
+		}
+	}
+	delete(t.keysByTask, id)
+	return true
+}
+
+// finishedBy reports whether the committed change moved a task into a
+// terminal state: created terminal, or updated from a non-terminal state.
+func finishedBy(prev store.TaskState, next *store.Task, created bool) bool {
+	return next.State.Terminal() && (created || !prev.Terminal())
+}

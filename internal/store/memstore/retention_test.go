@@ -1,0 +1,159 @@
+package memstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+	"agentd/internal/store"
+	"agentd/internal/store/memstore"
+)
+
+// runIn writes a run the way the runtime does — created with an
+// idempotency key, a transcript message and an event, checkpointed, with a
+// push config — and leaves it in state.
+func runIn(t *testing.T, ctx context.Context, s *memstore.Store, id, contextID string, state store.TaskState) {
+	t.Helper()
+	task := store.Task{ID: id, ContextID: contextID, AgentID: "a", State: store.StateWorking}
+	msg := store.Message{ContextID: contextID, Message: model.Message{ID: "m-" + id, Role: model.RoleUser, Parts: []model.Part{model.TextPart("hi")}}}
+	err := s.Apply(ctx, store.Change{
+		TaskID: id, CreateTask: &task, Messages: []store.Message{msg},
+		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: "m-" + id},
+		Events:      []store.Event{{RunID: id, Seq: 1, Type: "run.start", Data: json.RawMessage(`{}`)}},
+	})
+	if err != nil {
+		t.Fatalf("create %s: %v", id, err)
+	}
+	cp := engine.Checkpoint{ExecID: id, Board: &engine.BoardSnapshot{}, Attributes: map[string]string{store.AttrAttempt: "1"}}
+	if err := s.SaveCheckpoint(ctx, cp); err != nil {
+		t.Fatalf("checkpoint %s: %v", id, err)
+	}
+	if err := s.PutPushConfig(ctx, store.PushConfig{TaskID: id, ID: "p", Config: json.RawMessage(`{}`)}); err != nil {
+		t.Fatalf("push config %s: %v", id, err)
+	}
+	if state == store.StateWorking {
+		return
+	}
+	task.State, task.Version = state, 1
+	err = s.Apply(ctx, store.Change{
+		UpdateTask: &task,
+		Events:     []store.Event{{RunID: id, Seq: 2, Type: "run.end", Data: json.RawMessage(`{}`)}},
+	})
+	if err != nil {
+		t.Fatalf("finish %s: %v", id, err)
+	}
+}
+
+// kept reports whether the store still holds run id, and fails the test
+// when it holds only some of what belongs to it.
+func kept(t *testing.T, ctx context.Context, s *memstore.Store, id, contextID string) bool {
+	t.Helper()
+	_, err := s.GetTask(ctx, id)
+	if err != nil && !errdefs.IsNotFound(err) {
+		t.Fatalf("GetTask(%s): %v", id, err)
+	}
+	task := err == nil
+	evs, _ := s.ReadEvents(ctx, id, 0, 10)
+	cp, _ := s.LoadCheckpoint(ctx, id)
+	push, _ := s.ListPushConfigs(ctx, id)
+	msgs, _ := s.ListMessages(ctx, store.MessageQuery{ContextID: contextID, TaskID: id})
+	parts := []bool{len(evs.Events) > 0, cp != nil, len(push) > 0, len(msgs.Messages) > 0}
+	for i, p := range parts {
+		if p != task {
+			t.Fatalf("run %s: task kept = %v but its %s kept = %v", id, task, []string{"events", "checkpoint", "push configs", "messages"}[i], p)
+		}
+	}
+	return task
+}
+
+func TestRetentionForgetsOldestFinishedRuns(t *testing.T) {
+	ctx := t.Context()
+	s := memstore.New(memstore.WithRetention(3))
+	for i := 1; i <= 5; i++ {
+		id := fmt.Sprintf("t-%d", i)
+		runIn(t, ctx, s, id, "c-"+id, store.StateCompleted)
+	}
+	for i := 1; i <= 5; i++ {
+		id := fmt.Sprintf("t-%d", i)
+		if got, want := kept(t, ctx, s, id, "c-"+id), i > 2; got != want {
+			t.Errorf("run %s kept = %v, want %v (retention 3 of 5 finished runs)", id, got, want)
+		}
+	}
+	page, err := s.ListTasks(ctx, store.TaskQuery{})
+	if err != nil || page.Total != 3 {
+		t.Fatalf("ListTasks: total %d, %v; want 3", page.Total, err)
+	}
+	// The forgotten run's idempotency record went with it.
+	again := store.Task{ID: "t-1b", ContextID: "c-t-1", AgentID: "a", State: store.StateSubmitted}
+	err = s.Apply(ctx, store.Change{TaskID: again.ID, CreateTask: &again, Idempotency: &store.IdempotencyKey{ContextID: "c-t-1", MessageID: "m-t-1"}})
+	if err != nil {
+		t.Fatalf("resubmitting a forgotten run's key: %v, want a new task", err)
+	}
+}
+
+func TestRetentionKeepsUnfinishedRunsAndSharedContexts(t *testing.T) {
+	ctx := t.Context()
+	s := memstore.New(memstore.WithRetention(1))
+	runIn(t, ctx, s, "working", "shared", store.StateWorking)
+	runIn(t, ctx, s, "parked", "other", store.StateInputRequired)
+	runIn(t, ctx, s, "old", "shared", store.StateFailed)
+	runIn(t, ctx, s, "new", "fresh", store.StateCompleted)
+	for _, tc := range []struct {
+		id, context string
+		want        bool
+	}{
+		{"working", "shared", true},
+		{"parked", "other", true},
+		{"old", "shared", false},
+		{"new", "fresh", true},
+	} {
+		if got := kept(t, ctx, s, tc.id, tc.context); got != tc.want {
+			t.Errorf("run %s kept = %v, want %v", tc.id, got, tc.want)
+		}
+	}
+	// A context keeps its transcript while one of its tasks is kept.
+	page, err := s.ListMessages(ctx, store.MessageQuery{ContextID: "shared"})
+	if err != nil || len(page.Messages) != 2 {
+		t.Fatalf("transcript of the shared context: %d messages, %v; want both", len(page.Messages), err)
+	}
+	tasks, err := s.ListTasks(ctx, store.TaskQuery{ContextID: "shared"})
+	if err != nil || tasks.Total != 1 {
+		t.Fatalf("ListTasks(context shared): total %d, %v; want 1", tasks.Total, err)
+	}
+}
+
+func TestRetentionBoundsFinishedRuns(t *testing.T) {
+	ctx := t.Context()
+	for _, tc := range []struct {
+		name   string
+		opts   []memstore.Option
+		finish int
+		max    int
+	}{
+		{"default keeps a small history", nil, 100, 100},
+		{"evicts in batches, never above the bound", []memstore.Option{memstore.WithRetention(32)}, 200, 32},
+		{"zero keeps everything", []memstore.Option{memstore.WithRetention(0)}, 100, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := memstore.New(tc.opts...)
+			for i := range tc.finish {
+				id := fmt.Sprintf("t-%03d", i)
+				runIn(t, ctx, s, id, "c-"+id, store.StateCompleted)
+				page, err := s.ListTasks(ctx, store.TaskQuery{Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if page.Total > tc.max {
+					t.Fatalf("after %d finished runs the store keeps %d, want at most %d", i+1, page.Total, tc.max)
+				}
+				if page.Tasks[0].ID != id {
+					t.Fatalf("newest task is %s, want %s", page.Tasks[0].ID, id)
+				}
+			}
+		})
+	}
+}
