@@ -6,6 +6,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 )
 
 // Run executes one turn of ag on eng and classifies the outcome.
@@ -66,7 +67,7 @@ func resolveRunID(agentID, reqRunID string, cp *engine.Checkpoint) (string, erro
 		if reqRunID != "" {
 			return reqRunID, nil
 		}
-		return newRunID(), nil
+		return model.NewID(), nil
 	}
 	if reqRunID != "" && reqRunID != cp.ExecID {
 		return "", errdefs.Validationf("run agent %q: request run id %q does not match checkpoint run id %q", agentID, reqRunID, cp.ExecID)

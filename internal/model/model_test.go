@@ -99,3 +99,19 @@ func TestUsageAdd(t *testing.T) {
 		t.Fatalf("Add = %+v", got)
 	}
 }
+
+func TestNewIDIsATimeOrderedUUIDv7(t *testing.T) {
+	a, b := NewID(), NewID()
+	for _, id := range []string{a, b} {
+		if len(id) != 36 || id[14] != '7' || !strings.ContainsRune("89ab", rune(id[19])) {
+			t.Fatalf("%q is not a UUIDv7", id)
+		}
+	}
+	if a == b {
+		t.Fatal("two ids are equal")
+	}
+	time.Sleep(2 * time.Millisecond) // let the millisecond prefix move on
+	if c := NewID(); c[:13] <= a[:13] {
+		t.Fatalf("%q minted later does not sort after %q", c, a)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"agentd/internal/agent"
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 	"agentd/internal/store"
 )
 
@@ -277,7 +278,7 @@ func (r *Runtime) lost(runID string, err error) {
 }
 
 // newID mints a time-ordered id.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
+func newID() string { return model.NewID() }
 
 // Wake tells readers of a run that executes elsewhere that its log grew
 // (a wake-up from another replica, e.g. PostgreSQL NOTIFY); they re-read the

@@ -6,6 +6,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/llm"
+	"agentd/internal/model"
 	"agentd/internal/tool"
 )
 
@@ -72,7 +73,7 @@ func (cfg *Config) validate() error {
 		return errdefs.Validationf("%s: max_tokens %d: must not be negative", cfg.who(), cfg.MaxTokens)
 	}
 	if cfg.NewMessageID == nil {
-		cfg.NewMessageID = newUUIDv7
+		cfg.NewMessageID = model.NewID
 	}
 	cfg.ToolNames = slices.Clone(cfg.ToolNames)
 	if len(cfg.ToolNames) > 0 && cfg.Tools == nil {

@@ -1,4 +1,4 @@
-package agent
+package model
 
 import (
 	"crypto/rand"
@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// newRunID mints a UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then
-// random bits, so ids sort by creation time like the rest of agentd's ids.
-// It is written out here because agent may import only the standard
-// library besides its siblings.
-func newRunID() string {
+// NewID mints a UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then
+// random bits, so ids sort by creation time (DESIGN §2). Every layer mints
+// its ids here — model imports only the standard library, so engines and
+// the agent layer can too.
+func NewID() string {
 	var u [16]byte
 	var ms [8]byte
 	binary.BigEndian.PutUint64(ms[:], uint64(time.Now().UnixMilli()))
