@@ -196,14 +196,12 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 			tq.States = append(tq.States, state)
 		}
 	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			writeError(w, r, fieldErr("limit", errdefs.Validationf("must be an integer from 1 to 100, got %q", v)))
-			return
-		}
-		tq.Limit = n
+	limit, err := limitParam(r, 100)
+	if err != nil {
+		writeError(w, r, err)
+		return
 	}
+	tq.Limit = limit
 	page, err := s.rt.Store().ListTasks(r.Context(), tq)
 	if err != nil {
 		writeError(w, r, err)
@@ -281,14 +279,12 @@ func (s *Server) contextMessages(w http.ResponseWriter, r *http.Request) {
 		}
 		q.After = n
 	}
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			writeError(w, r, fieldErr("limit", errdefs.Validationf("must be an integer from 1 to 1000, got %q", v)))
-			return
-		}
-		q.Limit = n
+	limit, err := limitParam(r, 1000)
+	if err != nil {
+		writeError(w, r, err)
+		return
 	}
+	q.Limit = limit
 	page, err := s.rt.Store().ListMessages(r.Context(), q)
 	if err != nil {
 		writeError(w, r, err)
@@ -299,6 +295,20 @@ func (s *Server) contextMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, MessageList{Messages: page.Messages, NextAfter: page.NextAfter})
+}
+
+// limitParam reads ?limit= (1 to max); 0 when absent lets the store pick
+// its default.
+func limitParam(r *http.Request, max int) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > max {
+		return 0, fieldErr("limit", errdefs.Validationf("must be an integer from 1 to %d, got %q", max, v))
+	}
+	return n, nil
 }
 
 func boolParam(r *http.Request, name string, def bool) (bool, error) {
