@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -80,7 +81,7 @@ func sharedDSN(t *testing.T) string {
 	if os.Getenv("TEST_DATABASE_URL") != "" {
 		return pgtest.DSN(t)
 	}
-	return startOwnCluster(t).dsn()
+	return pgtest.NewCluster(t).DSN()
 }
 
 // writeConfig writes the demo configuration with server settings merged
@@ -270,4 +271,15 @@ func newClient(t *testing.T) *http.Client {
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
+}
+
+// freePort asks the kernel for a free port on 127.0.0.1; another process
+// may take it before the replica binds it, which then fails loudly.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"agentd/internal/pgtest"
 )
 
 // replicaTestTimeout bounds each test's run.
@@ -163,9 +165,9 @@ func TestReplicaSurvivesDatabaseRestart(t *testing.T) {
 }
 
 func testDatabaseOutage(t *testing.T, strike int, dbOutage time.Duration) {
-	db := startOwnCluster(t) // never pgtest's shared server: it is stopped
+	db := pgtest.NewCluster(t) // never pgtest's shared server: it is stopped
 	cfg := writeConfig(t, map[string]any{"lease_ttl": "2s"})
-	a := startReplica(t, "A", db.dsn(), cfg)
+	a := startReplica(t, "A", db.DSN(), cfg)
 	c := newClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), replicaTestTimeout)
 	defer cancel()
@@ -192,7 +194,7 @@ func testDatabaseOutage(t *testing.T, strike int, dbOutage time.Duration) {
 		began := time.Now()
 		wg.Go(func() {
 			defer close(restarted)
-			if restartErr = db.stop(ctx); restartErr != nil {
+			if restartErr = db.Stop(ctx); restartErr != nil {
 				return
 			}
 			down := time.NewTimer(dbOutage)
@@ -201,7 +203,7 @@ func testDatabaseOutage(t *testing.T, strike int, dbOutage time.Duration) {
 			case <-ctx.Done():
 			case <-down.C:
 			}
-			restartErr = db.start(ctx)
+			restartErr = db.Start(ctx)
 			outage = time.Since(began)
 		})
 		wg.Go(func() {

@@ -26,7 +26,7 @@ type harness struct {
 	prepared bool
 	admin    string // DSN of the server's maintenance database
 	template string
-	cluster  *cluster // nil unless this binary started one
+	cluster  *Cluster // nil unless this binary started one
 	idle     []string // emptied test databases ready for reuse
 	skip     string   // why tests skip, when no server can be had
 	err      error    // a setup failure, reported to every test
@@ -192,12 +192,12 @@ func (h *harness) setup() error {
 		if !h.inMain {
 			return errors.New("a throwaway cluster is needed (TEST_DATABASE_URL is not set) but TestMain does not call pgtest.Main, which stops it")
 		}
-		c, err := startCluster(ctx, src.binDir)
+		c, err := StartCluster(ctx, src.binDir)
 		if err != nil {
 			h.skip = fmt.Sprintf("TEST_DATABASE_URL is not set and a throwaway cluster from %s did not start: %v", src.binDir, err)
 			return nil
 		}
-		h.cluster, h.admin = c, c.dsn()
+		h.cluster, h.admin = c, c.DSN()
 	}
 	tmpl, err := templateName(migrations.FS)
 	if err != nil {
@@ -225,7 +225,7 @@ func (h *harness) shutdown() error {
 		h.idle = nil
 	}
 	if h.cluster != nil {
-		if err := h.cluster.stop(); err != nil {
+		if err := h.cluster.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("stop the throwaway cluster: %w", err))
 		}
 		h.cluster = nil

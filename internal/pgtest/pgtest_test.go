@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -177,29 +176,28 @@ func TestThrowawayCluster(t *testing.T) {
 	if os.Getenv("TEST_DATABASE_URL") != "" && os.Getenv("PGTEST_CLUSTER") != "1" {
 		t.Skip("TEST_DATABASE_URL is set; PGTEST_CLUSTER=1 tests the throwaway cluster anyway")
 	}
-	src := chooseSource(func(string) string { return "" }, exec.LookPath, filepath.Glob)
-	if src.kind != fromCluster {
-		if required(os.Getenv) {
-			t.Fatalf("REQUIRE_DB=1 but no PostgreSQL binaries: %s", src.why)
+	c := NewCluster(t)
+	ping := func() error {
+		conn, err := pgx.Connect(t.Context(), c.DSN())
+		if err == nil {
+			err = conn.Ping(t.Context())
+			conn.Close(context.Background())
 		}
-		t.Skipf("pgtest: SKIPPING: %s", src.why)
+		return err
 	}
-	c, err := startCluster(t.Context(), src.binDir)
-	if err != nil {
-		t.Fatalf("startCluster(%s): %v", src.binDir, err)
-	}
-	conn, err := pgx.Connect(t.Context(), c.dsn())
-	if err == nil {
-		err = conn.Ping(t.Context())
-		conn.Close(context.Background())
-	}
-	if stopErr := c.stop(); stopErr != nil {
-		t.Errorf("stop: %v", stopErr)
-	}
-	if err != nil {
+	if err := ping(); err != nil {
 		t.Fatalf("the started cluster does not answer: %v", err)
 	}
-	if _, err := os.Stat(c.dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("cluster directory %s survives stop (%v)", c.dir, err)
+	if err := c.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if ping() == nil {
+		t.Fatal("the stopped cluster still answers")
+	}
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ping(); err != nil {
+		t.Fatalf("the restarted cluster does not answer: %v", err)
 	}
 }
