@@ -14,11 +14,18 @@ import (
 	"agentd/internal/agent"
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/pgtest"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgMain{m}) }
+
+// pgMain runs the tests under pgtest, which provides the PostgreSQL
+// databases of the multi-replica tests and stops a throwaway cluster.
+type pgMain struct{ m *testing.M }
+
+func (p pgMain) Run() int { return pgtest.Run(p.m) }
 
 // testTimeout bounds every wait in these tests.
 const testTimeout = 20 * time.Second

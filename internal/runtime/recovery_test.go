@@ -11,9 +11,26 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/pgtest"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
+	"agentd/internal/store/pgstore"
 )
+
+// sharedStores runs a multi-replica test on a store the replicas share:
+// the in-memory store, and PostgreSQL (pgtest: TEST_DATABASE_URL or a
+// throwaway cluster; never skipped under REQUIRE_DB=1).
+func sharedStores(t *testing.T, test func(*testing.T, store.Store)) {
+	t.Run("memstore", func(t *testing.T) { test(t, memstore.New()) })
+	t.Run("pgstore", func(t *testing.T) {
+		st, err := pgstore.Open(t.Context(), pgtest.DSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		test(t, st)
+	})
+}
 
 // killable is a replica's view of a shared store that can die: after kill
 // every write fails, as if the process was gone.
@@ -129,7 +146,10 @@ func replica(t *testing.T, st store.Store, name string, eng engine.Engine) *Runt
 // last checkpoint in attempt 2, and a reader on the survivor gets every event
 // exactly once, in order, through the end.
 func TestKilledReplicaRunResumesElsewhere(t *testing.T) {
-	shared := memstore.New()
+	sharedStores(t, testKilledReplicaRunResumesElsewhere)
+}
+
+func testKilledReplicaRunResumesElsewhere(t *testing.T, shared store.Store) {
 	step := make(chan struct{})
 	started := make(chan int, 4)
 	eng := counter{n: 10, step: step, started: started}
@@ -211,8 +231,9 @@ func deltaCount(evs []store.Event) int {
 
 // A cancel arriving at a replica that does not execute the run reaches the
 // owner through the store.
-func TestCancelAcrossReplicas(t *testing.T) {
-	shared := memstore.New()
+func TestCancelAcrossReplicas(t *testing.T) { sharedStores(t, testCancelAcrossReplicas) }
+
+func testCancelAcrossReplicas(t *testing.T, shared store.Store) {
 	started := make(chan string, 1)
 	a := replica(t, shared, "A", blocker(false, started))
 	b := replica(t, shared, "B", blocker(false, nil))
@@ -228,8 +249,9 @@ func TestCancelAcrossReplicas(t *testing.T) {
 }
 
 // A drain hands running work over without waiting for the lease to expire.
-func TestDrainHandsOver(t *testing.T) {
-	shared := memstore.New()
+func TestDrainHandsOver(t *testing.T) { sharedStores(t, testDrainHandsOver) }
+
+func testDrainHandsOver(t *testing.T, shared store.Store) {
 	started := make(chan int, 4)
 	eng := counter{n: 3, step: make(chan struct{}), started: started}
 	a := replica(t, shared, "A", eng)
