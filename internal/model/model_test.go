@@ -115,3 +115,14 @@ func TestNewIDIsATimeOrderedUUIDv7(t *testing.T) {
 		t.Fatalf("%q minted later does not sort after %q", c, a)
 	}
 }
+
+func TestNewIDIsStrictlyIncreasing(t *testing.T) {
+	prev := NewID()
+	for i := 0; i < 10000; i++ {
+		id := NewID()
+		if id <= prev {
+			t.Fatalf("id %d: %q does not sort after %q", i, id, prev)
+		}
+		prev = id
+	}
+}

@@ -59,8 +59,8 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 	uncertain := false // an earlier try's commit outcome is unknown
 	for {
 		err := r.st.Apply(ctx, c)
-		if err != nil && uncertain && errdefs.IsConflict(err) && r.applied(ctx, l.runID, pending) {
-			err = nil // the earlier try did commit
+		if err != nil && uncertain && errdefs.IsConflict(err) && len(pending) > 0 && r.storedPrefix(ctx, l.runID, pending) == len(pending) {
+			err = nil // the earlier try did commit (the change is atomic)
 		}
 		if err == nil {
 			if last > 0 {
@@ -103,30 +103,43 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// applied reports whether the store already holds the last of evs, byte for
-// byte: after a write whose commit outcome was unknown, a retry that
-// conflicts may only mean the first try went through.
-func (r *Runtime) applied(ctx context.Context, runID string, evs []store.Event) bool {
+// storedPrefix counts how many of evs (consecutive events of one run) the
+// store already holds byte for byte: after a write whose commit outcome was
+// unknown, a retry that conflicts may only mean the earlier try went
+// through. A stored event that differs means another writer took the log.
+func (r *Runtime) storedPrefix(ctx context.Context, runID string, evs []store.Event) int {
 	if len(evs) == 0 {
-		return false
+		return 0
 	}
-	last := evs[len(evs)-1]
-	page, err := r.st.ReadEvents(ctx, runID, last.Seq-1, 1)
-	return err == nil && len(page.Events) == 1 && page.Events[0].Seq == last.Seq && bytes.Equal(page.Events[0].Data, last.Data)
+	page, err := r.st.ReadEvents(ctx, runID, evs[0].Seq-1, len(evs))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for n < len(evs) && n < len(page.Events) && page.Events[n].Seq == evs[n].Seq && bytes.Equal(page.Events[n].Data, evs[n].Data) {
+		n++
+	}
+	return n
 }
 
 // saveCheckpoint saves cp, riding out a store that is briefly unreachable
-// (a database restart): it retries NotAvailable errors with capped backoff
-// until ctx or the runtime ends. A repeated save at worst records the same
+// (a database restart). A repeated save at worst records the same
 // checkpoint twice in the history.
 func (r *Runtime) saveCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
+	return r.retry(ctx, "checkpoint save", cp.ExecID, func() error { return r.st.SaveCheckpoint(ctx, cp) })
+}
+
+// retry runs fn until it succeeds or fails with anything but NotAvailable
+// (an unreachable store), backing off up to a second between tries, for as
+// long as ctx and the runtime live. Only idempotent calls belong here.
+func (r *Runtime) retry(ctx context.Context, what, runID string, fn func() error) error {
 	backoff := 10 * time.Millisecond
 	for {
-		err := r.st.SaveCheckpoint(ctx, cp)
+		err := fn()
 		if err == nil || !errdefs.IsNotAvailable(err) {
 			return err
 		}
-		r.log.Warn("checkpoint save failed; retrying", "run_id", cp.ExecID, "err", err, "backoff", backoff)
+		r.log.Warn(what+" failed; retrying", "run_id", runID, "err", err, "backoff", backoff)
 		select {
 		case <-ctx.Done():
 			return err

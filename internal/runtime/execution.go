@@ -145,7 +145,7 @@ func (x *execution) run() {
 	x.mu.Unlock()
 	if !leased {
 		if err := x.acquire(); err != nil {
-			r.log.Warn("run not started: its lease is held elsewhere", "run_id", x.runID, "err", err)
+			r.log.Warn("run not started here: no lease", "run_id", x.runID, "err", err)
 			return
 		}
 	}
@@ -173,7 +173,10 @@ func (x *execution) run() {
 		return
 	}
 	if err := x.finish(res, runErr); err != nil {
-		r.log.Error("run outcome could not be stored", "run_id", x.runID, "err", err)
+		// Leave the run to the recovery sweep (here or on another replica):
+		// its lease expires now and it resumes from its last checkpoint.
+		x.handover = true
+		r.log.Error("run outcome could not be stored; handing the run over", "run_id", x.runID, "err", err)
 	}
 }
 
@@ -213,27 +216,28 @@ func (x *execution) execute() (*agent.Result, error) {
 	return agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts...)
 }
 
-// history loads the transcript that seeds the board: the context's messages
-// up to this task's user message, plus everything this task already said.
+// history loads the transcript that seeds the board: the context's latest
+// messages, leaving out those of tasks created after this one (queued
+// behind it). Task ids are time-ordered UUIDs, so "after" is a comparison.
 func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 	limit := x.agent.HistoryLimit
 	if limit <= 0 {
 		limit = 200
 	}
-	page, err := x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: limit})
+	var page store.MessagePage
+	err := x.r.retry(ctx, "transcript read", x.runID, func() (err error) {
+		page, err = x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: limit})
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]model.Message, 0, len(page.Messages))
-	seen := false
 	for _, m := range page.Messages {
-		if seen && m.TaskID != x.runID {
+		if m.TaskID != "" && m.TaskID > x.runID {
 			continue // a later task's message (queued behind this one)
 		}
 		out = append(out, m.Message)
-		if m.ID == x.msg.ID {
-			seen = true
-		}
 	}
 	return out, nil
 }
@@ -371,9 +375,13 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 // newMessages returns the main-channel messages of the final board that the
 // transcript does not hold yet, named deterministically when unnamed.
 func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
-	ctx := x.ctx
+	ctx := context.WithoutCancel(x.ctx)
 	known := map[string]bool{}
-	page, err := x.r.st.ListMessages(context.WithoutCancel(ctx), store.MessageQuery{ContextID: x.contextID, Last: 1000})
+	var page store.MessagePage
+	err := x.r.retry(ctx, "transcript read", x.runID, func() (err error) {
+		page, err = x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: 1000})
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

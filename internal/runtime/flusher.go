@@ -29,9 +29,9 @@ type flusher struct {
 	// onLost is called for a run whose log the store refused (another
 	// replica owns it now).
 	onLost func(runID string, err error)
-	// applied reports whether the store already holds events (after a
-	// write whose commit outcome was unknown).
-	applied func(ctx context.Context, runID string, evs []store.Event) bool
+	// stored counts the leading events of a batch the store already holds
+	// (after a write whose commit outcome was unknown).
+	stored func(ctx context.Context, runID string, evs []store.Event) int
 }
 
 func newFlusher(st store.Store, window time.Duration, log *slog.Logger) *flusher {
@@ -163,12 +163,21 @@ func (f *flusher) applyEach(ctx context.Context, logs []*runLog) {
 // log now and the run must stop here — unless the conflict only shows that
 // an earlier write, whose commit outcome was unknown, did go through.
 func (f *flusher) failed(ctx context.Context, l *runLog, p []store.Event, err error) {
-	if errdefs.IsConflict(err) && f.applied != nil && f.applied(ctx, l.runID, p) {
-		l.markPersisted(p[len(p)-1].Seq)
-		return
+	if errdefs.IsConflict(err) && f.stored != nil {
+		if n := f.stored(ctx, l.runID, p); n > 0 {
+			// An earlier write whose answer was lost did commit: keep what
+			// is there and write the rest next time.
+			l.markPersisted(p[n-1].Seq)
+			if n < len(p) {
+				l.markDirty()
+				f.mark(l)
+			}
+			return
+		}
 	}
 	if errdefs.IsConflict(err) {
 		f.log.Warn("event log write refused; run lost", "run_id", l.runID, "err", err)
+		l.dropUnpersisted()
 		if f.onLost != nil {
 			f.onLost(l.runID, err)
 		}

@@ -25,17 +25,34 @@ const (
 	maxRenewEvery = time.Second
 )
 
-// acquire takes the run's lease for this replica; it fails with Conflict
-// when a live replica holds it.
+// acquire takes the run's lease for this replica. It rides out an
+// unreachable store, and waits up to one lease period for a holder to let go
+// (a cancel in progress, a replica that just died); after that the run
+// belongs to someone else and acquire fails with Conflict.
 func (x *execution) acquire() error {
-	l, err := x.r.st.AcquireLease(x.ctx, x.runID, x.r.replica, x.r.leaseTTL)
-	if err != nil {
-		return err
+	r := x.r
+	deadline := time.Now().Add(r.leaseTTL + time.Second)
+	for {
+		var l store.Lease
+		err := r.retry(x.ctx, "lease acquisition", x.runID, func() (err error) {
+			l, err = r.st.AcquireLease(x.ctx, x.runID, r.replica, r.leaseTTL)
+			return err
+		})
+		if err == nil {
+			x.mu.Lock()
+			x.lease = l
+			x.mu.Unlock()
+			return nil
+		}
+		if !errdefs.IsConflict(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-x.ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	x.mu.Lock()
-	x.lease = l
-	x.mu.Unlock()
-	return nil
 }
 
 // release gives the lease up; handover lets it expire now instead, so that

@@ -127,8 +127,11 @@ func (l *runLog) markDirty() {
 func (l *runLog) activate(storeLast int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if storeLast > l.last() {
-		l.events, l.base, l.persisted = nil, storeLast, storeLast
+	if keep := int(l.persisted - l.base); keep >= 0 && keep < len(l.events) {
+		l.events = l.events[:keep] // unpersisted leftovers of a lost attempt
+	}
+	if storeLast > l.persisted {
+		l.events, l.base, l.persisted = make([]store.Event, 0, 16), storeLast, storeLast
 		l.wakeLocked()
 	}
 	l.active, l.terminal = true, 0

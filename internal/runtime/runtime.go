@@ -166,7 +166,7 @@ func New(opts Options) (*Runtime, error) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.flusher = newFlusher(r.st, window, r.log)
 	r.flusher.onLost = r.lost
-	r.flusher.applied = r.applied
+	r.flusher.stored = r.storedPrefix
 	r.wg.Add(3)
 	go func() {
 		defer r.wg.Done()
@@ -221,11 +221,13 @@ func (r *Runtime) acquireLog(ctx context.Context, runID string) (*runLog, error)
 		return l, nil
 	}
 	r.mu.Unlock()
-	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
+	// The task first: a terminal task's events are all durable before its
+	// state is, so the log's end read afterwards is final.
+	t, err := r.st.GetTask(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	t, err := r.st.GetTask(ctx, runID)
+	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
 	if err != nil {
 		return nil, err
 	}
