@@ -5,29 +5,34 @@
 -- +goose Up
 
 -- Tasks (runs). Scalars the queries filter or sort on are columns; the
--- structured parts the store never looks into are JSONB.
+-- structured parts the store never looks into are json documents: json (not
+-- jsonb) because no query reads inside them, and because jsonb refuses text
+-- holding U+0000 (\u0000), which model messages, metadata and checkpoints
+-- may carry — the store keeps whatever a client or a model produced.
 CREATE TABLE tasks (
     tenant           text        NOT NULL,
     id               text        NOT NULL,
     context_id       text        NOT NULL,
     agent_id         text        NOT NULL,
     state            text        NOT NULL,
-    status_message   jsonb,
-    error            jsonb,
-    artifacts        jsonb,
-    usage            jsonb       NOT NULL,
+    status_message   json,
+    error            json,
+    artifacts        json,
+    usage            json        NOT NULL,
     attempt          integer     NOT NULL,
     cancel_requested boolean     NOT NULL,
-    metadata         jsonb,
+    metadata         json,
     version          bigint      NOT NULL,
     created_at       timestamptz NOT NULL,
     updated_at       timestamptz NOT NULL,
     PRIMARY KEY (tenant, id)
 );
--- Access paths: a context's tasks newest first, and all tasks newest first
--- (ListTasks keyset-pages on (created_at, id) in both).
+-- Access paths: a context's tasks newest first, an agent's tasks newest first
+-- (A2A ListTasks is always scoped to one agent), and all tasks newest first
+-- (ListTasks keyset-pages on (created_at, id) in each).
 CREATE INDEX tasks_by_context ON tasks (tenant, context_id, created_at DESC, id DESC);
 CREATE INDEX tasks_by_created ON tasks (tenant, created_at DESC, id DESC);
+CREATE INDEX tasks_by_agent ON tasks (tenant, agent_id, created_at DESC, id DESC);
 
 -- A context's transcript head: the last assigned position. Appends lock this
 -- row, which serialises writers of one context and keeps positions dense.
@@ -45,7 +50,7 @@ CREATE TABLE messages (
     context_id text   NOT NULL,
     position   bigint NOT NULL,
     task_id    text   NOT NULL,
-    message    jsonb  NOT NULL,
+    message    json   NOT NULL,
     PRIMARY KEY (tenant, context_id, position)
 );
 CREATE INDEX messages_by_task ON messages (tenant, context_id, task_id, position) WHERE task_id <> '';
@@ -97,7 +102,7 @@ CREATE TABLE checkpoints (
     run_id     text        NOT NULL,
     seq        bigint      NOT NULL,
     attempt    integer     NOT NULL,
-    checkpoint jsonb       NOT NULL,
+    checkpoint json        NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant, run_id, seq)
 );
@@ -107,7 +112,7 @@ CREATE TABLE push_configs (
     tenant     text        NOT NULL,
     task_id    text        NOT NULL,
     id         text        NOT NULL,
-    config     jsonb       NOT NULL,
+    config     json        NOT NULL,
     created_at timestamptz NOT NULL,
     PRIMARY KEY (tenant, task_id, id)
 );

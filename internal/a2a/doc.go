@@ -37,8 +37,9 @@
 //
 //	status (not submitted)   TaskStatusUpdateEvent, state TASK_STATE_*, status message as agent Message
 //	delta text               TaskArtifactUpdateEvent on one artifact per assistant answer
-//	                         (id <task>-answer-<attempt>-<seq of its first delta>): first chunk
-//	                         without append, later ones append:true
+//	                         (id <task>-answer-<seq of its first delta>): the first chunk a
+//	                         stream sends of it without append — also when the stream joined
+//	                         mid-answer —, later ones append:true
 //	step.complete/step.error an empty chunk with lastChunk:true closes the open answer
 //	run.end                  closes an open answer the same way; the stream ends at a run.end
 //	                         that leaves the task terminal or interrupted (v0.3 clients get
@@ -46,16 +47,25 @@
 //	delta tool_call/result   TaskStatusUpdateEvent WORKING whose message holds a data part
 //	                         {"toolCall": …} / {"toolResult": …}
 //	artifact                 TaskArtifactUpdateEvent as published (append, lastChunk)
-//	gap                      TaskStatusUpdateEvent (last known state) with metadata MetaGap
+//	gap                      TaskStatusUpdateEvent WORKING with metadata MetaGap; when retention
+//	                         pruned the run's end and nothing follows, the task's state, and
+//	                         the stream ends there
 //	run.start, step.start,   nothing
 //	input
+//
+// A streaming send retried with a messageId already submitted (a duplicate)
+// starts nothing: it is answered like a subscription without a cursor — the
+// Task as it is now, then live updates; for a terminal or interrupted task
+// the Task alone — never the submission's old updates.
 //
 // Errors found before a stream starts are answered as direct errors, not as
 // an SSE stream holding one error event: a2a-go's transports commit to SSE
 // before the handler runs, so the response is held back until its first
 // event (deferredWriter). Streams lift the write deadline and get keep-alive
 // comments from the transport every Options.KeepAlive. Every agentd error is
-// mapped to an A2A error in one place, toA2AError.
+// mapped to an A2A error in one place, toA2AError; errdefs.ClassNotAvailable
+// (a draining replica, a store outage) is the retryable server error
+// (JSON-RPC -32000, HTTP+JSON 503 UNAVAILABLE), never a client error.
 //
 // # Resumable streams (extension ExtensionURI)
 //
@@ -68,8 +78,10 @@
 // after n, then live ones; it works for a task that has ended meanwhile.
 // Events pruned by retention are announced by a status update with
 // metadata[MetaGap] = {"prunedThrough": p}. The translator is primed with
-// the events up to n, so resumed updates are identical to those an unbroken
-// stream would have carried.
+// the state at n — the answer open there —, read from the log back to the
+// last answer boundary only (prime.go), so resumed updates are identical to
+// those an unbroken stream would have carried and a resume costs the same
+// however long the log.
 //
 // # Limits
 //

@@ -52,7 +52,10 @@ func toA2AError(err error) error {
 			// operation is not possible in the task's current state.
 			code = a2a.ErrUnsupportedOperation
 		case errdefs.ClassNotAvailable:
-			code = a2a.ErrUnsupportedOperation
+			// A draining replica or a store outage: the request is fine
+			// and worth retrying (elsewhere, or later). JSON-RPC -32000;
+			// HTTP+JSON 503 (deferredWriter rewrites the transport's 500).
+			code = a2a.ErrServerError
 		case errdefs.ClassUnauthorized:
 			code = a2a.ErrUnauthenticated
 		case errdefs.ClassForbidden:

@@ -22,6 +22,7 @@ import (
 	"agentd/internal/config"
 	"agentd/internal/engine/conformance"
 	"agentd/internal/runtime"
+	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
 
@@ -47,6 +48,12 @@ func newEnv(t testing.TB, tune ...func(*agenta2a.Options)) *env {
 // change the agents before the runtime starts.
 func newEnvServer(t testing.TB, writeTimeout time.Duration, agentsHook func([]*runtime.Agent), tune ...func(*agenta2a.Options)) *env {
 	t.Helper()
+	return newEnvOn(t, memstore.New(), writeTimeout, agentsHook, tune...)
+}
+
+// newEnvOn is newEnvServer on the store st.
+func newEnvOn(t testing.TB, st store.Store, writeTimeout time.Duration, agentsHook func([]*runtime.Agent), tune ...func(*agenta2a.Options)) *env {
+	t.Helper()
 	cfg, err := config.Load("")
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +71,7 @@ func newEnvServer(t testing.TB, writeTimeout time.Duration, agentsHook func([]*r
 		agentsHook(agents)
 	}
 	rt, err := runtime.New(runtime.Options{
-		Store: memstore.New(), Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: 5 * time.Millisecond,
+		Store: st, Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: 5 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"agentd/internal/runtime"
 	"agentd/internal/store"
 )
 
@@ -44,6 +45,20 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			yield(nil, err)
 			return
 		}
+		if sub.Duplicate {
+			// A retried send started nothing: the client gets the task as it
+			// is now, like a subscriber without a cursor, never the
+			// submission's old updates (they may contradict the Task).
+			t, err := h.store().GetTask(ctx, sub.Task.ID)
+			if err != nil {
+				yield(nil, toA2AError(err))
+				return
+			}
+			if err := h.join(ctx, yield, t, sub.StartSeq, n); err != nil {
+				yield(nil, err)
+			}
+			return
+		}
 		task, err := h.snapshot(ctx, sub.Task, n, true)
 		if err != nil || !yield(task, nil) {
 			if err != nil {
@@ -51,9 +66,9 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			}
 			return
 		}
-		// A continued task's stream starts at its new attempt, where the
-		// translator needs no earlier state.
-		h.follow(ctx, yield, sub.Task, sub.StartSeq, sub.StartSeq)
+		// A new attempt starts after a run.end (or at the log's start):
+		// no answer is open, nothing to prime.
+		h.follow(ctx, yield, sub.Task, newTranslator(sub.Task), sub.StartSeq)
 	}
 }
 
@@ -83,15 +98,7 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 	if err != nil {
 		return err
 	}
-	after := ci.after
-	if ci.hasAfter {
-		// Refuse a cursor beyond the end of the log up front.
-		st, err := h.s.rt.OpenStream(ctx, t.ID, after)
-		if err != nil {
-			return toA2AError(err)
-		}
-		st.Close()
-	} else {
+	if !ci.hasAfter {
 		if t.State.Terminal() {
 			return a2a.NewError(a2a.ErrUnsupportedOperation, "task "+t.ID+" is "+string(t.State)+"; there is nothing to subscribe to (use GetTask)")
 		}
@@ -101,11 +108,17 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 		if err != nil {
 			return toA2AError(err)
 		}
-		after = page.LastSeq
 		if t, err = h.taskOf(ctx, req.ID); err != nil {
 			return err
 		}
+		return h.join(ctx, yield, t, page.LastSeq, DefaultHistoryLength)
 	}
+	// Refuse a cursor beyond the end of the log up front.
+	st, err := h.s.rt.OpenStream(ctx, t.ID, ci.after)
+	if err != nil {
+		return toA2AError(err)
+	}
+	st.Close()
 	task, err := h.snapshot(ctx, t, DefaultHistoryLength, true)
 	if err != nil {
 		return err
@@ -113,24 +126,46 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 	if !yield(task, nil) {
 		return nil
 	}
-	// Prime the translator from the start of the log so that an answer
-	// open at the cursor continues under its id.
-	h.follow(ctx, yield, t, 0, after)
+	x, err := h.prime(ctx, t, ci.after, true)
+	if err != nil {
+		return err
+	}
+	if !x.ended {
+		h.follow(ctx, yield, t, x, ci.after)
+	}
 	return nil
 }
 
-// follow reads the run's log from seq `from` and yields the updates of the
-// events after `after` (the ones before only prime the translator). It
-// returns at the run.end that leaves the task terminal or interrupted, when
-// the client goes away, or on error.
-func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, from, after int64) {
-	st, err := h.s.rt.OpenStream(ctx, t.ID, from)
+// join streams t to a client that has seen none of it: the Task (with n
+// history messages), then the updates of the events after seq after, read
+// before t was. A task that is terminal or waits for input has nothing
+// live to send: the Task is all.
+func (h *handler) join(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, after int64, n int) error {
+	task, err := h.snapshot(ctx, t, n, true)
+	if err != nil {
+		return err
+	}
+	if !yield(task, nil) || t.State.Terminal() || t.State.Interrupted() {
+		return nil
+	}
+	x, err := h.prime(ctx, t, after, false)
+	if err != nil {
+		return err
+	}
+	h.follow(ctx, yield, t, x, after)
+	return nil
+}
+
+// follow yields the updates x translates from the run's events after seq
+// `after`. It returns at the run.end that leaves the task terminal or
+// interrupted, when the client goes away, or on error.
+func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, x *translator, after int64) {
+	st, err := h.s.rt.OpenStream(ctx, t.ID, after)
 	if err != nil {
 		yield(nil, toA2AError(err))
 		return
 	}
 	defer st.Close()
-	x := newTranslator(t)
 	for {
 		evs, err := st.Next(ctx, streamBatch, streamIdle)
 		if err != nil {
@@ -140,14 +175,47 @@ func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool,
 			return
 		}
 		for _, ev := range evs {
-			if up := x.translate(ev, ev.Seq > after); up != nil && !yield(up, nil) {
+			up := x.translate(ev)
+			if ev.Type == runtime.EventGap && up != nil {
+				state, last, err := h.gapEnds(ctx, t.ID, ev.Seq)
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if last {
+					up.(*a2a.TaskStatusUpdateEvent).Status.State = state
+					yield(up, nil)
+					return
+				}
+			}
+			if up != nil && !yield(up, nil) {
 				return
 			}
-			if x.ended && ev.Seq >= after {
+			if x.ended {
 				return
 			}
 		}
 	}
+}
+
+// gapEnds reports whether a gap through seq is the last update of the
+// stream — retention pruned the run's final run.end, and the task is
+// terminal or waits for input — and the task's state if so. The task is
+// read first: a task seen terminal or interrupted gets new events only in
+// a later attempt, which the read of the log after it would see.
+func (h *handler) gapEnds(ctx context.Context, runID string, seq int64) (a2a.TaskState, bool, error) {
+	t, err := h.store().GetTask(ctx, runID)
+	if err != nil {
+		return "", false, toA2AError(err)
+	}
+	if !t.State.Terminal() && !t.State.Interrupted() {
+		return "", false, nil
+	}
+	page, err := h.store().ReadEvents(ctx, runID, seq, 1)
+	if err != nil {
+		return "", false, toA2AError(err)
+	}
+	return toState(t.State), len(page.Events) == 0, nil
 }
 
 // streamable refuses the streaming methods for an agent whose card does not

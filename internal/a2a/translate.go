@@ -17,19 +17,20 @@ const answerName = "answer"
 // translator turns one run's events into A2A stream updates, one event at a
 // time: it never looks at the whole task, so the cost of an event does not
 // grow with the run. Each update is derived from exactly one event and
-// carries that event's seq (MetaSeq), and the translator's state depends
-// only on the events before — so a stream resumed after seq n, with the
-// translator primed on events 1…n, emits exactly the updates an unbroken
-// stream would have emitted after n.
+// carries that event's seq (MetaSeq), and the translator's state at seq n
+// is the answer open there, which prime (prime.go) recovers from the log
+// back to the last answer boundary — so a stream resumed after n emits
+// exactly the updates an unbroken stream would have emitted after n.
 type translator struct {
 	taskID    a2a.TaskID
 	contextID string
-	attempt   int
 	// answer is the artifact id of the assistant answer being streamed
 	// ("" when none is open).
 	answer a2a.ArtifactID
-	// state is the last task state seen; gap markers repeat it.
-	state a2a.TaskState
+	// sent says this stream's client already has the open answer: a chunk
+	// of it went out (now or, for a resumed stream, before the cursor).
+	// Until then the next chunk announces the artifact (append false).
+	sent bool
 	// ended is set by a run.end that left the task terminal or interrupted:
 	// the A2A stream closes there.
 	ended bool
@@ -41,7 +42,6 @@ type translator struct {
 type eventBody struct {
 	State         store.TaskState   `json:"state"`
 	Message       *model.Message    `json:"message"`
-	Attempt       int               `json:"attempt"`
 	Text          string            `json:"text"`
 	ToolCall      *model.ToolCall   `json:"tool_call"`
 	ToolResult    *model.ToolResult `json:"tool_result"`
@@ -52,7 +52,14 @@ type eventBody struct {
 }
 
 func newTranslator(t store.Task) *translator {
-	return &translator{taskID: a2a.TaskID(t.ID), contextID: t.ContextID, attempt: t.Attempt, state: toState(t.State)}
+	return &translator{taskID: a2a.TaskID(t.ID), contextID: t.ContextID}
+}
+
+// answerID names the answer whose first text delta is the event at seq:
+// seqs are unique within a task, so the id is stable across attempts,
+// streams and resumes.
+func (x *translator) answerID(seq int64) a2a.ArtifactID {
+	return a2a.ArtifactID(x.derivedID(answerName, seq))
 }
 
 func (x *translator) decode(ev store.Event) bool {
@@ -61,60 +68,53 @@ func (x *translator) decode(ev store.Event) bool {
 }
 
 // translate advances the state by ev and returns its update, or nil when
-// the event has none (run.start, step events, input, submitted status) or
-// emit is false (priming).
-func (x *translator) translate(ev store.Event, emit bool) a2a.Event {
+// the event has none (run.start, step events, input, submitted status).
+func (x *translator) translate(ev store.Event) a2a.Event {
 	switch ev.Type {
 	case runtime.EventRunStart:
 		x.answer, x.ended = "", false
-		if x.decode(ev) && x.body.Attempt > 0 {
-			x.attempt = x.body.Attempt
-		}
 	case runtime.EventStatus:
-		if !x.decode(ev) {
-			return nil
-		}
-		x.state = toState(x.body.State)
 		// The Task that opens every stream already says "submitted", and a
 		// task never returns to it.
-		if emit && x.body.State != store.StateSubmitted {
-			var msg *a2a.Message
-			if m := x.body.Message; m != nil {
-				msg = toMessage(*m, x.taskID, x.contextID)
-				if msg.ID == "" {
-					msg.ID = x.derivedID("status", ev.Seq)
-				}
-			}
-			return x.status(ev, x.state, msg)
+		if !x.decode(ev) || x.body.State == store.StateSubmitted {
+			return nil
 		}
+		var msg *a2a.Message
+		if m := x.body.Message; m != nil {
+			msg = toMessage(*m, x.taskID, x.contextID)
+			if msg.ID == "" {
+				msg.ID = x.derivedID("status", ev.Seq)
+			}
+		}
+		return x.status(ev, toState(x.body.State), msg)
 	case runtime.EventDelta:
 		if !x.decode(ev) {
 			return nil
 		}
 		switch b := &x.body; {
 		case b.Text != "":
-			first := x.answer == ""
-			if first {
-				x.answer = a2a.ArtifactID(x.derivedID(answerName+"-"+strconv.Itoa(x.attempt), ev.Seq))
+			if x.answer == "" {
+				x.answer, x.sent = x.answerID(ev.Seq), false
 			}
-			if emit {
-				return x.artifact(ev, &a2a.Artifact{ID: x.answer, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart(b.Text)}}, !first, false)
-			}
-		case b.ToolCall != nil && emit:
+			return x.answerChunk(ev, b.Text, false)
+		case b.ToolCall != nil:
 			return x.status(ev, a2a.TaskStateWorking, x.toolMessage(ev, model.ToolCallPart(*b.ToolCall)))
-		case b.ToolResult != nil && emit:
+		case b.ToolResult != nil:
 			return x.status(ev, a2a.TaskStateWorking, x.toolMessage(ev, model.ToolResultPart(*b.ToolResult)))
 		}
 	case runtime.EventStepComplete, runtime.EventStepError:
-		return x.closeAnswer(ev, emit)
+		return x.closeAnswer(ev)
 	case runtime.EventArtifact:
-		if emit && x.decode(ev) {
+		if x.decode(ev) {
 			return x.artifact(ev, toArtifact(x.body.Artifact), x.body.Append, x.body.LastChunk)
 		}
 	case runtime.EventGap:
 		x.answer = "" // what was open before the gap is unknown now
-		if emit && x.decode(ev) {
-			up := x.status(ev, x.state, nil)
+		if x.decode(ev) {
+			// Events follow a gap as a rule: the run is not over because
+			// its end was pruned. follow gives the marker the task's own
+			// state when nothing follows it (gapEnds).
+			up := x.status(ev, a2a.TaskStateWorking, nil)
 			up.Metadata[MetaGap] = map[string]any{"prunedThrough": x.body.PrunedThrough}
 			return up
 		}
@@ -122,24 +122,31 @@ func (x *translator) translate(ev store.Event, emit bool) a2a.Event {
 		if x.decode(ev) {
 			x.ended = x.body.State.Terminal() || x.body.State.Interrupted()
 		}
-		return x.closeAnswer(ev, emit)
+		return x.closeAnswer(ev)
 	}
 	return nil
+}
+
+// answerChunk is a chunk of the open answer. The first chunk this stream
+// sends of it announces the artifact (append false) even when the answer
+// began before the stream did: a client that joined mid-answer has no
+// artifact to append to.
+func (x *translator) answerChunk(ev store.Event, text string, last bool) *a2a.TaskArtifactUpdateEvent {
+	up := x.artifact(ev, &a2a.Artifact{ID: x.answer, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart(text)}}, x.sent, last)
+	x.sent = true
+	return up
 }
 
 // closeAnswer ends the open answer with an empty lastChunk; the answer's
 // text was already sent, and holding chunks back to mark the last one would
 // delay every token.
-func (x *translator) closeAnswer(ev store.Event, emit bool) a2a.Event {
+func (x *translator) closeAnswer(ev store.Event) a2a.Event {
 	if x.answer == "" {
 		return nil
 	}
-	id := x.answer
+	up := x.answerChunk(ev, "", true)
 	x.answer = ""
-	if !emit {
-		return nil
-	}
-	return x.artifact(ev, &a2a.Artifact{ID: id, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart("")}}, true, true)
+	return up
 }
 
 func (x *translator) status(ev store.Event, state a2a.TaskState, msg *a2a.Message) *a2a.TaskStatusUpdateEvent {

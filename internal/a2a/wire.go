@@ -126,6 +126,7 @@ const (
 	modeUndecided writerMode = iota
 	modePass
 	modeHolding
+	modeHoldingError
 	modeDiscard
 )
 
@@ -134,24 +135,34 @@ func (d *deferredWriter) WriteHeader(code int) {
 		d.mode, d.status = modeHolding, code
 		return
 	}
+	if d.mode == modeUndecided && d.rest && code == http.StatusInternalServerError {
+		// Perhaps a retryable server error (see retryable): decided on
+		// the body, when the handler is done.
+		d.mode, d.status = modeHoldingError, code
+		return
+	}
 	if d.mode == modeUndecided {
 		d.pass()
 	}
 	if d.mode == modePass {
-		// a2a-go's v0.3 HTTP+JSON server labels its google.rpc.Status
-		// errors application/problem+json, which they are not (RFC 9457
-		// has other members) and which its own v0.3 client refuses to
-		// read; the body is plain JSON.
-		if d.rest && d.Header().Get("Content-Type") == "application/problem+json" {
-			d.Header().Set("Content-Type", "application/json")
-		}
+		d.restContentType()
 		d.ResponseWriter.WriteHeader(code)
+	}
+}
+
+// restContentType relabels a2a-go's v0.3 HTTP+JSON errors: its server
+// labels its google.rpc.Status errors application/problem+json, which they
+// are not (RFC 9457 has other members) and which its own v0.3 client
+// refuses to read; the body is plain JSON.
+func (d *deferredWriter) restContentType() {
+	if d.rest && d.Header().Get("Content-Type") == "application/problem+json" {
+		d.Header().Set("Content-Type", "application/json")
 	}
 }
 
 func (d *deferredWriter) Write(p []byte) (int, error) {
 	switch d.mode {
-	case modeHolding:
+	case modeHolding, modeHoldingError:
 		d.buf = append(d.buf, p...)
 		return len(p), nil
 	case modeDiscard:
@@ -177,7 +188,7 @@ func (d *deferredWriter) Flush() {
 	switch d.mode {
 	case modeHolding:
 		d.commit()
-	case modeDiscard:
+	case modeHoldingError, modeDiscard:
 		return
 	}
 	if f, ok := d.ResponseWriter.(http.Flusher); ok {
@@ -190,14 +201,27 @@ func (d *deferredWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter 
 
 // finish commits whatever is still held when the handler returns.
 func (d *deferredWriter) finish() {
-	if d.mode == modeHolding {
+	switch d.mode {
+	case modeHolding:
 		d.commit()
+	case modeHoldingError:
+		status, body := d.status, d.buf
+		if b, ok := retryable(body); ok {
+			status, body = http.StatusServiceUnavailable, append(b, '\n')
+		}
+		d.mode, d.buf = modePass, nil
+		d.restContentType()
+		d.ResponseWriter.WriteHeader(status)
+		_, _ = d.ResponseWriter.Write(body)
 	}
 }
 
 func (d *deferredWriter) commit() {
 	if data := firstData(d.buf); data != nil {
 		if status, ok := errorPayload(data, d.rest); ok {
+			if b, ok := retryable(data); ok && d.rest {
+				status, data = http.StatusServiceUnavailable, b
+			}
 			h := d.Header()
 			h.Set("Content-Type", "application/json")
 			h.Del("Cache-Control")
@@ -250,4 +274,30 @@ func errorPayload(data []byte, rest bool) (int, bool) {
 		return http.StatusInternalServerError, true
 	}
 	return env.Error.Code, true
+}
+
+// retryable recognises an HTTP+JSON error body carrying a2a.ErrServerError —
+// which agentd answers only for errdefs.ClassNotAvailable (a draining
+// replica, a store outage; see toA2AError) — and returns it relabelled as
+// what it is, 503 UNAVAILABLE: a2a-go maps every server error to 500
+// INTERNAL, which tells clients and proxies nothing worth retrying.
+func retryable(body []byte) ([]byte, bool) {
+	var env struct {
+		Error map[string]any `json:"error"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.Error == nil {
+		return nil, false
+	}
+	details, _ := env.Error["details"].([]any)
+	for _, d := range details {
+		if info, ok := d.(map[string]any); ok && info["reason"] == a2a.ErrorReason(a2a.ErrServerError) {
+			env.Error["code"], env.Error["status"] = http.StatusServiceUnavailable, "UNAVAILABLE"
+			out, err := json.Marshal(env)
+			if err != nil {
+				return nil, false
+			}
+			return out, true
+		}
+	}
+	return nil, false
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 
 // Cancel stops a task. A running task is interrupted (cause user_cancel) and
 // hard-canceled after the grace period; a queued or input-required task is
-// canceled at once. Canceling a canceled task returns it unchanged; any
+// canceled at once; a task executing on another replica gets the request
+// through the store. Canceling a canceled task returns it unchanged; any
 // other terminal state is ErrNotCancelable.
 func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error) {
 	t, err := r.st.GetTask(ctx, taskID)
@@ -27,26 +29,48 @@ func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error)
 		return t, errdefs.Conflict(errorsJoin(ErrNotCancelable, "task "+t.ID+" is "+string(t.State)))
 	}
 	r.mu.Lock()
-	x := r.runs[taskID]
-	queued := x != nil && x.log.active && r.contexts[t.ContextID] != nil && r.contexts[t.ContextID].active != taskID
-	r.mu.Unlock()
-	if x != nil && !queued {
+	var queued *execution
+	if x := r.runs[taskID]; x != nil && x.launched {
+		// Executing here, or just parking: ended() sees the cause and
+		// cancels a run that parked meanwhile.
 		x.interrupt(engine.CauseUserCancel, "canceled by the user")
+		r.mu.Unlock()
 		return t, nil
+	} else if x != nil {
+		// Queued here: it never starts.
+		x.hardCancel()
+		r.dequeueLocked(x)
+		queued = x
 	}
-	if x != nil {
-		x.hardCancel() // queued: never starts
-		r.dequeue(x)
-		t = x.task
+	if r.canceling[taskID] {
+		r.mu.Unlock()
+		return t, nil // a cancel of this task is under way
+	}
+	r.canceling[taskID] = true
+	r.mu.Unlock()
+	if queued != nil {
+		queued.release(false)
+	}
+	defer func() {
+		r.mu.Lock()
+		delete(r.canceling, taskID)
+		r.mu.Unlock()
+	}()
+	if t, err = r.st.GetTask(ctx, taskID); err != nil {
+		return store.Task{}, err
 	}
 	return r.cancelIdle(ctx, t)
 }
 
+// cancelOwner is the lease owner of a cancel in progress: distinct from the
+// replica's own executions, so that releasing it never releases theirs.
+func (r *Runtime) cancelOwner() string { return r.replica + "/cancel" }
+
 // cancelIdle cancels a task that is not executing here: queued, waiting for
 // input, or (with a shared store) executing on another replica — then the
-// request is recorded for its owner.
+// request is recorded for its owner. Callers hold the task's canceling mark.
 func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, error) {
-	lease, err := r.st.AcquireLease(ctx, t.ID, r.replica, r.leaseTTL)
+	lease, err := r.st.AcquireLease(ctx, t.ID, r.cancelOwner(), r.leaseTTL)
 	if errdefs.IsConflict(err) {
 		// A live replica executes the run: record the request; the owner
 		// sees it at its next lease renewal and interrupts the run.
@@ -66,7 +90,7 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		msg := model.NewText(model.RoleAssistant, "canceled by the user")
 		msg.ID = messageID(t.ID, -1000-attempt-t.Attempt)
 		msg.CreatedAt = time.Now().UTC()
-		next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, true
+		next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, false
 		next.UpdatedAt = time.Now().UTC()
 		evs := []stateEvent{{EventStatus, StatusData{State: store.StateCanceled, Message: &msg}}}
 		if t.State == store.StateSubmitted {
@@ -90,11 +114,15 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		if t, err = r.st.GetTask(ctx, t.ID); err != nil {
 			return store.Task{}, err
 		}
-		if t.State == store.StateCanceled {
+		switch {
+		case t.State == store.StateCanceled:
 			return t, nil
-		}
-		if t.State.Terminal() {
+		case t.State.Terminal():
 			return t, errdefs.Conflict(errorsJoin(ErrNotCancelable, "task "+t.ID+" is "+string(t.State)))
+		case t.State == store.StateWorking:
+			// It started meanwhile (elsewhere: its attempt's lease is not
+			// ours): ask its owner.
+			return r.requestCancel(ctx, t)
 		}
 	}
 	return store.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
@@ -123,9 +151,10 @@ func (r *Runtime) requestCancel(ctx context.Context, t store.Task) (store.Task, 
 	return store.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
 }
 
-func (r *Runtime) dequeue(x *execution) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// dequeueLocked takes a queued (never launched) execution out. Callers hold
+// r.mu, and release x's lease after unlocking it: give it up (a cancel) or
+// hand it over (a drain: another replica starts the task).
+func (r *Runtime) dequeueLocked(x *execution) {
 	delete(r.runs, x.runID)
 	r.advanceLocked(x) // x is queued, not active: nothing starts
 	x.log.mu.Lock()
@@ -200,17 +229,14 @@ func (r *Runtime) notifyWaiters(taskID string) {
 // Shutdown drains the runtime: new work is refused, running attempts get
 // until ctx's deadline to finish, then are asked to checkpoint and
 // interrupted (cause host_shutdown) so another replica can resume them;
-// pending events are flushed and background work stops.
+// queued tasks are handed over unstarted; pending events are flushed and
+// background work stops.
 func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	r.draining = true
 	r.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		r.wg.Wait()
-		close(done)
-	}()
-	waitRuns := func() bool {
+	r.submitting.Wait() // submissions that passed the draining check land first
+	waitRuns := func(ctx context.Context) bool {
 		for {
 			if r.launched() == 0 {
 				return true
@@ -222,24 +248,48 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 			}
 		}
 	}
-	if !waitRuns() {
+	if !waitRuns(ctx) {
 		r.mu.Lock()
+		var running []*execution
 		for _, x := range r.runs {
-			if !x.launched {
-				continue
+			if x.launched {
+				running = append(running, x)
 			}
+		}
+		r.mu.Unlock()
+		for _, x := range running {
 			_ = engine.SuggestCheckpoint(x.agent.Engine)
 			x.interrupt(engine.CauseHostShutdown, "server shutting down") // hard cancel after the grace period
 		}
-		r.mu.Unlock()
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), r.grace+time.Second)
-		waitRuns()
+		grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.grace+time.Second)
+		waitRuns(grace)
 		cancel()
 	}
+	r.mu.Lock()
+	var queued []*execution
+	for _, x := range r.runs {
+		if !x.launched {
+			x.hardCancel()
+			r.dequeueLocked(x)
+			queued = append(queued, x)
+		}
+	}
+	r.mu.Unlock()
+	for _, x := range queued {
+		x.release(true)
+	}
 	r.cancel() // stops the flusher after a final flush
-	<-done
-	return nil
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(r.grace + 5*time.Second):
+		return errors.New("runtime: an engine ignored cancellation; shutdown gave up waiting for it")
+	}
 }
 
 // usageCounter accumulates an agent's token usage.

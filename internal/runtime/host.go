@@ -75,7 +75,8 @@ func (h *host) translate(rest string, env event.Envelope) (string, json.RawMessa
 			return "", nil, errdefs.Validationf("publish artifact: payload must be {\"artifact\":{\"id\":…,\"parts\":[…]},\"append\":…,\"last_chunk\":…}: %v", err)
 		}
 		h.x.noteArtifact(a)
-		return EventArtifact, env.Payload, nil
+		body, err := encodeBody(a) // normalised: compact, one JSON object
+		return EventArtifact, body, err
 	}
 	if body, ok := tokenBody(rest, env.Payload); ok {
 		return EventDelta, body, nil

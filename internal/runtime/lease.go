@@ -65,13 +65,9 @@ func (x *execution) release(handover bool) {
 		return
 	}
 	ctx := context.WithoutCancel(x.ctx)
-	var err error
 	if handover {
-		_, err = x.r.st.RenewLease(ctx, l, time.Nanosecond)
-	} else {
-		err = x.r.st.ReleaseLease(ctx, l)
-	}
-	if err != nil {
+		x.r.expire(ctx, l)
+	} else if err := x.r.st.ReleaseLease(ctx, l); err != nil {
 		x.r.log.Warn("lease release failed", "run_id", l.RunID, "err", err)
 	}
 }
@@ -91,9 +87,7 @@ func (r *Runtime) keepLeases(ctx context.Context) {
 		r.mu.Lock()
 		xs := make([]*execution, 0, len(r.runs))
 		for _, x := range r.runs {
-			if x.launched {
-				xs = append(xs, x)
-			}
+			xs = append(xs, x) // running and queued: both hold leases
 		}
 		r.mu.Unlock()
 		for _, x := range xs {
@@ -167,11 +161,11 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	}
 	t, err := r.st.GetTask(ctx, expired.RunID)
 	if err != nil {
-		_ = r.st.ReleaseLease(ctx, l)
+		r.expire(ctx, l)
 		return err
 	}
 	a, aerr := r.Agent(t.AgentID)
-	if t.State != store.StateWorking || aerr != nil {
+	if (t.State != store.StateWorking && t.State != store.StateSubmitted) || aerr != nil {
 		// Ended, parked for input, or an agent this replica does not host.
 		r.log.Debug("expired lease needs no recovery", "run_id", t.ID, "state", t.State, "agent_err", aerr)
 		_ = r.st.ReleaseLease(ctx, l)
@@ -179,12 +173,16 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	}
 	log, err := r.activeLog(ctx, t.ID)
 	if err != nil {
-		_ = r.st.ReleaseLease(ctx, l)
+		r.expire(ctx, l)
 		return err
 	}
-	next := t
-	next.Attempt++
-	next.UpdatedAt = time.Now().UTC()
+	msg := userMessageOf(ctx, r, t)
+	next, resume := t, ""
+	if t.State == store.StateWorking {
+		next.Attempt++
+		next.UpdatedAt = time.Now().UTC()
+		resume = engine.SignalCrash
+	}
 	r.mu.Lock()
 	if q := r.contexts[t.ContextID]; q != nil && q.active != "" {
 		r.mu.Unlock()
@@ -192,30 +190,60 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 		log.active = false
 		log.mu.Unlock()
 		r.releaseLog(log)
-		_ = r.st.ReleaseLease(ctx, l)
+		r.expire(ctx, l) // try again at a later sweep
 		return errdefs.Conflictf("context %s is busy here", t.ContextID)
 	}
 	r.contexts[t.ContextID] = &contextQueue{active: t.ID}
-	x := r.newExecution(a, next, log, userMessageOf(ctx, r, t), engine.SignalCrash)
+	x := r.newExecution(a, next, log, msg, resume)
 	x.lease = l
 	r.runs[t.ID] = x
 	r.mu.Unlock()
 
-	_, err = r.commit(ctx, log, store.Change{UpdateTask: &next},
-		stateEvent{EventRunStart, RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalCrash}},
-		stateEvent{EventStatus, StatusData{State: store.StateWorking}})
-	if err != nil {
-		x.createErr = err
-		close(x.created)
-		r.forget(x)
-		_ = r.st.ReleaseLease(ctx, l)
-		return err
+	if t.State == store.StateWorking {
+		// A replica that died never wrote its attempt's run.end (a drain
+		// did): close the attempt if needed, then open the new one, in one
+		// commit.
+		var evs []stateEvent
+		if !r.attemptClosed(ctx, t.ID) {
+			evs = append(evs, stateEvent{EventRunEnd, RunEndData{State: store.StateWorking, Usage: t.Usage,
+				Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: "the replica executing this attempt stopped"}}})
+		}
+		evs = append(evs,
+			stateEvent{EventRunStart, RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalCrash}},
+			stateEvent{EventStatus, StatusData{State: store.StateWorking}})
+		_, err = r.commit(ctx, log, store.Change{UpdateTask: &next}, evs...)
+		if err != nil {
+			x.createErr = err
+			close(x.created)
+			r.forget(x)
+			r.expire(ctx, l)
+			return err
+		}
+		x.task.Version = next.Version + 1
 	}
-	x.task.Version = next.Version + 1
+	// A submitted task never started: it starts here as attempt 1.
 	close(x.created)
 	r.log.Info("resuming run after its replica stopped", "run_id", t.ID, "attempt", next.Attempt)
 	r.launch(x)
 	return nil
+}
+
+// attemptClosed reports whether the run's log ends with a run.end.
+func (r *Runtime) attemptClosed(ctx context.Context, runID string) bool {
+	last := r.logEnd(ctx, runID)
+	if last == 0 {
+		return true
+	}
+	page, err := r.st.ReadEvents(ctx, runID, last-1, 1)
+	return err == nil && len(page.Events) == 1 && page.Events[0].Type == EventRunEnd
+}
+
+// expire lets a lease lapse at once, so that a later sweep (here or on
+// another replica) takes the run up again.
+func (r *Runtime) expire(ctx context.Context, l store.Lease) {
+	if _, err := r.st.RenewLease(ctx, l, time.Nanosecond); err != nil {
+		r.log.Warn("lease hand-over failed", "run_id", l.RunID, "err", err)
+	}
 }
 
 // userMessageOf finds the user message that opened the run's latest

@@ -102,13 +102,19 @@ type Runtime struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// submitting counts submissions between the draining check and their
+	// launch; Shutdown waits for them.
+	submitting sync.WaitGroup
 
 	mu       sync.Mutex
 	logs     map[string]*runLog
 	runs     map[string]*execution
 	contexts map[string]*contextQueue
-	draining bool
-	waiters  map[string][]chan struct{}
+	// canceling marks tasks whose cancel is in progress here, so that a
+	// resume cannot start under it.
+	canceling map[string]bool
+	draining  bool
+	waiters   map[string][]chan struct{}
 }
 
 // New builds a runtime and starts its background work. Call Shutdown to
@@ -118,15 +124,16 @@ func New(opts Options) (*Runtime, error) {
 		return nil, errors.New("runtime: no store")
 	}
 	r := &Runtime{
-		st:       opts.Store,
-		agents:   map[string]*Agent{},
-		replica:  opts.ReplicaID,
-		grace:    opts.CancelGrace,
-		log:      opts.Logger,
-		logs:     map[string]*runLog{},
-		runs:     map[string]*execution{},
-		contexts: map[string]*contextQueue{},
-		waiters:  map[string][]chan struct{}{},
+		st:        opts.Store,
+		agents:    map[string]*Agent{},
+		replica:   opts.ReplicaID,
+		grace:     opts.CancelGrace,
+		log:       opts.Logger,
+		logs:      map[string]*runLog{},
+		runs:      map[string]*execution{},
+		contexts:  map[string]*contextQueue{},
+		canceling: map[string]bool{},
+		waiters:   map[string][]chan struct{}{},
 	}
 	if r.replica == "" {
 		r.replica = uuid.NewString()

@@ -101,16 +101,24 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		q = &contextQueue{}
 		r.contexts[contextID] = q
 	}
-	if dup := r.submittedLocked(q, msg.ID); dup != "" {
+	if dup := r.submittedLocked(q, msg.ID); dup != nil {
 		// The same message again while its run is busy or queued here: it
 		// is a retry, not a second message (the store's idempotency record
 		// answers the same question once the run is no longer here).
 		r.mu.Unlock()
-		existing, err := r.st.GetTask(ctx, dup)
+		select {
+		case <-dup.created: // the first submission's commit is done
+		case <-ctx.Done():
+			return Submission{}, ctx.Err()
+		}
+		if dup.createErr != nil {
+			return Submission{}, dup.createErr
+		}
+		existing, err := r.st.GetTask(ctx, dup.runID)
 		if err != nil {
 			return Submission{}, err
 		}
-		return Submission{Task: existing, Duplicate: true}, nil
+		return Submission{Task: existing, Duplicate: true, StartSeq: r.logEnd(ctx, existing.ID)}, nil
 	}
 	var displaced *execution
 	start := q.active == ""
@@ -125,6 +133,12 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 			return Submission{}, errdefs.Conflictf("context %s already has a running task %s (agent %s rejects concurrent messages; wait, cancel it, or configure multitask: enqueue or interrupt)", contextID, busy, a.ID)
 		}
 	}
+	if r.draining {
+		r.mu.Unlock()
+		return Submission{}, errdefs.NotAvailable(ErrDraining)
+	}
+	r.submitting.Add(1)
+	defer r.submitting.Done()
 	if start {
 		q.active = t.ID
 	} else {
@@ -148,6 +162,13 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	}
 	x.task.Version = 1
 	created := x.task // x.task belongs to the execution's goroutine once launched
+	if !start {
+		// A queued task holds a lease too, so that it is recovered (started
+		// elsewhere) if this replica dies before starting it.
+		if err := x.acquire(); err != nil {
+			r.log.Warn("queued run has no lease yet", "run_id", x.runID, "err", err)
+		}
+	}
 	close(x.created)
 	if start {
 		r.launch(x)
@@ -159,18 +180,18 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	return Submission{Task: created}, nil
 }
 
-// submittedLocked returns the run that the message msgID opened in q, if it
+// submittedLocked returns the execution the message msgID opened in q, if it
 // is active or queued here. Callers hold r.mu.
-func (r *Runtime) submittedLocked(q *contextQueue, msgID string) string {
+func (r *Runtime) submittedLocked(q *contextQueue, msgID string) *execution {
 	if x := r.runs[q.active]; x != nil && x.msg.ID == msgID {
-		return x.runID
+		return x
 	}
 	for _, x := range q.queue {
 		if x.msg.ID == msgID {
-			return x.runID
+			return x
 		}
 	}
-	return ""
+	return nil
 }
 
 // continueTask answers an input-required task: the message resumes the run
@@ -186,10 +207,18 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	if t.AgentID != a.ID {
 		return Submission{}, errdefs.Validationf("task %s belongs to agent %s, not %s", t.ID, t.AgentID, a.ID)
 	}
-	if t.State.Terminal() {
-		return Submission{}, errdefs.Conflict(errorsJoin(ErrTaskTerminal, "task "+t.ID+" is "+string(t.State)))
-	}
 	if !t.State.Interrupted() {
+		// A resend of the answer that resumed the task is a retry, not a
+		// new message.
+		if dup, err := r.recordedIn(ctx, t, msg.ID); err != nil || dup {
+			if err != nil {
+				return Submission{}, err
+			}
+			return Submission{Task: t, Duplicate: true, StartSeq: r.logEnd(ctx, t.ID)}, nil
+		}
+		if t.State.Terminal() {
+			return Submission{}, errdefs.Conflict(errorsJoin(ErrTaskTerminal, "task "+t.ID+" is "+string(t.State)))
+		}
 		return Submission{}, errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
 	}
 	msg.ContextID, msg.TaskID = t.ContextID, t.ID
@@ -198,11 +227,18 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		return Submission{}, err
 	}
 	r.mu.Lock()
-	if r.runs[t.ID] != nil {
+	if r.runs[t.ID] != nil || r.canceling[t.ID] {
 		r.mu.Unlock()
 		r.releaseLog(l) // still active for the execution that owns it
-		return Submission{}, errdefs.Conflictf("task %s is being resumed already", t.ID)
+		return Submission{}, errdefs.Conflictf("task %s is being resumed or canceled already", t.ID)
 	}
+	if r.draining {
+		r.mu.Unlock()
+		r.releaseLog(l)
+		return Submission{}, errdefs.NotAvailable(ErrDraining)
+	}
+	r.submitting.Add(1)
+	defer r.submitting.Done()
 	q := r.contexts[t.ContextID]
 	if q == nil {
 		q = &contextQueue{}
@@ -220,6 +256,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	q.active = t.ID
 	next := t
 	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
+	next.CancelRequested = false
 	next.UpdatedAt = time.Now().UTC()
 	x := r.newExecution(a, next, l, msg.Message, engine.SignalInput)
 	x.host.reply = &engine.UserReply{Parts: msg.Parts}
@@ -258,7 +295,32 @@ func (r *Runtime) abandonSubmission(ctx context.Context, x *execution, err error
 	if gerr != nil {
 		return Submission{}, gerr
 	}
-	return Submission{Task: existing, Duplicate: true}, nil
+	return Submission{Task: existing, Duplicate: true, StartSeq: r.logEnd(ctx, existing.ID)}, nil
+}
+
+// recordedIn reports whether the message msgID is already in task t's
+// transcript.
+func (r *Runtime) recordedIn(ctx context.Context, t store.Task, msgID string) (bool, error) {
+	page, err := r.st.ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
+	if err != nil {
+		return false, err
+	}
+	for _, m := range page.Messages {
+		if m.ID == msgID {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// logEnd is the run's last event seq (0 when it cannot be read): a stream of
+// a duplicate submission starts there, with what happens next.
+func (r *Runtime) logEnd(ctx context.Context, runID string) int64 {
+	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
+	if err != nil {
+		return 0
+	}
+	return page.LastSeq
 }
 
 func (r *Runtime) newExecution(a *Agent, t store.Task, l *runLog, msg model.Message, resume string) *execution {
@@ -297,12 +359,40 @@ func (r *Runtime) launch(x *execution) {
 // ended releases x's context slot, wakes blocking callers and starts the
 // next queued task of the context.
 func (r *Runtime) ended(x *execution) {
+	x.mu.Lock()
+	cancelled := x.cancelCause == engine.CauseUserCancel
+	x.mu.Unlock()
+	parked := x.task.State.Interrupted()
 	r.mu.Lock()
 	delete(r.runs, x.runID)
 	next := r.advanceLocked(x)
+	var handover *execution
+	if next != nil && r.draining {
+		// Draining: queued work is not started here; it is handed over.
+		r.dequeueLocked(next)
+		handover, next = next, nil
+	}
 	ws := r.waiters[x.runID]
 	delete(r.waiters, x.runID)
+	cancelParked := parked && (cancelled || x.task.CancelRequested) && !r.canceling[x.runID]
+	if cancelParked {
+		r.canceling[x.runID] = true
+	}
 	r.mu.Unlock()
+	if handover != nil {
+		handover.release(true)
+	}
+	if cancelParked {
+		// A cancel arrived while the run was parking: the task waits for
+		// input now, so cancel it as such.
+		ctx := context.WithoutCancel(x.ctx)
+		if _, err := r.cancelIdle(ctx, x.task); err != nil {
+			r.log.Warn("cancel of a parked run failed", "run_id", x.runID, "err", err)
+		}
+		r.mu.Lock()
+		delete(r.canceling, x.runID)
+		r.mu.Unlock()
+	}
 	x.log.mu.Lock()
 	x.log.active = false
 	x.log.wakeLocked()

@@ -21,7 +21,8 @@ type leaseRecord struct {
 }
 
 // AcquireLease claims runID for owner until now+ttl when it is unleased,
-// released, expired or already owner's.
+// released, expired or already owner's. An extended lease keeps its
+// tenant; a lease changing hands records the acquiring context's.
 func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration) (store.Lease, error) {
 	if err := live(ctx); err != nil {
 		return store.Lease{}, err
@@ -35,18 +36,18 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 	rec := s.leases[runID]
 	switch {
 	case rec == nil:
-		rec = &leaseRecord{lease: store.Lease{RunID: runID, Owner: owner, Generation: 1}}
+		rec = &leaseRecord{lease: store.Lease{RunID: runID, Owner: owner, Generation: 1, Tenant: store.TenantFrom(ctx)}}
 		s.leases[runID] = rec
 	case !rec.released && rec.lease.Owner == owner:
-		// Extending one's own lease keeps its generation.
+		// Extending one's own lease keeps its generation and tenant.
 	case rec.released || !now.Before(rec.lease.ExpiresAt):
 		rec.lease.Owner = owner
 		rec.lease.Generation++
+		rec.lease.Tenant = store.TenantFrom(ctx)
 	default:
 		return store.Lease{}, errdefs.Conflictf("acquire lease of run %q for %q: held by %q until %v", runID, owner, rec.lease.Owner, rec.lease.ExpiresAt)
 	}
 	rec.released = false
-	rec.lease.Tenant = store.TenantFrom(ctx)
 	rec.lease.ExpiresAt = now.Add(ttl)
 	return rec.lease, nil
 }

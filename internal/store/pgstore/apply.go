@@ -144,7 +144,7 @@ WITH head AS (
 	RETURNING last_position
 )
 INSERT INTO messages (tenant, context_id, position, task_id, message)
-SELECT $1, $2, head.last_position - $3 + m.ord, m.task_id, m.body::jsonb
+SELECT $1, $2, head.last_position - $3 + m.ord, m.task_id, m.body::json
 FROM head, unnest($4::text[], $5::text[]) WITH ORDINALITY AS m(task_id, body, ord)`
 
 // The frames are inserted only if the run's head moved from from-1 to to:
@@ -154,7 +154,7 @@ FROM head, unnest($4::text[], $5::text[]) WITH ORDINALITY AS m(task_id, body, or
 const appendFramesSQL = `
 WITH head AS (
 	UPDATE runs SET last_seq = $4
-	WHERE tenant = $1 AND run_id = $2 AND last_seq = $3 - 1
+	WHERE tenant = $1 AND run_id = $2 AND last_seq = $3::bigint - 1
 	RETURNING 1
 )
 INSERT INTO event_frames (tenant, run_id, seq_from, seq_to, events)
@@ -167,7 +167,7 @@ const appendFirstFramesSQL = `
 WITH head AS (
 	INSERT INTO runs (tenant, run_id, last_seq) VALUES ($1, $2, $4)
 	ON CONFLICT (tenant, run_id) DO UPDATE SET last_seq = EXCLUDED.last_seq
-	WHERE runs.last_seq = $3 - 1
+	WHERE runs.last_seq = $3::bigint - 1
 	RETURNING 1
 )
 INSERT INTO event_frames (tenant, run_id, seq_from, seq_to, events)

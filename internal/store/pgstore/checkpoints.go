@@ -17,7 +17,7 @@ import (
 // checkpoint seq only when cp's attempt is not lower, and the insert reads
 // its seq from that upsert, so the check and the append are one atomic
 // statement. The whole checkpoint (OriginalStartedAt and SpecVersion
-// included) is one JSONB document.
+// included) is one json document.
 //
 // Unlike Apply, a save whose answer was lost is retried: at worst the
 // history holds the same checkpoint twice in a row, which changes neither

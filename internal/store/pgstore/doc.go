@@ -13,10 +13,11 @@
 // tenant is simply not found. See migrations/00001_init.sql.
 //
 //   - tasks (tenant, id): indexes (tenant, context_id, created_at DESC, id
-//     DESC) and (tenant, created_at DESC, id DESC) serve "a context's tasks
-//     newest first" and the keyset cursor of ListTasks. Filtered scalars are
-//     columns; structured parts (status message, error, artifacts, usage,
-//     metadata) are JSONB.
+//     DESC), (tenant, agent_id, created_at DESC, id DESC) and (tenant,
+//     created_at DESC, id DESC) serve "a context's tasks newest first", "an
+//     agent's tasks newest first" (A2A ListTasks) and the keyset cursor of
+//     ListTasks. Filtered scalars are columns; structured parts (status
+//     message, error, artifacts, usage, metadata) are json documents.
 //   - contexts (tenant, context_id, last_position) + messages (tenant,
 //     context_id, position): a context's transcript in order is a primary-key
 //     range. The head row is upserted by every append, which locks it and
@@ -29,7 +30,7 @@
 //     events after a seq are a primary-key range.
 //   - checkpoints (tenant, run_id, seq): the history per run, oldest first;
 //     the newest is the last key of the range. The whole engine.Checkpoint
-//     (OriginalStartedAt and SpecVersion included) is one JSONB document.
+//     (OriginalStartedAt and SpecVersion included) is one json document.
 //   - push_configs (tenant, task_id, id).
 //   - leases (run_id), global: recovery scans every tenant's expired leases
 //     through a partial index on expires_at of held leases.
@@ -48,6 +49,12 @@
 // index range on seq_to (a frame that starts by start+limit ends before
 // start+limit+256), so the first page of a 10k-event run reads a handful of
 // rows.
+//
+// Documents are json, never jsonb. jsonb refuses text holding U+0000
+// (SQLSTATE 22P05), which a message, its metadata or a checkpoint may
+// legitimately carry (a tool that read a binary file, a model echoing one),
+// and memstore — the contract's reference — keeps it; no query looks inside
+// a document, so jsonb's operators would buy nothing.
 //
 // Frames are json, not jsonb: the runtime encodes each event once and that
 // is what every subscriber gets, so a replayed event is byte-identical to

@@ -20,7 +20,9 @@ import (
 // (never taken, released or expired) or already owner's. One upsert decides
 // atomically: its WHERE is the claim condition, evaluated under the row
 // lock, so of concurrent claimants exactly one wins. The generation grows
-// when the lease changes hands, a release counting as a change.
+// when the lease changes hands, a release counting as a change. A lease
+// its owner extends keeps the tenant it records (the run's): only a lease
+// changing hands is tagged with the acquiring context's tenant.
 func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration) (store.Lease, error) {
 	if err := checkLease(runID, owner, ttl); err != nil {
 		return store.Lease{}, err
@@ -34,10 +36,10 @@ INSERT INTO leases (run_id, tenant, owner, generation, expires_at) VALUES ($1, $
 ON CONFLICT (run_id) DO UPDATE SET
 	generation = CASE WHEN leases.owner = EXCLUDED.owner THEN leases.generation ELSE leases.generation + 1 END,
 	owner = EXCLUDED.owner,
-	tenant = EXCLUDED.tenant,
+	tenant = CASE WHEN leases.owner = EXCLUDED.owner THEN leases.tenant ELSE EXCLUDED.tenant END,
 	expires_at = EXCLUDED.expires_at
 WHERE leases.owner = EXCLUDED.owner OR leases.owner = '' OR leases.expires_at <= $4
-RETURNING generation`, runID, owner, l.ExpiresAt, now, l.Tenant).Scan(&l.Generation)
+RETURNING generation, tenant`, runID, owner, l.ExpiresAt, now, l.Tenant).Scan(&l.Generation, &l.Tenant)
 		won = err == nil
 		if errNoRows(err) {
 			return nil

@@ -20,7 +20,8 @@ import (
 // DESC, id DESC), with a keyset cursor naming the last task returned; the
 // page and the total (COUNT) travel in one round trip. The WHERE clause
 // holds only the filters q sets, so each shape of query gets a plan that
-// uses the context index when there is a context.
+// uses the context index when there is a context, else the agent index
+// when there is an agent (A2A ListTasks).
 func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
 	if q.Limit < 0 {
 		return store.TaskPage{}, errdefs.Validationf("pgstore: list tasks: limit %d must not be negative", q.Limit)

@@ -16,7 +16,7 @@ import (
 // taskRow is a task validated and encoded for its columns.
 type taskRow struct {
 	store.Task
-	statusMessage, taskError, artifacts, usage, metadata []byte // JSONB; nil is NULL
+	statusMessage, taskError, artifacts, usage, metadata []byte // json; nil is NULL
 }
 
 // newTaskRow validates t for creation (create) or update and encodes it.

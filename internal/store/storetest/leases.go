@@ -29,6 +29,7 @@ func testLeases(t *testing.T, f Factory) {
 		"ConcurrentAcquireOneWins": testLeaseConcurrent,
 		"Validation":               testLeaseInvalid,
 		"RecordsTenant":            testLeaseTenant,
+		"ExtendKeepsTenant":        testLeaseExtendKeepsTenant,
 	})
 }
 
@@ -55,6 +56,25 @@ func testLeaseTenant(t *testing.T, s store.Store) {
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatal("the 1ms lease never showed up as expired")
+}
+
+// A held lease names its run's tenant: its owner extending it from another
+// tenant's context does not re-tag it (recovery reads the run in the tenant
+// the lease names). A lease changing hands takes the acquirer's tenant.
+func testLeaseExtendKeepsTenant(t *testing.T, s store.Store) {
+	_, err := s.AcquireLease(tenantCtx(t, "acme"), "r-k", "replica-a", longTTL)
+	wantNoError(t, err, "AcquireLease in tenant acme")
+	l, err := s.AcquireLease(tenantCtx(t, "other"), "r-k", "replica-a", longTTL)
+	wantNoError(t, err, "AcquireLease again by its owner, in tenant other")
+	if l.Tenant != "acme" {
+		t.Errorf("extended lease has tenant %q, want acme (the tenant it was taken in)", l.Tenant)
+	}
+	wantNoError(t, s.ReleaseLease(t.Context(), l), "ReleaseLease")
+	l, err = s.AcquireLease(tenantCtx(t, "other"), "r-k", "replica-b", longTTL)
+	wantNoError(t, err, "AcquireLease of the released lease in tenant other")
+	if l.Tenant != "other" {
+		t.Errorf("lease taken after a release has tenant %q, want other", l.Tenant)
+	}
 }
 
 func acquire(t *testing.T, s store.Store, run, owner string, ttl time.Duration) store.Lease {
