@@ -96,7 +96,9 @@ func HTTPStatus(err error) int {
 	case ClassConflict, ClassInterrupted:
 		return http.StatusConflict
 	case ClassNotAvailable:
-		return http.StatusNotImplemented
+		// Absent capability or unreachable dependency: both "not now, not
+		// here" — 503 tells clients and load balancers they may retry.
+		return http.StatusServiceUnavailable
 	case ClassUnauthorized:
 		return http.StatusUnauthorized
 	case ClassForbidden:

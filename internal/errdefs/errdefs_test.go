@@ -18,7 +18,7 @@ func TestClassesSeeThroughWrapping(t *testing.T) {
 		{Validationf("bad %s", "x"), IsValidation, ClassValidation, http.StatusBadRequest},
 		{NotFoundf("no %s", "x"), IsNotFound, ClassNotFound, http.StatusNotFound},
 		{Conflictf("busy"), IsConflict, ClassConflict, http.StatusConflict},
-		{NotAvailablef("nope"), IsNotAvailable, ClassNotAvailable, http.StatusNotImplemented},
+		{NotAvailablef("nope"), IsNotAvailable, ClassNotAvailable, http.StatusServiceUnavailable},
 		{Unauthorizedf("who"), IsUnauthorized, ClassUnauthorized, http.StatusUnauthorized},
 		{Forbiddenf("no"), IsForbidden, ClassForbidden, http.StatusForbidden},
 		{Interruptedf("stop"), IsInterrupted, ClassInterrupted, http.StatusConflict},
