@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -130,7 +129,7 @@ func startReplica(t *testing.T, name, dsn, cfgPath string, args ...string) *repl
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
+	port, err := pgtest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,15 +270,4 @@ func newClient(t *testing.T) *http.Client {
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
-}
-
-// freePort asks the kernel for a free port on 127.0.0.1; another process
-// may take it before the replica binds it, which then fails loudly.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

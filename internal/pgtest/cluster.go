@@ -76,7 +76,7 @@ func StartCluster(ctx context.Context, binDir string, extra ...string) (c *Clust
 			return nil, err
 		}
 	}
-	if c.port, err = freePort(); err != nil {
+	if c.port, err = FreePort(); err != nil {
 		return nil, err
 	}
 	data := filepath.Join(c.dir, "data")
@@ -166,9 +166,10 @@ func chownTo(dir, name string) error {
 	return nil
 }
 
-// freePort asks the kernel for a free TCP port on 127.0.0.1. Another
-// process may take it before the server binds; pg_ctl then fails loudly.
-func freePort() (int, error) {
+// FreePort asks the kernel for a free TCP port on 127.0.0.1 (for a cluster
+// or a server process a test starts). Another process may take it before
+// it is bound; the bind then fails loudly.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)
