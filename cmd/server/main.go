@@ -55,6 +55,7 @@ type flags struct {
 	allowNoAuth    bool
 	printConfig    bool
 	shutdownTimout time.Duration
+	debugAddr      string
 }
 
 func parseFlags(args []string, stderr io.Writer) (flags, error) {
@@ -68,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.BoolVar(&f.allowNoAuth, "allow-unauthenticated", false, "allow listening beyond loopback without authentication")
 	fs.BoolVar(&f.printConfig, "print-demo-config", false, "print the embedded demo configuration and exit")
 	fs.DurationVar(&f.shutdownTimout, "shutdown-timeout", 0, "how long to drain on SIGTERM (default: the config's server.shutdown_timeout, else 30s)")
+	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this loopback address (default: off)")
 	if err := fs.Parse(args); err != nil {
 		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -120,6 +122,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	if err := checkExposure(addr, f.allowNoAuth); err != nil {
 		return err
+	}
+	if f.debugAddr != "" {
+		stopDebug, err := serveDebug(f.debugAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stopDebug()
 	}
 	agents, err := cfg.Build(config.BuildOptions{Getenv: getenv})
 	if err != nil {

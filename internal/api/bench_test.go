@@ -126,3 +126,38 @@ func BenchmarkSSEStream(b *testing.B) {
 	}
 	b.ReportMetric(float64(deltas)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkBlockingSendHandler is BenchmarkBlockingSend without the
+// network: the handler served in-process, so the figure is agentd's own
+// cost per blocking send (decode, submit, run, commit, answer).
+func BenchmarkBlockingSendHandler(b *testing.B) {
+	cfg, err := config.Load("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	agents, err := cfg.Build(config.BuildOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := runtime.New(runtime.Options{Store: memstore.New(), Agents: agents})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(ctx)
+	})
+	h := New(rt, Options{}).Handler()
+	const body = `{"text":"hello world"}`
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/v1/agents/echo/messages", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}

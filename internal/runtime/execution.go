@@ -31,6 +31,9 @@ type execution struct {
 	msg model.Message
 	// resume is why this attempt resumes ("" = fresh).
 	resume string
+	// seeded lists the ids of the transcript messages a fresh attempt's
+	// board started from (set by history).
+	seeded []string
 
 	ctx        context.Context
 	hardCancel context.CancelFunc
@@ -233,11 +236,13 @@ func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 		return nil, err
 	}
 	out := make([]model.Message, 0, len(page.Messages))
+	x.seeded = make([]string, 0, len(page.Messages))
 	for _, m := range page.Messages {
 		if m.TaskID != "" && m.TaskID > x.runID {
 			continue // a later task's message (queued behind this one)
 		}
 		out = append(out, m.Message)
+		x.seeded = append(x.seeded, m.ID)
 	}
 	return out, nil
 }
@@ -374,19 +379,30 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 
 // newMessages returns the main-channel messages of the final board that the
 // transcript does not hold yet, named deterministically when unnamed.
+//
+// A fresh attempt's board started from the transcript it read (history),
+// and nobody else writes this task's messages while it executes, so the
+// messages it seeded are the ones to leave out; a resumed attempt's board
+// comes from a checkpoint, so the transcript is read again.
 func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
-	ctx := context.WithoutCancel(x.ctx)
 	known := map[string]bool{}
-	var page store.MessagePage
-	err := x.r.retry(ctx, "transcript read", x.runID, func() (err error) {
-		page, err = x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: 1000})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range page.Messages {
-		known[m.ID] = true
+	if x.resume == "" {
+		for _, id := range x.seeded {
+			known[id] = true
+		}
+	} else {
+		ctx := context.WithoutCancel(x.ctx)
+		var page store.MessagePage
+		err := x.r.retry(ctx, "transcript read", x.runID, func() (err error) {
+			page, err = x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: 1000})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page.Messages {
+			known[m.ID] = true
+		}
 	}
 	var out []store.Message
 	now := time.Now().UTC()

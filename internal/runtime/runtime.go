@@ -102,6 +102,8 @@ type Runtime struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// handoff passes an execution to an idle worker (launch).
+	handoff chan *execution
 	// submitting counts submissions between the draining check and their
 	// launch; Shutdown waits for them.
 	submitting sync.WaitGroup
@@ -134,6 +136,7 @@ func New(opts Options) (*Runtime, error) {
 		contexts:  map[string]*contextQueue{},
 		canceling: map[string]bool{},
 		waiters:   map[string][]chan struct{}{},
+		handoff:   make(chan *execution),
 	}
 	if r.replica == "" {
 		r.replica = uuid.NewString()
