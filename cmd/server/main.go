@@ -141,10 +141,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer st.Close()
 	rt, err := runtime.New(runtime.Options{
 		Store: st, Agents: agents, Logger: log,
-		CancelGrace: cfg.Server.CancelGrace.Or(5 * time.Second),
-		FlushWindow: flushWindow(st),
-		SyncWrites:  syncWrites(st),
-		LeaseTTL:    cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
+		CancelGrace:   cfg.Server.CancelGrace.Or(5 * time.Second),
+		FlushWindow:   flushWindow(st),
+		VolatileStore: volatileStore(st),
+		LeaseTTL:      cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
 	})
 	if err != nil {
 		return err

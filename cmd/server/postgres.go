@@ -15,6 +15,10 @@ import (
 // (DESIGN §13: at most one insert batch per run per 25 ms).
 const pgFlushWindow = 25 * time.Millisecond
 
+// memFlushWindow is the in-memory store's: its events are shown before they
+// are written (a volatile store), so the window only batches the writes.
+const memFlushWindow = 50 * time.Millisecond
+
 func openPostgres(ctx context.Context, dsn string, log *slog.Logger) (store.Store, error) {
 	log.Info("opening PostgreSQL store")
 	return pgstore.Open(ctx, dsn)
@@ -25,12 +29,13 @@ func flushWindow(st store.Store) time.Duration {
 	if _, ok := st.(*pgstore.Store); ok {
 		return pgFlushWindow
 	}
-	return 0
+	return memFlushWindow
 }
 
-// syncWrites says whether the runtime should write live events in the
-// publishing goroutine: yes for the in-memory store.
-func syncWrites(st store.Store) bool {
+// volatileStore says whether st lives in this process's memory with this
+// runtime as its only writer (runtime.Options.VolatileStore): yes for the
+// in-memory store, which no other process can reach.
+func volatileStore(st store.Store) bool {
 	_, ok := st.(*pgstore.Store)
 	return !ok
 }

@@ -42,12 +42,7 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 	}
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
-	l.mu.Lock()
-	first := l.last() + 1
-	for i, e := range evs {
-		l.appendLocked(e.typ, bodies[i])
-	}
-	l.mu.Unlock()
+	first := l.beginCommit(evs, bodies)
 	pending := l.pending()
 	base := c.Events
 	c.Events = append(base[:len(base):len(base)], pending...)
@@ -55,6 +50,13 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 	if len(pending) > 0 {
 		last = pending[len(pending)-1].Seq
 	}
+	ok := false
+	defer func() {
+		l.endCommit(ok, last)
+		if !ok && l.volatile {
+			r.flusher.mark(l) // shown live events still to write
+		}
+	}()
 	backoff := 10 * time.Millisecond
 	uncertain := false // an earlier try's commit outcome is unknown
 	for {
@@ -63,9 +65,7 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 			err = nil // the earlier try did commit (the change is atomic)
 		}
 		if err == nil {
-			if last > 0 {
-				l.markPersisted(last)
-			}
+			ok = true
 			return first, nil
 		}
 		if errdefs.IsNotAvailable(err) {
@@ -74,7 +74,6 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 		if errdefs.IsConflict(err) && rebase != nil {
 			next, rerr := rebase(err)
 			if rerr != nil {
-				l.dropUnpersisted()
 				return 0, rerr
 			}
 			next.Events = append(next.Events[:len(next.Events):len(next.Events)], pending...)
@@ -82,16 +81,13 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 			continue
 		}
 		if errdefs.IsConflict(err) || errdefs.IsValidation(err) || errdefs.IsNotFound(err) || ctx.Err() != nil {
-			l.dropUnpersisted()
 			return 0, err
 		}
 		r.log.Warn("store write failed; retrying", "run_id", l.runID, "err", err, "backoff", backoff)
 		select {
 		case <-ctx.Done():
-			l.dropUnpersisted()
 			return 0, err
 		case <-r.ctx.Done(): // the runtime was stopped hard
-			l.dropUnpersisted()
 			return 0, err
 		case <-time.After(backoff):
 		}

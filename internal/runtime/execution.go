@@ -61,14 +61,10 @@ type execution struct {
 	graceTimer  *time.Timer
 }
 
-// appendLive logs a live event (delta, step, artifact) and makes it
-// durable and visible: at once in this goroutine when writes are
-// synchronous (an in-memory store), else through the flusher.
+// appendLive logs a live event (delta, step, artifact); the flusher makes
+// it durable, and visible once it is (at once in a volatile log).
 func (x *execution) appendLive(typ string, body []byte) {
-	x.log.mu.Lock()
-	x.log.appendLocked(typ, body)
-	x.log.mu.Unlock()
-	if !x.r.syncWrites || !x.r.flusher.writeNow(x.ctx, x.log) {
+	if x.log.appendLive(typ, body) {
 		x.r.flusher.mark(x.log)
 	}
 }

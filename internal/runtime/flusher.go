@@ -76,25 +76,22 @@ func (f *flusher) run(ctx context.Context) {
 	}
 }
 
-// writeNow writes l's pending events in the caller's goroutine, for stores
-// whose writes cost microseconds. It reports false when it could not (a
-// state commit holds the log, or the write failed), leaving the events to
-// the flusher.
-func (f *flusher) writeNow(ctx context.Context, l *runLog) bool {
-	if !l.flushMu.TryLock() {
-		return false
-	}
+// flushLog writes l's pending events now, waiting for a state commit that
+// holds the log to finish first.
+func (f *flusher) flushLog(ctx context.Context, l *runLog) error {
+	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
 	p := l.pending()
 	if len(p) == 0 {
-		return true
+		return nil
 	}
 	if err := f.st.Apply(ctx, store.Change{Events: p}); err != nil {
 		l.markDirty()
-		return false
+		f.mark(l)
+		return err
 	}
 	l.markPersisted(p[len(p)-1].Seq)
-	return true
+	return nil
 }
 
 // flush writes every dirty run's pending events.
@@ -177,7 +174,11 @@ func (f *flusher) failed(ctx context.Context, l *runLog, p []store.Event, err er
 	}
 	if errdefs.IsConflict(err) {
 		f.log.Warn("event log write refused; run lost", "run_id", l.runID, "err", err)
-		l.dropUnpersisted()
+		if l.dropUnpersisted() {
+			// Only a volatile log shows events before they are durable, and
+			// its store has no other writer: this is a bug.
+			f.log.Error("events already shown to readers could not be stored", "run_id", l.runID, "err", err)
+		}
 		if f.onLost != nil {
 			f.onLost(l.runID, err)
 		}

@@ -30,12 +30,31 @@ func (p pgMain) Run() int { return pgtest.Run(p.m) }
 // testTimeout bounds every wait in these tests.
 const testTimeout = 20 * time.Second
 
+// durableLogs makes newTestRuntime's own memstore runtimes show events only
+// once durable, as with a shared store; by default they run as
+// cmd/server runs memstore (Options.VolatileStore). logModes runs a test
+// both ways.
+var durableLogs bool
+
+// logModes runs test with volatile and with durable run logs.
+func logModes(t *testing.T, test func(*testing.T)) {
+	t.Run("volatile", test)
+	t.Run("durable", func(t *testing.T) {
+		durableLogs = true
+		defer func() { durableLogs = false }()
+		test(t)
+	})
+}
+
+// newTestRuntime is a runtime on st, or on a memstore of its own when st is
+// nil.
 func newTestRuntime(t *testing.T, st store.Store, agents ...*Agent) *Runtime {
 	t.Helper()
+	volatile := false
 	if st == nil {
-		st = memstore.New()
+		st, volatile = memstore.New(), !durableLogs
 	}
-	r, err := New(Options{Store: st, Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: 5 * time.Millisecond})
+	r, err := New(Options{Store: st, Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: 5 * time.Millisecond, VolatileStore: volatile})
 	if err != nil {
 		t.Fatal(err)
 	}

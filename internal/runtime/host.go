@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -99,8 +100,12 @@ func (h *host) translate(rest string, env event.Envelope) (string, json.RawMessa
 		body, err := encodeDelta(actor, d)
 		return EventDelta, body, err
 	case kind == "step" && (verb == "start" || verb == "complete" || verb == "error"):
+		typ := "step." + verb
+		if body, ok := stepBody(actor, env.Payload); ok {
+			return typ, body, nil
+		}
 		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
-		return "step." + verb, body, err
+		return typ, body, err
 	}
 	return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 }
@@ -127,6 +132,22 @@ func tokenBody(rest string, payload []byte) (json.RawMessage, bool) {
 	b = append(b, actor...)
 	b = append(b, `","text":`...)
 	b = append(b, text...)
+	return append(b, '}'), true
+}
+
+// stepBody is the fast path of step events: the body encodeBody(StepData)
+// would produce, spliced from a payload that is valid JSON on one line
+// (engine.publishStep's are), without decoding and re-encoding it. ok is
+// false when the fast path does not apply.
+func stepBody(actor string, payload []byte) (json.RawMessage, bool) {
+	if !plainJSON(actor) || len(payload) == 0 || bytes.ContainsAny(payload, "\r\n") || !json.Valid(payload) {
+		return nil, false
+	}
+	b := make([]byte, 0, len(`{"actor":"","payload":}`)+len(actor)+len(payload))
+	b = append(b, `{"actor":"`...)
+	b = append(b, actor...)
+	b = append(b, `","payload":`...)
+	b = append(b, payload...)
 	return append(b, '}'), true
 }
 

@@ -60,3 +60,42 @@ func TestTokenBodyMatchesDecodedDelta(t *testing.T) {
 func envelopeFor(payload []byte) event.Envelope {
 	return event.Envelope{Subject: engine.SubjectStreamDelta("run-1", "echo"), Payload: payload}
 }
+
+// TestStepBodyMatchesEncodedStep checks the step fast path against the
+// general one, and that it declines what it cannot splice safely.
+func TestStepBodyMatchesEncodedStep(t *testing.T) {
+	for _, payload := range []string{
+		`{"run_id":"r","actor":"echo","kind":"model","detail":{"iteration":1}}`,
+		`{"error":"<b>bad</b> & \"worse\"","detail":{"é":"✓"}}`,
+		`{}`,
+	} {
+		fast, ok := stepBody("echo", []byte(payload))
+		if !ok {
+			t.Fatalf("stepBody(%s): fast path not taken", payload)
+		}
+		slow, err := encodeBody(StepData{Actor: "echo", Payload: json.RawMessage(payload)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if err := json.Unmarshal(fast, &a); err != nil {
+			t.Fatalf("fast body %s: %v", fast, err)
+		}
+		if err := json.Unmarshal(slow, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("fast body %s, general path %s", fast, slow)
+		}
+	}
+	for _, tc := range []struct{ actor, payload string }{
+		{"echo", "{\"a\":\n1}"}, // would break an SSE data line
+		{"echo", `{"a":`},       // not JSON
+		{"echo", ``},
+		{`e"cho`, `{}`},
+	} {
+		if body, ok := stepBody(tc.actor, []byte(tc.payload)); ok {
+			t.Errorf("stepBody(%q, %q) = %s, want the general path", tc.actor, tc.payload, body)
+		}
+	}
+}

@@ -16,7 +16,14 @@ import (
 // ever have seen an event the log does not hold (invariants 3 and 6). The
 // flusher makes live events durable in group commits (the first event after
 // a quiet spell at once, then at most one batch per window), so live readers
-// still see the first token immediately. Readers never block writers: they
+// still see the first token immediately.
+//
+// A volatile log (Options.VolatileStore: the store lives in this process's
+// memory and this runtime is its only writer) is as durable as the store, so
+// it shows live events as soon as they are appended and leaves their write
+// to the flusher or the run's next state commit. Events a state commit
+// appends are shown only once the commit succeeded, as always: a state
+// change that failed must not have been seen. Readers never block writers: they
 // copy what they need under mu and wait on a channel that is closed when more
 // becomes visible. A reader that falls behind simply reads from further back
 // — from memory while the events are here, from the store once they were
@@ -35,10 +42,17 @@ type runLog struct {
 	// store.
 	base   int64
 	events []store.Event
-	// persisted is the highest seq durable in the store, and so the highest
-	// seq readers may see.
+	// persisted is the highest seq durable in the store.
 	persisted int64
-	changed   chan struct{}
+	// shown is the highest seq readers may see: persisted, or beyond it in
+	// a volatile log.
+	shown int64
+	// volatile shows live events before they are durable (see above).
+	volatile bool
+	// committing is set while a state commit's events are appended but not
+	// yet durable: live events appended meanwhile wait to be shown.
+	committing bool
+	changed    chan struct{}
 	// refs counts executors and readers; the runtime forgets an idle log.
 	refs int
 	// active is true while an attempt executes on this replica.
@@ -50,10 +64,10 @@ type runLog struct {
 	terminal int64
 }
 
-func newRunLog(runID string, lastSeq int64) *runLog {
-	// Room for a short run's events (a one-turn answer logs about ten):
-	// the slice then grows by doubling only for longer runs.
-	return &runLog{runID: runID, base: lastSeq, persisted: lastSeq, events: make([]store.Event, 0, 16)}
+func newRunLog(runID string, lastSeq int64, volatile bool) *runLog {
+	// Room for a short run's events (a one-turn answer logs nine): the
+	// slice then grows by doubling only for longer runs.
+	return &runLog{runID: runID, base: lastSeq, persisted: lastSeq, shown: lastSeq, volatile: volatile, events: make([]store.Event, 0, 10)}
 }
 
 // last returns the highest seq assigned. Callers hold mu.
@@ -67,6 +81,21 @@ func (l *runLog) appendLocked(typ string, body []byte) store.Event {
 	l.events = append(l.events, ev)
 	l.dirty = true
 	return ev
+}
+
+// appendLive appends a live event (delta, step, artifact) and, in a
+// volatile log, shows it at once. It reports whether the log was clean
+// before, i.e. whether the flusher must be told.
+func (l *runLog) appendLive(typ string, body []byte) (wasClean bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	wasClean = !l.dirty
+	l.appendLocked(typ, body)
+	if l.volatile && !l.committing {
+		l.shown = l.last()
+		l.wakeLocked()
+	}
+	return wasClean
 }
 
 // pending returns the events not yet durable. Callers hold flushMu, and
@@ -97,20 +126,62 @@ func (l *runLog) markPersisted(through int64) {
 	l.mu.Lock()
 	if through > l.persisted {
 		l.persisted = through
+	}
+	show := l.persisted
+	if l.volatile && !l.committing {
+		show = l.last() // live events appended behind a commit
+	}
+	if show > l.shown {
+		l.shown = show
 		l.wakeLocked()
 	}
 	l.mu.Unlock()
 	l.trim(memoryTail)
 }
 
-// dropUnpersisted forgets the events a failed write could not make durable.
-// Nobody saw them: events are visible only once durable.
-func (l *runLog) dropUnpersisted() {
+// beginCommit appends a state commit's events, which stay hidden until
+// endCommit(true), and returns the seq of the first.
+func (l *runLog) beginCommit(evs []stateEvent, bodies [][]byte) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if keep := int(l.persisted - l.base); keep >= 0 && keep < len(l.events) {
+	first := l.last() + 1
+	for i, e := range evs {
+		l.appendLocked(e.typ, bodies[i])
+	}
+	l.committing = true
+	return first
+}
+
+// endCommit closes a state commit: on success its events (and every live
+// event before them) are durable through seq last, which shows them; on
+// failure nothing it appended is shown, and the log forgets whatever it
+// has not shown (see dropUnpersisted).
+func (l *runLog) endCommit(ok bool, last int64) {
+	l.mu.Lock()
+	l.committing = false
+	l.mu.Unlock()
+	if ok {
+		l.markPersisted(last) // also shows what is durable already
+		return
+	}
+	l.dropUnpersisted()
+}
+
+// dropUnpersisted forgets the events a failed write could not make durable
+// and nobody saw: events are visible only once durable, or, in a volatile
+// log, once appended live. Shown events that are not durable yet stay for
+// the flusher; it reports whether there are any.
+func (l *runLog) dropUnpersisted() (showPending bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if keep := int(max(l.persisted, l.shown) - l.base); keep >= 0 && keep < len(l.events) {
 		l.events = l.events[:keep]
 	}
+	if l.shown > l.persisted {
+		l.dirty = true
+		return true
+	}
+	return false
 }
 
 // markDirty flags the log for the flusher again after a failed write.
@@ -127,12 +198,15 @@ func (l *runLog) markDirty() {
 func (l *runLog) activate(storeLast int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if keep := int(l.persisted - l.base); keep >= 0 && keep < len(l.events) {
-		l.events = l.events[:keep] // unpersisted leftovers of a lost attempt
+	if keep := int(max(l.persisted, l.shown) - l.base); keep >= 0 && keep < len(l.events) {
+		l.events = l.events[:keep] // unshown leftovers of a lost attempt
 	}
-	if storeLast > l.persisted {
-		l.events, l.base, l.persisted = make([]store.Event, 0, 16), storeLast, storeLast
+	switch {
+	case storeLast > l.last():
+		l.events, l.base, l.persisted, l.shown = make([]store.Event, 0, 16), storeLast, storeLast, storeLast
 		l.wakeLocked()
+	case storeLast > l.persisted:
+		l.persisted = storeLast // shown events of ours, written meanwhile
 	}
 	l.active, l.terminal = true, 0
 }
@@ -166,14 +240,14 @@ func (l *runLog) read(after int64, max int) readResult {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if after < l.base {
-		return readResult{fromStore: true, storeThrough: l.base, visible: l.persisted, active: l.active, terminal: l.terminal}
+		return readResult{fromStore: true, storeThrough: l.base, visible: l.shown, active: l.active, terminal: l.terminal}
 	}
-	n := l.persisted - after
+	n := l.shown - after
 	if n <= 0 {
 		if l.changed == nil {
 			l.changed = make(chan struct{})
 		}
-		return readResult{wait: l.changed, visible: l.persisted, active: l.active, terminal: l.terminal}
+		return readResult{wait: l.changed, visible: l.shown, active: l.active, terminal: l.terminal}
 	}
 	if n > int64(max) {
 		n = int64(max)
@@ -182,7 +256,7 @@ func (l *runLog) read(after int64, max int) readResult {
 	// again (trim moves the tail to a new array), and the cap keeps a
 	// reader's appends off the log.
 	from := after - l.base
-	return readResult{events: l.events[from : from+n : from+n], visible: l.persisted, active: l.active, terminal: l.terminal}
+	return readResult{events: l.events[from : from+n : from+n], visible: l.shown, active: l.active, terminal: l.terminal}
 }
 
 // trim forgets persisted events that no reader needs from memory, keeping

@@ -69,10 +69,15 @@ type Options struct {
 	// quiet spell is written at once. Zero writes as fast as the store
 	// takes them (group commit); PostgreSQL deployments use ~25ms.
 	FlushWindow time.Duration
-	// SyncWrites writes live events in the publishing goroutine instead of
-	// through the flusher: for in-memory stores, where a write costs
-	// microseconds and a hand-off would only add latency.
-	SyncWrites bool
+	// VolatileStore says that the store keeps its data in this process's
+	// memory and that this runtime is its only writer (memstore in a
+	// single-process deployment): an event logged here is then exactly as
+	// durable as one in the store, so live events are shown to readers as
+	// soon as they are logged and written to the store behind them, in the
+	// flusher's batches or with the run's next state commit. Events that
+	// come with a state change are still shown only once it is stored. Never
+	// set it for a store that replicas share or that outlives the process.
+	VolatileStore bool
 	// LeaseTTL is how long a replica's claim on a running run lasts without
 	// renewal (default 5s); a dead replica's runs resume elsewhere after it.
 	LeaseTTL time.Duration
@@ -92,7 +97,7 @@ type Runtime struct {
 	grace      time.Duration
 	log        *slog.Logger
 	flusher    *flusher
-	syncWrites bool
+	volatile   bool
 	leaseTTL   time.Duration
 	sweepEvery time.Duration
 	agentUsed  sync.Map // agent id -> *usageCounter
@@ -147,7 +152,7 @@ func New(opts Options) (*Runtime, error) {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
-	r.leaseTTL, r.sweepEvery, r.syncWrites = opts.LeaseTTL, opts.SweepEvery, opts.SyncWrites
+	r.leaseTTL, r.sweepEvery, r.volatile = opts.LeaseTTL, opts.SweepEvery, opts.VolatileStore
 	if r.leaseTTL <= 0 {
 		r.leaseTTL = DefaultLeaseTTL
 	}
@@ -247,7 +252,7 @@ func (r *Runtime) acquireLog(ctx context.Context, runID string) (*runLog, error)
 		l.refs++
 		return l, nil
 	}
-	l := newRunLog(runID, page.LastSeq)
+	l := newRunLog(runID, page.LastSeq, r.volatile)
 	if t.State.Terminal() {
 		l.terminal = page.LastSeq
 	}
@@ -262,6 +267,14 @@ func (r *Runtime) activeLog(ctx context.Context, runID string) (*runLog, error) 
 	l, err := r.acquireLog(ctx, runID)
 	if err != nil {
 		return nil, err
+	}
+	if l.volatile {
+		// Events an earlier attempt here showed are part of the run: they
+		// go to the store before the new attempt continues the log.
+		if err := r.flusher.flushLog(ctx, l); err != nil {
+			r.releaseLog(l)
+			return nil, err
+		}
 	}
 	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
 	if err != nil {

@@ -16,6 +16,10 @@ import (
 )
 
 func TestSendCompletesAndFramesTheAttempt(t *testing.T) {
+	logModes(t, testSendCompletesAndFramesTheAttempt)
+}
+
+func testSendCompletesAndFramesTheAttempt(t *testing.T) {
 	r := newTestRuntime(t, nil, testAgent("s", streamer(5, nil)))
 	task := send(t, r, "s", "hi")
 	if task.State != store.StateSubmitted || task.ContextID == "" || task.Version != 1 {
@@ -54,6 +58,10 @@ func TestSendCompletesAndFramesTheAttempt(t *testing.T) {
 // Invariant 6: when Wait returns, the terminal state, the transcript and
 // run.end are already in the store.
 func TestTerminalStateDurableBeforeReturn(t *testing.T) {
+	logModes(t, testTerminalStateDurableBeforeReturn)
+}
+
+func testTerminalStateDurableBeforeReturn(t *testing.T) {
 	st := memstore.New()
 	r := newTestRuntime(t, st, testAgent("s", streamer(50, nil)))
 	task := send(t, r, "s", "hi")
@@ -90,6 +98,10 @@ func TestRunDoesNotDependOnTheRequest(t *testing.T) {
 // Invariant 3: reconnecting at random points yields every event exactly once,
 // in order, replayed then live.
 func TestReconnectAtRandomPointsGetsEveryEventOnce(t *testing.T) {
+	logModes(t, testReconnectAtRandomPointsGetsEveryEventOnce)
+}
+
+func testReconnectAtRandomPointsGetsEveryEventOnce(t *testing.T) {
 	const tokens = 3000
 	gate := make(chan struct{}, tokens)
 	r := newTestRuntime(t, nil, testAgent("s", streamer(tokens, gate)))
@@ -150,6 +162,10 @@ func TestReconnectAtRandomPointsGetsEveryEventOnce(t *testing.T) {
 // Invariant 4: a subscriber that stops reading neither slows the run nor
 // loses anything; it catches up from the store.
 func TestStalledSubscriberCatchesUpFromStore(t *testing.T) {
+	logModes(t, testStalledSubscriberCatchesUpFromStore)
+}
+
+func testStalledSubscriberCatchesUpFromStore(t *testing.T) {
 	const tokens = 3 * memoryTail
 	r := newTestRuntime(t, nil, testAgent("s", streamer(tokens, nil)))
 	task := send(t, r, "s", "go")
@@ -189,7 +205,9 @@ func TestStalledSubscriberCatchesUpFromStore(t *testing.T) {
 	}
 }
 
-func TestOpenStreamBeyondTheEnd(t *testing.T) {
+func TestOpenStreamBeyondTheEnd(t *testing.T) { logModes(t, testOpenStreamBeyondTheEnd) }
+
+func testOpenStreamBeyondTheEnd(t *testing.T) {
 	r := newTestRuntime(t, nil, testAgent("s", streamer(1, nil)))
 	task := send(t, r, "s", "x")
 	wait(t, r, task.ID)
@@ -214,7 +232,9 @@ func lastSeq(t *testing.T, r *Runtime, id string) int64 {
 	return page.LastSeq
 }
 
-func TestInputRequiredParksAndResumes(t *testing.T) {
+func TestInputRequiredParksAndResumes(t *testing.T) { logModes(t, testInputRequiredParksAndResumes) }
+
+func testInputRequiredParksAndResumes(t *testing.T) {
 	r := newTestRuntime(t, nil, testAgent("a", asker{}))
 	task := send(t, r, "a", "hi")
 	parked := wait(t, r, task.ID)
@@ -277,6 +297,10 @@ func equal(a, b []string) bool {
 }
 
 func TestCancelIsCooperativeAndIdempotent(t *testing.T) {
+	logModes(t, testCancelIsCooperativeAndIdempotent)
+}
+
+func testCancelIsCooperativeAndIdempotent(t *testing.T) {
 	started := make(chan string, 1)
 	r := newTestRuntime(t, nil, testAgent("b", blocker(false, started)), testAgent("s", streamer(1, nil)))
 	task := send(t, r, "b", "x")
@@ -322,7 +346,9 @@ func TestCancelWhileWaitingForInput(t *testing.T) {
 	}
 }
 
-func TestMultitaskPolicies(t *testing.T) {
+func TestMultitaskPolicies(t *testing.T) { logModes(t, testMultitaskPolicies) }
+
+func testMultitaskPolicies(t *testing.T) {
 	t.Run("reject", func(t *testing.T) {
 		started := make(chan string, 1)
 		r := newTestRuntime(t, nil, testAgent("b", blocker(false, started)))
@@ -456,7 +482,9 @@ func TestSendValidation(t *testing.T) {
 	}
 }
 
-func TestShutdownDrains(t *testing.T) {
+func TestShutdownDrains(t *testing.T) { logModes(t, testShutdownDrains) }
+
+func testShutdownDrains(t *testing.T) {
 	started := make(chan string, 1)
 	r, err := New(Options{Store: memstore.New(), Agents: []*Agent{testAgent("b", blocker(false, started))}, CancelGrace: 200 * time.Millisecond})
 	if err != nil {

@@ -89,7 +89,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
 	}
 	msg.TaskID = t.ID
-	l := newRunLog(t.ID, 0)
+	l := newRunLog(t.ID, 0, r.volatile)
 	l.refs, l.active = 1, true
 	x := r.newExecution(a, t, l, msg.Message, "")
 

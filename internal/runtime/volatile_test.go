@@ -1,0 +1,136 @@
+package runtime
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"agentd/internal/store"
+	"agentd/internal/store/memstore"
+)
+
+// A volatile log shows a live event as soon as it is logged, before the
+// store has it, and the store holds every shown event once the run ended.
+func TestVolatileLogShowsLiveEventsBeforeTheyAreStored(t *testing.T) {
+	st := &holdingStore{Store: memstore.New(), hold: make(chan struct{})}
+	gate := make(chan struct{})
+	r, err := New(Options{
+		Store: st, Agents: []*Agent{testAgent("s", streamer(2, gate))},
+		VolatileStore: true, CancelGrace: 300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Shutdown(ctxT(t)) })
+	task := send(t, r, "s", "go")
+	stream, err := r.OpenStream(ctxT(t), task.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+
+	// Both deltas reach the reader while the flusher's writes are held.
+	gate <- struct{}{}
+	gate <- struct{}{}
+	seen := readUntil(t, stream, 2)
+	page, err := st.ReadEvents(ctxT(t), task.ID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := seen[len(seen)-1]; page.LastSeq >= last.Seq {
+		t.Fatalf("store holds seq %d while its writes are held; the delta (seq %d) was shown only once stored", page.LastSeq, last.Seq)
+	}
+
+	close(st.hold)
+	wait(t, r, task.ID)
+	all := readAll(t, r, task.ID, 0, false)
+	page, err = st.ReadEvents(ctxT(t), task.ID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Events) != len(all) {
+		t.Fatalf("store has %d events, the stream delivered %d", len(page.Events), len(all))
+	}
+	for i := range all {
+		if string(page.Events[i].Data) != string(all[i].Data) {
+			t.Fatalf("event %d differs:\nstored   %s\nstreamed %s", i+1, page.Events[i].Data, all[i].Data)
+		}
+	}
+	checkDense(t, all, 0)
+}
+
+// holdingStore holds every write of live events alone (the flusher's)
+// until hold is closed.
+type holdingStore struct {
+	store.Store
+	hold chan struct{}
+}
+
+func (h *holdingStore) Apply(ctx context.Context, c store.Change) error {
+	if c.CreateTask == nil && c.UpdateTask == nil && len(c.Messages) == 0 && len(c.Events) > 0 {
+		select {
+		case <-h.hold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return h.Store.Apply(ctx, c)
+}
+
+// readUntil reads from st until it has delivered n delta events.
+func readUntil(t *testing.T, st *Stream, n int) []store.Event {
+	t.Helper()
+	var out []store.Event
+	deltas := 0
+	for deltas < n {
+		evs, err := st.Next(ctxT(t), 1, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.Type == EventDelta {
+				deltas++
+			}
+		}
+		out = append(out, evs...)
+	}
+	return out
+}
+
+// A state commit's events stay hidden until the commit succeeded; when it
+// fails they are forgotten, while live events shown before it stay, still
+// to be written.
+func TestVolatileLogHidesAFailedCommit(t *testing.T) {
+	l := newRunLog("r", 0, true)
+	if !l.appendLive(EventDelta, []byte(`{"text":"a"}`)) {
+		t.Fatal("the first live event did not ask for the flusher")
+	}
+	if l.appendLive(EventDelta, []byte(`{"text":"b"}`)) {
+		t.Fatal("a second live event asked for the flusher again before it ran")
+	}
+	if res := l.read(0, 10); len(res.events) != 2 {
+		t.Fatalf("live events not shown at once: %d", len(res.events))
+	}
+
+	first := l.beginCommit([]stateEvent{{EventStatus, nil}, {EventRunEnd, nil}}, [][]byte{[]byte(`{}`), []byte(`{}`)})
+	if first != 3 {
+		t.Fatalf("commit events start at %d, want 3", first)
+	}
+	l.appendLive(EventDelta, []byte(`{"text":"late"}`)) // a publisher racing the commit
+	if res := l.read(2, 10); len(res.events) != 0 {
+		t.Fatalf("events of a commit in flight were shown: %d", len(res.events))
+	}
+	l.endCommit(false, 0)
+	if res := l.read(0, 10); len(res.events) != 2 || l.last() != 2 {
+		t.Fatalf("after a failed commit: %d shown, log ends at %d; want the 2 live events", len(res.events), l.last())
+	}
+	if p := l.pending(); len(p) != 2 {
+		t.Fatalf("%d events pending, want the 2 shown live ones still to be written", len(p))
+	}
+
+	l.beginCommit([]stateEvent{{EventRunEnd, nil}}, [][]byte{[]byte(`{}`)})
+	l.endCommit(true, 3)
+	if res := l.read(0, 10); len(res.events) != 3 || l.persisted != 3 {
+		t.Fatalf("after a commit: %d shown, %d durable; want 3 and 3", len(res.events), l.persisted)
+	}
+}
