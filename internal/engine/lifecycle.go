@@ -90,8 +90,25 @@ type StepInfo struct {
 	Detail any
 }
 
+// RunFramer is implemented by a Publisher that frames every attempt with
+// run start and end events of its own and drops the engine's (agentd's
+// runtime does, so that an engine that forgets its run.end cannot break
+// the log). PublishRunStart and PublishRunEnd then publish nothing.
+type RunFramer interface {
+	FramesRuns() bool
+}
+
+// framed reports whether pub frames runs itself.
+func framed(pub Publisher) bool {
+	f, ok := pub.(RunFramer)
+	return ok && f.FramesRuns()
+}
+
 // PublishRunStart publishes run.start; call it first thing in Execute.
 func PublishRunStart(ctx context.Context, pub Publisher, run Run) error {
+	if framed(pub) {
+		return nil
+	}
 	p := RunStartPayload{RunID: run.ID, ParentRunID: run.ParentRunID}
 	if rc, ok := ResumeContextFromContext(ctx); ok {
 		p.Attempt, p.Signal = rc.Attempt, rc.Signal
@@ -107,6 +124,9 @@ func PublishRunStart(ctx context.Context, pub Publisher, run Run) error {
 // publishes on a context detached from ctx's cancellation, because the
 // cancel and deadline paths need their run.end too.
 func PublishRunEnd(ctx context.Context, pub Publisher, run Run, err error) error {
+	if framed(pub) {
+		return nil
+	}
 	p := RunEndPayload{RunID: run.ID, Status: RunStatusOf(err)}
 	if err != nil {
 		p.Error, p.ErrorClass = err.Error(), errdefs.ClassOf(err)

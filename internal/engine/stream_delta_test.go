@@ -201,3 +201,27 @@ func TestStepPayloads(t *testing.T) {
 		t.Errorf("unencodable detail: %v", err)
 	}
 }
+
+// framingRecorder is a publisher that frames runs itself.
+type framingRecorder struct{ pubRecorder }
+
+func (*framingRecorder) FramesRuns() bool { return true }
+
+// A publisher that frames runs itself gets no run start or end from the
+// helpers, and still every other event.
+func TestRunFramerGetsNoLifecycle(t *testing.T) {
+	pub := &framingRecorder{}
+	run := engine.Run{ID: "r1"}
+	if err := engine.PublishRunStart(t.Context(), pub, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.PublishStepStart(t.Context(), pub, run.ID, engine.StepInfo{Actor: "a", Kind: "model"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.PublishRunEnd(t.Context(), pub, run, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(pub.envs) != 1 || pub.envs[0].Subject != engine.SubjectStepStart(run.ID, "a") {
+		t.Fatalf("published %v, want only the step start", pub.envs)
+	}
+}

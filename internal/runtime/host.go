@@ -25,11 +25,10 @@ type host struct {
 	x      *execution
 	prefix string // "engine.run.<id>."
 
-	mu        sync.Mutex
-	prompt    *engine.UserPrompt
-	reply     *engine.UserReply
-	engineEnd bool
-	ended     bool // the attempt's run.end was logged; later envelopes are dropped
+	mu     sync.Mutex
+	prompt *engine.UserPrompt
+	reply  *engine.UserReply
+	ended  bool // the attempt's run.end was logged; later envelopes are dropped
 }
 
 func newHost(x *execution) *host {
@@ -66,9 +65,6 @@ func (h *host) translate(rest string, env event.Envelope) (string, json.RawMessa
 	case "start":
 		return "", nil, nil
 	case "end":
-		h.mu.Lock()
-		h.engineEnd = true
-		h.mu.Unlock()
 		return "", nil, nil
 	case "artifact":
 		var a ArtifactData
@@ -202,6 +198,10 @@ func argumentsJSON(v any) (json.RawMessage, error) {
 		return json.Marshal(a)
 	}
 }
+
+// FramesRuns tells the engine helpers not to publish run start and end:
+// the runtime logs its own for every attempt (engine.RunFramer).
+func (h *host) FramesRuns() bool { return true }
 
 // Interrupts delivers cooperative stop requests (cancel, shutdown, a newer
 // message under the interrupt policy).
