@@ -15,7 +15,7 @@ func TestVolatileLogShowsLiveEventsBeforeTheyAreStored(t *testing.T) {
 	st := &holdingStore{Store: memstore.New(), hold: make(chan struct{})}
 	gate := make(chan struct{})
 	r, err := New(Options{
-		Store: st, Agents: []*Agent{testAgent("s", streamer(2, gate))},
+		Store: st, Agents: []*Agent{testAgent("s", streamer(3, gate))},
 		VolatileStore: true, CancelGrace: 300 * time.Millisecond,
 	})
 	if err != nil {
@@ -29,7 +29,9 @@ func TestVolatileLogShowsLiveEventsBeforeTheyAreStored(t *testing.T) {
 	}
 	defer stream.Close()
 
-	// Both deltas reach the reader while the flusher's writes are held.
+	// Two deltas reach the reader while the flusher's writes are held (and
+	// the run, waiting for its third token, cannot carry them in its final
+	// commit yet).
 	gate <- struct{}{}
 	gate <- struct{}{}
 	seen := readUntil(t, stream, 2)
@@ -42,6 +44,7 @@ func TestVolatileLogShowsLiveEventsBeforeTheyAreStored(t *testing.T) {
 	}
 
 	close(st.hold)
+	gate <- struct{}{}
 	wait(t, r, task.ID)
 	all := readAll(t, r, task.ID, 0, false)
 	page, err = st.ReadEvents(ctxT(t), task.ID, 0, 1000)
