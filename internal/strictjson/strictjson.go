@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // PathError is a mistake at one place of a document.
@@ -145,9 +146,22 @@ func walkKeys(path string, v any, t reflect.Type) error {
 	return nil
 }
 
-// jsonFields maps the JSON names of t's fields (embedded structs flattened)
-// to their types.
+// fieldCache holds jsonFields' answers: a type's fields never change.
+var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
+
+// jsonFields maps the JSON member names of struct type t (with embedded
+// structs' promoted) to their types. Callers must not modify the map.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := computeFields(t)
+	fieldCache.Store(t, m)
+	return m
+}
+
+// computeFields is jsonFields without the cache.
+func computeFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
