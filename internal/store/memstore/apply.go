@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,14 +10,18 @@ import (
 	"agentd/internal/store"
 )
 
-// prepared is a Change validated and copied, ready to be checked against
-// the stored state and committed.
+// prepared is a Change validated and copied (but for its events, which
+// commit copies into their logs), ready to be checked against the stored
+// state and committed.
+//
+// key, create and update are zero when the change has none: a key's
+// context and a task's id are never empty.
 type prepared struct {
-	key      *store.IdempotencyKey
+	key      store.IdempotencyKey
 	taskID   string
-	create   *store.Task
-	update   *store.Task
-	messages []store.Message
+	create   taskWrite
+	update   taskWrite
+	messages []storedMessage
 	events   []store.Event
 }
 
@@ -54,8 +57,7 @@ func prepare(c store.Change, now time.Time) (prepared, error) {
 		if k.ContextID == "" || k.MessageID == "" || c.TaskID == "" {
 			return prepared{}, errdefs.Validationf("idempotency key %q/%q of task %q: context id, message id and task id are required", k.ContextID, k.MessageID, c.TaskID)
 		}
-		key := *k
-		p.key = &key
+		p.key = *k
 	}
 	var err error
 	if c.CreateTask != nil {
@@ -71,48 +73,50 @@ func prepare(c store.Change, now time.Time) (prepared, error) {
 	if p.messages, err = prepareMessages(c.Messages, c.TaskID, now); err != nil {
 		return prepared{}, err
 	}
-	if p.events, err = prepareEvents(c.Events, now); err != nil {
+	if p.events, err = prepareEvents(c.Events); err != nil {
 		return prepared{}, err
 	}
 	return p, nil
 }
 
-func prepareCreate(in store.Task, now time.Time) (*store.Task, error) {
+func prepareCreate(in store.Task, now time.Time) (taskWrite, error) {
 	field := func() string { return fmt.Sprintf("create task %q", in.ID) }
 	switch {
 	case in.ID == "" || in.ContextID == "" || in.AgentID == "":
-		return nil, errdefs.Validationf("%s: id, context id and agent id are required", field())
+		return taskWrite{}, errdefs.Validationf("%s: id, context id and agent id are required", field())
 	case !in.State.Valid():
-		return nil, errdefs.Validationf("%s: unknown state %q", field(), in.State)
+		return taskWrite{}, errdefs.Validationf("%s: unknown state %q", field(), in.State)
 	case in.Version != 0:
-		return nil, errdefs.Validationf("%s: version is %d, want 0 (the store sets it)", field(), in.Version)
+		return taskWrite{}, errdefs.Validationf("%s: version is %d, want 0 (the store sets it)", field(), in.Version)
 	}
-	t, err := inTask(in, field)
+	body, err := putTaskBody(make([]byte, 0, 64), in, field)
 	if err != nil {
-		return nil, err
+		return taskWrite{}, err
 	}
-	t.Version = 1
-	t.CreatedAt = orNow(in.CreatedAt, now)
-	t.UpdatedAt = now
-	return t, nil
+	return taskWrite{id: in.ID, contextID: in.ContextID, agentID: in.AgentID, state: in.State, created: orNow(in.CreatedAt, now), body: body}, nil
 }
 
-func prepareUpdate(in store.Task) (*store.Task, error) {
+func prepareUpdate(in store.Task) (taskWrite, error) {
 	field := func() string { return fmt.Sprintf("update task %q", in.ID) }
 	switch {
 	case in.ID == "":
-		return nil, errdefs.Validationf("%s: id is required", field())
+		return taskWrite{}, errdefs.Validationf("%s: id is required", field())
 	case !in.State.Valid():
-		return nil, errdefs.Validationf("%s: unknown state %q", field(), in.State)
+		return taskWrite{}, errdefs.Validationf("%s: unknown state %q", field(), in.State)
 	}
-	return inTask(in, field)
+	body, err := putTaskBody(make([]byte, 0, 64), in, field)
+	if err != nil {
+		return taskWrite{}, err
+	}
+	return taskWrite{id: in.ID, state: in.State, version: in.Version, body: body}, nil
 }
 
-func prepareMessages(msgs []store.Message, taskID string, now time.Time) ([]store.Message, error) {
+// prepareMessages validates msgs and encodes them for their transcripts.
+func prepareMessages(msgs []store.Message, taskID string, now time.Time) ([]storedMessage, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	out := make([]store.Message, len(msgs))
+	out := make([]storedMessage, len(msgs))
 	for i, m := range msgs {
 		if m.ContextID == "" {
 			return nil, errdefs.Validationf("messages[%d] (id %q): context id is required", i, m.ID)
@@ -120,24 +124,21 @@ func prepareMessages(msgs []store.Message, taskID string, now time.Time) ([]stor
 		if m.TaskID == "" {
 			m.TaskID = taskID
 		}
-		var err error
-		if m.Message, err = inMessage(m.Message, func() string { return "messages[" + strconv.Itoa(i) + "]" }); err != nil {
+		m.CreatedAt = orNow(m.CreatedAt, now)
+		var buf [256]byte // most messages fit: one allocation, for the record
+		b, err := putStoredMessage(buf[:0], m, func() string { return "messages[" + strconv.Itoa(i) + "]" })
+		if err != nil {
 			return nil, err
 		}
-		m.CreatedAt = orNow(m.CreatedAt, now)
-		out[i] = m
+		out[i] = storedMessage{contextID: m.ContextID, taskID: m.TaskID, record: string(b)}
 	}
 	return out, nil
 }
 
-// prepareEvents validates evs and copies them with all their Data in one
-// buffer, each Data capped so that appending to one cannot overwrite the
-// next.
-func prepareEvents(evs []store.Event, now time.Time) ([]store.Event, error) {
-	if len(evs) == 0 {
-		return nil, nil
-	}
-	size := 0
+// prepareEvents validates evs. They are copied into their logs under the
+// lock: a log stores events in its own buffers, so a copy made here would
+// be thrown away.
+func prepareEvents(evs []store.Event) ([]store.Event, error) {
 	for i, e := range evs {
 		if e.RunID == "" || e.Type == "" {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): run id and type are required", i, e.RunID, e.Seq)
@@ -145,51 +146,42 @@ func prepareEvents(evs []store.Event, now time.Time) ([]store.Event, error) {
 		if len(e.Data) == 0 || !validJSON(e.Data) {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): data must be a valid JSON value", i, e.RunID, e.Seq)
 		}
-		size += len(e.Data)
 	}
-	buf := make([]byte, 0, size)
-	out := make([]store.Event, len(evs))
-	for i, e := range evs {
-		start := len(buf)
-		buf = append(buf, e.Data...)
-		e.Data = json.RawMessage(buf[start:len(buf):len(buf)])
-		e.Time = orNow(e.Time, now)
-		out[i] = e
-	}
-	return out, nil
+	return evs, nil
 }
 
 // check reports why p cannot be committed to t, if it cannot. It writes
 // nothing.
 func (t *tenant) check(p *prepared) error {
-	if p.key != nil {
-		if owner, ok := t.keys[*p.key]; ok {
-			return &store.DuplicateError{Key: *p.key, TaskID: owner}
+	if p.key.ContextID != "" {
+		if owner, ok := t.keys[p.key]; ok {
+			return &store.DuplicateError{Key: p.key, TaskID: owner}
 		}
 	}
-	if p.create != nil {
-		if _, ok := t.tasks[p.create.ID]; ok {
-			return errdefs.Conflictf("create task %q: a task with this id exists", p.create.ID)
-		}
+	if p.create.id != "" && t.task(p.create.id) != "" {
+		return errdefs.Conflictf("create task %q: a task with this id exists", p.create.id)
 	}
-	if u := p.update; u != nil {
-		cur, ok := t.tasks[u.ID]
-		if !ok && (p.create == nil || p.create.ID != u.ID) {
-			return errdefs.NotFoundf("update task %q: no such task", u.ID)
+	if u := &p.update; u.id != "" {
+		cur := t.task(u.id)
+		if cur == "" && p.create.id != u.id {
+			return errdefs.NotFoundf("update task %q: no such task", u.id)
 		}
 		version := int64(1) // created by the same change
-		if ok {
-			version = cur.Version
+		if cur != "" {
+			version = headerOf(cur).version
 		}
-		if u.Version != version {
-			return errdefs.Conflictf("update task %q: version %d is stale, the stored version is %d", u.ID, u.Version, version)
+		if u.version != version {
+			return errdefs.Conflictf("update task %q: version %d is stale, the stored version is %d", u.id, u.version, version)
 		}
 	}
 	next := map[string]int64{}
 	for _, e := range p.events {
 		want, ok := next[e.RunID]
 		if !ok {
-			want = t.logs[e.RunID].lastSeq() + 1
+			want = 1
+			if r := t.runs[e.RunID]; r != nil {
+				want = r.log.lastSeq() + 1
+			}
 		}
 		if e.Seq != want {
 			return errdefs.Conflictf("append event to run %q: seq %d does not continue the log, want %d", e.RunID, e.Seq, want)
@@ -202,35 +194,41 @@ func (t *tenant) check(p *prepared) error {
 // commit writes a checked change. It returns the id of the task the change
 // finished (moved into a terminal state), if any.
 func (t *tenant) commit(p *prepared, tenantName string, now time.Time) (finished string) {
-	if p.key != nil {
-		t.keys[*p.key] = p.taskID
-		t.keysByTask[p.taskID] = append(t.keysByTask[p.taskID], *p.key)
+	if p.key.ContextID != "" {
+		t.keys[p.key] = p.taskID
+		r := t.run(p.taskID)
+		r.keys = append(r.keys, p.key)
 	}
-	if c := p.create; c != nil {
-		c.Tenant = tenantName
-		t.insertTask(c)
-		if finishedBy("", c, true) {
-			finished = c.ID
+	if c := &p.create; c.id != "" {
+		h := taskHeader{id: c.id, contextID: c.contextID, agentID: c.agentID, tenant: tenantName, version: 1, created: c.created, updated: now, state: c.state}
+		t.insertTask(h, c.record(h))
+		if finishedBy("", c.state, true) {
+			finished = c.id
 		}
 	}
-	if u := p.update; u != nil {
-		cur := t.tasks[u.ID]
-		if finishedBy(cur.State, u, false) {
-			finished = u.ID
+	if u := &p.update; u.id != "" {
+		r := t.runs[u.id]
+		h := headerOf(r.task)
+		if finishedBy(h.state, u.state, false) {
+			finished = u.id
 		}
-		u.Tenant, u.ContextID, u.AgentID, u.CreatedAt = cur.Tenant, cur.ContextID, cur.AgentID, cur.CreatedAt
-		u.Version = cur.Version + 1
-		u.UpdatedAt = now
-		if now.Before(cur.UpdatedAt) { // the wall clock stepped back
-			u.UpdatedAt = cur.UpdatedAt
+		h.version++
+		h.state = u.state
+		if now.After(h.updated) { // else the wall clock stepped back
+			h.updated = now
 		}
-		t.tasks[u.ID] = u
+		r.task = u.record(h)
 	}
 	for _, m := range p.messages {
-		t.transcript(m.ContextID).append(m)
+		t.context(m.contextID).transcript.append(m)
 	}
-	for _, e := range p.events {
-		t.log(e.RunID).append(e)
+	for evs := p.events; len(evs) > 0; {
+		n := 1 // evs[:n] is a run of events of one log
+		for n < len(evs) && evs[n].RunID == evs[0].RunID {
+			n++
+		}
+		t.run(evs[0].RunID).log.append(evs[:n], now)
+		evs = evs[n:]
 	}
 	return finished
 }

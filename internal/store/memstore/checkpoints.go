@@ -2,8 +2,6 @@ package memstore
 
 import (
 	"context"
-	"maps"
-	"slices"
 	"strconv"
 
 	"agentd/internal/engine"
@@ -18,22 +16,19 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error 
 	if err := live(ctx); err != nil {
 		return err
 	}
-	in, attempt, err := inCheckpoint(cp)
+	in, err := encodeCheckpoint(cp)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.writeTenant(ctx)
-	history := t.checkpoints[cp.ExecID]
-	if len(history) > 0 {
-		// The newest was validated when it was saved.
-		newest, _ := attemptOf(history[len(history)-1])
-		if attempt < newest {
-			return errdefs.Conflictf("save checkpoint of run %q: attempt %d is stale, attempt %d has checkpointed since", cp.ExecID, attempt, newest)
+	r := s.writeTenant(ctx).run(cp.ExecID)
+	if history := r.checkpoints; len(history) > 0 {
+		if newest := history[len(history)-1].attempt; in.attempt < newest {
+			return errdefs.Conflictf("save checkpoint of run %q: attempt %d is stale, attempt %d has checkpointed since", cp.ExecID, in.attempt, newest)
 		}
 	}
-	t.checkpoints[cp.ExecID] = append(history, in)
+	r.checkpoints = append(r.checkpoints, in)
 	return nil
 }
 
@@ -44,12 +39,11 @@ func (s *Store) LoadCheckpoint(ctx context.Context, runID string) (*engine.Check
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t := s.readTenant(ctx)
-	if t == nil || len(t.checkpoints[runID]) == 0 {
+	history := s.checkpoints(ctx, runID)
+	if len(history) == 0 {
 		return nil, nil
 	}
-	history := t.checkpoints[runID]
-	cp := outCheckpoint(history[len(history)-1])
+	cp := history[len(history)-1].decode()
 	return &cp, nil
 }
 
@@ -60,13 +54,9 @@ func (s *Store) ListCheckpoints(ctx context.Context, runID string) ([]engine.Che
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t := s.readTenant(ctx)
-	if t == nil {
-		return nil, nil
-	}
 	var out []engine.Checkpoint
-	for _, cp := range t.checkpoints[runID] {
-		out = append(out, outCheckpoint(cp))
+	for _, cp := range s.checkpoints(ctx, runID) {
+		out = append(out, cp.decode())
 	}
 	return out, nil
 }
@@ -78,8 +68,17 @@ func (s *Store) DeleteCheckpoints(ctx context.Context, runID string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t := s.readTenant(ctx); t != nil {
-		delete(t.checkpoints, runID)
+	if t := s.readTenant(ctx); t != nil && t.runs[runID] != nil {
+		t.runs[runID].checkpoints = nil
+		t.dropIfEmpty(runID)
+	}
+	return nil
+}
+
+// checkpoints returns the history of runID. Callers hold s.mu.
+func (s *Store) checkpoints(ctx context.Context, runID string) []storedCheckpoint {
+	if t := s.readTenant(ctx); t != nil && t.runs[runID] != nil {
+		return t.runs[runID].checkpoints
 	}
 	return nil
 }
@@ -97,55 +96,96 @@ func attemptOf(cp engine.Checkpoint) (int64, error) {
 	return n, nil
 }
 
-func inCheckpoint(cp engine.Checkpoint) (engine.Checkpoint, int64, error) {
+// storedCheckpoint is a checkpoint as a record, and the attempt that
+// wrote it.
+type storedCheckpoint struct {
+	attempt int64
+	record  string
+}
+
+// encodeCheckpoint validates cp and encodes it, normalised as messages and
+// JSON maps are (putMessage, putJSONMap).
+func encodeCheckpoint(cp engine.Checkpoint) (storedCheckpoint, error) {
 	field := func() string { return "checkpoint of run " + strconv.Quote(cp.ExecID) }
 	if cp.ExecID == "" || cp.Board == nil {
-		return cp, 0, errdefs.Validationf("%s: exec id and board are required", field())
+		return storedCheckpoint{}, errdefs.Validationf("%s: exec id and board are required", field())
 	}
 	attempt, err := attemptOf(cp)
 	if err != nil {
-		return cp, 0, err
+		return storedCheckpoint{}, err
 	}
-	board := engine.BoardSnapshot{}
-	if board.Vars, err = inJSONMap(cp.Board.Vars, func() string { return field() + ": board.vars" }); err != nil {
-		return cp, 0, err
+	var buf [512]byte // a short run's checkpoint fits: one allocation, for the record
+	b := putInt(putString(putString(buf[:0], cp.ExecID), cp.Step), int64(cp.Iteration))
+	if b, err = putJSONMap(b, cp.Board.Vars, func() string { return field() + ": board.vars" }); err != nil {
+		return storedCheckpoint{}, err
 	}
-	if cp.Board.Channels != nil {
-		board.Channels = make(map[string][]model.Message, len(cp.Board.Channels))
-		for name, msgs := range cp.Board.Channels {
-			ch := make([]model.Message, len(msgs))
-			for i, m := range msgs {
-				if ch[i], err = inMessage(m, func() string { return field() + ": board.channels[" + name + "][" + strconv.Itoa(i) + "]" }); err != nil {
-					return cp, 0, err
-				}
-			}
-			board.Channels[name] = ch
+	if b, err = putChannels(b, cp.Board.Channels, field); err != nil {
+		return storedCheckpoint{}, err
+	}
+	if b, err = putRaw(b, cp.Payload, func() string { return field() + ": payload" }); err != nil {
+		return storedCheckpoint{}, err
+	}
+	if cp.Attributes == nil {
+		b = putUint(b, 0)
+	} else {
+		b = putUint(b, uint64(len(cp.Attributes))+1)
+		for k, v := range cp.Attributes {
+			b = putString(putString(b, k), v)
 		}
 	}
-	cp.Board = &board
-	if cp.Payload, err = inRaw(cp.Payload, func() string { return field() + ": payload" }); err != nil {
-		return cp, 0, err
+	if cp.Timestamp.IsZero() {
+		cp.Timestamp = now()
 	}
-	cp.Attributes = maps.Clone(cp.Attributes)
-	cp.Timestamp = orNow(cp.Timestamp, now())
-	cp.OriginalStartedAt = storedTime(cp.OriginalStartedAt)
-	return cp, attempt, nil
+	b = putTime(b, storedTime(cp.Timestamp))
+	b = putTime(b, storedTime(cp.OriginalStartedAt))
+	b = putString(b, cp.SpecVersion)
+	return storedCheckpoint{attempt: attempt, record: string(b)}, nil
 }
 
-func outCheckpoint(cp engine.Checkpoint) engine.Checkpoint {
-	board := engine.BoardSnapshot{Vars: copyJSONMap(cp.Board.Vars)}
-	if cp.Board.Channels != nil {
-		board.Channels = make(map[string][]model.Message, len(cp.Board.Channels))
-		for name, msgs := range cp.Board.Channels {
-			ch := make([]model.Message, len(msgs))
-			for i, m := range msgs {
-				ch[i] = m.Clone()
+func putChannels(b []byte, channels map[string][]model.Message, field fieldName) ([]byte, error) {
+	if channels == nil {
+		return putUint(b, 0), nil
+	}
+	b = putUint(b, uint64(len(channels))+1)
+	for name, msgs := range channels {
+		b = putUint(putString(b, name), uint64(len(msgs)))
+		for i, m := range msgs {
+			var err error
+			if b, err = putMessage(b, m, func() string { return field() + ": board.channels[" + name + "][" + strconv.Itoa(i) + "]" }); err != nil {
+				return b, err
 			}
-			board.Channels[name] = ch
 		}
 	}
-	cp.Board = &board
-	cp.Payload = slices.Clone(cp.Payload)
-	cp.Attributes = maps.Clone(cp.Attributes)
+	return b, nil
+}
+
+// decode returns the checkpoint, which shares nothing mutable with the
+// store.
+func (c storedCheckpoint) decode() engine.Checkpoint {
+	r := reader{s: c.record}
+	cp := engine.Checkpoint{ExecID: r.str(), Step: r.str(), Iteration: int(r.int())}
+	cp.Board = &engine.BoardSnapshot{Vars: r.jsonMap()}
+	if n := int(r.uint()); n > 0 {
+		cp.Board.Channels = make(map[string][]model.Message, n-1)
+		for range n - 1 {
+			name := r.str()
+			msgs := make([]model.Message, r.uint())
+			for i := range msgs {
+				msgs[i] = r.message()
+			}
+			cp.Board.Channels[name] = msgs
+		}
+	}
+	cp.Payload = r.bytes()
+	if n := int(r.uint()); n > 0 {
+		cp.Attributes = make(map[string]string, n-1)
+		for range n - 1 {
+			k := r.str()
+			cp.Attributes[k] = r.str()
+		}
+	}
+	cp.Timestamp = r.time()
+	cp.OriginalStartedAt = r.time()
+	cp.SpecVersion = r.str()
 	return cp
 }

@@ -10,14 +10,23 @@
 // value that PostgreSQL could not store is rejected here too.
 //
 // Invariants:
-//   - Nothing stored is reachable from outside: every value is deep-copied
-//     on the way in and on the way out.
+//   - Nothing stored is reachable from outside: every value is copied or
+//     encoded on the way in, and what is returned is decoded or copied into
+//     fresh memory (but for strings, which cannot change). Returned strings
+//     are substrings of their record: a caller that keeps one keeps the
+//     record's memory alive, so keep what you need, not whole values, for
+//     long (the runtime keeps a running task's, which is small).
 //   - One RWMutex guards all state; no method calls out while holding it, so
 //     there is no lock order to respect. The store starts no goroutines.
-//   - A run's events live in a slice indexed by seq-PrunedThrough-1, so a
-//     read after a seq costs O(k) for k events; a tenant's tasks are indexed
-//     by creation (globally and per context) so listing a context does not
-//     scan other contexts or tenants.
+//   - A run's events live in one byte arena and a pointer-free index by
+//     seq-PrunedThrough-1, so a read after a seq costs O(k) for k events;
+//     a tenant's tasks are indexed by creation (globally and per context)
+//     so listing a context does not scan other contexts or tenants.
+//   - The retained heap is cheap for the garbage collector to mark, whose
+//     work grows with the pointers it must follow: tasks, transcript
+//     messages and checkpoints are kept as records — each value encoded
+//     into one string (record.go) — and everything of a run hangs off one
+//     map entry, everything of a context off another.
 //   - Memory is bounded by the runs in flight plus a retention of finished
 //     runs (DefaultRetention, WithRetention): past it the oldest finished
 //     runs are forgotten with their events, checkpoints, idempotency

@@ -3,6 +3,8 @@ package memstore
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"time"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
@@ -14,34 +16,90 @@ const (
 	maxEventLimit     = 1000
 )
 
-// eventLog is one run's events. Pruning drops a prefix, so events[i] has
-// seq pruned+1+i and a read after a seq indexes the slice directly.
+// knownTypes are the event types the runtime writes (runtime.Event*; this
+// package must not import runtime). A log stores them as an index and
+// ReadEvents returns these strings, so that neither storing nor reading
+// an event allocates its type name.
+var knownTypes = [...]string{
+	"run.start", "status", "delta", "step.start", "step.complete",
+	"step.error", "input", "artifact", "gap", "run.end",
+}
+
+// knownType returns 1 + the index of name in knownTypes, or 0.
+func knownType(name string) uint8 {
+	for i, k := range knownTypes {
+		if k == name {
+			return uint8(i + 1)
+		}
+	}
+	return 0
+}
+
+// eventLog is one run's events in a form the garbage collector need not
+// trace: every event is a stretch of arena — its type name (unless it is
+// one of knownTypes) followed by its Data — and a pointer-free entry in
+// index. A log is then two objects the collector does not scan, however
+// many events it holds, and the run id is kept once. Pruning drops a
+// prefix, so index[i] is the event with seq pruned+1+i and a read after a
+// seq indexes the slice directly.
 type eventLog struct {
-	events []store.Event
+	runID  string
+	arena  []byte
+	index  []eventEntry
 	pruned int64
 }
 
-// lastSeq is the highest seq ever appended; a nil log has none.
-func (l *eventLog) lastSeq() int64 {
-	if l == nil {
-		return 0
-	}
-	return l.pruned + int64(len(l.events))
+// eventEntry locates one event in its log's arena. Data ends where the
+// next event starts, or at the end of the arena.
+type eventEntry struct {
+	sec   int64 // Time, in Unix seconds and nanoseconds (UTC)
+	start int   // offset of the event: the stored type name, then Data
+	data  int   // offset of Data
+	nsec  int32
+	known uint8 // the type, as knownType returns it; 0: stored at start
 }
 
-// log returns the log of runID, creating it. Callers hold the write lock.
-func (t *tenant) log(runID string) *eventLog {
-	l := t.logs[runID]
-	if l == nil {
+// lastSeq is the highest seq ever appended.
+func (l *eventLog) lastSeq() int64 { return l.pruned + int64(len(l.index)) }
+
+// minArena is the first capacity of a log's arena: a short run's events
+// fit in it or its first doubling.
+const minArena = 1024
+
+// append copies evs, which continue l and belong to its run, into l; an
+// event without a time gets now.
+func (l *eventLog) append(evs []store.Event, now time.Time) {
+	if l.index == nil {
 		// Room for a short run's events, so that one does not regrow
-		// its slice four times.
-		l = &eventLog{events: make([]store.Event, 0, 16)}
-		t.logs[runID] = l
+		// its index four times.
+		l.index = make([]eventEntry, 0, max(len(evs), 16))
 	}
-	return l
+	if l.arena == nil {
+		size := 0
+		for _, e := range evs {
+			size += len(e.Type) + len(e.Data)
+		}
+		l.arena = make([]byte, 0, max(size, minArena))
+	}
+	for _, e := range evs {
+		at := orNow(e.Time, now)
+		x := eventEntry{sec: at.Unix(), nsec: int32(at.Nanosecond()), start: len(l.arena), known: knownType(e.Type)}
+		if x.known == 0 {
+			l.arena = append(l.arena, e.Type...)
+		}
+		x.data = len(l.arena)
+		l.arena = append(l.arena, e.Data...)
+		l.index = append(l.index, x)
+	}
 }
 
-func (l *eventLog) append(e store.Event) { l.events = append(l.events, e) }
+// end is the offset where the Data of index[i] ends.
+func (l *eventLog) end(i int) int {
+	if i+1 < len(l.index) {
+		return l.index[i+1].start
+	}
+	return len(l.arena)
+}
 
 // ReadEvents returns up to limit events of run with seq > after.
 func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit int) (store.EventPage, error) {
@@ -59,32 +117,41 @@ func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	t := s.readTenant(ctx)
-	if t == nil || t.logs[runID] == nil {
+	if t == nil || t.runs[runID] == nil {
 		return store.EventPage{}, nil
 	}
-	l := t.logs[runID]
+	l := &t.runs[runID].log
 	page := store.EventPage{LastSeq: l.lastSeq(), PrunedThrough: l.pruned}
-	from := max(after, l.pruned) - l.pruned // index of seq max(after, pruned)+1
-	if from < int64(len(l.events)) {
-		page.Events = copyEvents(l.events[from:min(from+int64(limit), int64(len(l.events)))])
+	from := int(max(after, l.pruned) - l.pruned) // index of seq max(after, pruned)+1
+	if from < len(l.index) {
+		page.Events = l.read(from, min(from+limit, len(l.index)))
 	}
 	return page, nil
 }
 
-// copyEvents copies evs with all their Data in one buffer; each Data is
-// capped so that appending to one cannot overwrite the next.
-func copyEvents(evs []store.Event) []store.Event {
-	size := 0
-	for _, e := range evs {
-		size += len(e.Data)
-	}
-	buf := make([]byte, 0, size)
-	out := make([]store.Event, len(evs))
-	for i, e := range evs {
+// read copies out the events index[from:to], with all their Data in one
+// buffer; each Data is capped so that appending to one cannot overwrite
+// the next.
+func (l *eventLog) read(from, to int) []store.Event {
+	buf := make([]byte, 0, l.end(to-1)-l.index[from].start)
+	out := make([]store.Event, to-from)
+	for i := range out {
+		x := l.index[from+i]
+		typ := ""
+		if x.known > 0 {
+			typ = knownTypes[x.known-1]
+		} else {
+			typ = string(l.arena[x.start:x.data])
+		}
 		start := len(buf)
-		buf = append(buf, e.Data...)
-		e.Data = json.RawMessage(buf[start:len(buf):len(buf)])
-		out[i] = e
+		buf = append(buf, l.arena[x.data:l.end(from+i)]...)
+		out[i] = store.Event{
+			RunID: l.runID,
+			Seq:   l.pruned + 1 + int64(from+i),
+			Type:  typ,
+			Time:  time.Unix(x.sec, int64(x.nsec)).UTC(),
+			Data:  json.RawMessage(buf[start:len(buf):len(buf)]),
+		}
 	}
 	return out
 }
@@ -100,17 +167,34 @@ func (s *Store) PruneEvents(ctx context.Context, runID string, through int64) er
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.readTenant(ctx)
-	if t == nil || t.logs[runID] == nil {
-		return nil
+	if t := s.readTenant(ctx); t != nil && t.runs[runID] != nil {
+		t.runs[runID].log.prune(through)
 	}
-	l := t.logs[runID]
+	return nil
+}
+
+// prune drops the events with seq <= through.
+func (l *eventLog) prune(through int64) {
 	through = min(through, l.lastSeq())
 	if through <= l.pruned {
-		return nil
+		return
 	}
 	// Copy the rest so the pruned events' memory is released.
-	l.events = append([]store.Event(nil), l.events[through-l.pruned:]...)
+	keep := l.index[through-l.pruned:]
+	base := len(l.arena)
+	if len(keep) > 0 {
+		base = keep[0].start
+	}
+	var rest []byte // nil when nothing is left: the arena is allocated anew
+	if base < len(l.arena) {
+		rest = slices.Clone(l.arena[base:])
+	}
+	l.arena = rest
+	l.index = make([]eventEntry, len(keep))
+	for i, x := range keep {
+		x.start -= base
+		x.data -= base
+		l.index[i] = x
+	}
 	l.pruned = through
-	return nil
 }

@@ -13,12 +13,11 @@ import (
 // defaultExpiredLimit bounds ExpiredLeases when limit is 0.
 const defaultExpiredLimit = 100
 
-// leaseRecord is a run's lease. A released lease keeps its record so that
-// the next owner's generation is higher than every earlier one's.
-type leaseRecord struct {
-	lease    store.Lease
-	released bool
-}
+// Held leases are kept in Store.leases. Releasing one moves its generation
+// to Store.released, so that the next owner's generation is higher than
+// every earlier one's. A finished run keeps that number until it is
+// forgotten — a number rather than a lease, so that retained runs cost
+// little — and ExpiredLeases scans held leases only.
 
 // AcquireLease claims runID for owner until now+ttl when it is unleased,
 // released, expired or already owner's. An extended lease keeps its
@@ -33,23 +32,23 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 	now := now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := s.leases[runID]
+	l := s.leases[runID]
 	switch {
-	case rec == nil:
-		rec = &leaseRecord{lease: store.Lease{RunID: runID, Owner: owner, Generation: 1, Tenant: store.TenantFrom(ctx)}}
-		s.leases[runID] = rec
-	case !rec.released && rec.lease.Owner == owner:
+	case l == nil:
+		l = &store.Lease{RunID: runID, Owner: owner, Generation: s.released[runID] + 1, Tenant: store.TenantFrom(ctx)}
+		s.leases[runID] = l
+		delete(s.released, runID)
+	case l.Owner == owner:
 		// Extending one's own lease keeps its generation and tenant.
-	case rec.released || !now.Before(rec.lease.ExpiresAt):
-		rec.lease.Owner = owner
-		rec.lease.Generation++
-		rec.lease.Tenant = store.TenantFrom(ctx)
+	case !now.Before(l.ExpiresAt):
+		l.Owner = owner
+		l.Generation++
+		l.Tenant = store.TenantFrom(ctx)
 	default:
-		return store.Lease{}, errdefs.Conflictf("acquire lease of run %q for %q: held by %q until %v", runID, owner, rec.lease.Owner, rec.lease.ExpiresAt)
+		return store.Lease{}, errdefs.Conflictf("acquire lease of run %q for %q: held by %q until %v", runID, owner, l.Owner, l.ExpiresAt)
 	}
-	rec.released = false
-	rec.lease.ExpiresAt = now.Add(ttl)
-	return rec.lease, nil
+	l.ExpiresAt = now.Add(ttl)
+	return *l, nil
 }
 
 // RenewLease extends l until now+ttl unless it was released or taken over.
@@ -63,12 +62,12 @@ func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration
 	now := now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := s.leases[l.RunID]
-	if !rec.holds(l) {
+	held := s.held(l)
+	if held == nil {
 		return store.Lease{}, errdefs.Conflictf("renew lease of run %q for %q (generation %d): the lease was lost", l.RunID, l.Owner, l.Generation)
 	}
-	rec.lease.ExpiresAt = now.Add(ttl)
-	return rec.lease, nil
+	held.ExpiresAt = now.Add(ttl)
+	return *held, nil
 }
 
 // ReleaseLease gives l up; a lost lease is left alone.
@@ -78,15 +77,19 @@ func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rec := s.leases[l.RunID]; rec.holds(l) {
-		rec.released = true
+	if held := s.held(l); held != nil {
+		delete(s.leases, l.RunID)
+		s.released[l.RunID] = held.Generation
 	}
 	return nil
 }
 
-// holds reports whether rec is l, still held.
-func (rec *leaseRecord) holds(l store.Lease) bool {
-	return rec != nil && !rec.released && rec.lease.Owner == l.Owner && rec.lease.Generation == l.Generation
+// held returns the record of l if l is still held. Callers hold s.mu.
+func (s *Store) held(l store.Lease) *store.Lease {
+	if held := s.leases[l.RunID]; held != nil && held.Owner == l.Owner && held.Generation == l.Generation {
+		return held
+	}
+	return nil
 }
 
 // ExpiredLeases lists up to limit held leases that expired before now,
@@ -103,9 +106,9 @@ func (s *Store) ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]
 	}
 	s.mu.RLock()
 	var out []store.Lease
-	for _, rec := range s.leases {
-		if !rec.released && rec.lease.ExpiresAt.Before(now) {
-			out = append(out, rec.lease)
+	for _, l := range s.leases {
+		if l.ExpiresAt.Before(now) {
+			out = append(out, *l)
 		}
 	}
 	s.mu.RUnlock()

@@ -24,11 +24,11 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 	c.CreatedAt = orNow(c.CreatedAt, now())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.writeTenant(ctx)
-	if t.push[c.TaskID] == nil {
-		t.push[c.TaskID] = map[string]store.PushConfig{}
+	r := s.writeTenant(ctx).run(c.TaskID)
+	if r.push == nil {
+		r.push = map[string]store.PushConfig{}
 	}
-	t.push[c.TaskID][c.ID] = c
+	r.push[c.ID] = c
 	return nil
 }
 
@@ -39,10 +39,8 @@ func (s *Store) GetPushConfig(ctx context.Context, taskID, id string) (store.Pus
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if t := s.readTenant(ctx); t != nil {
-		if c, ok := t.push[taskID][id]; ok {
-			return outPushConfig(c), nil
-		}
+	if c, ok := s.pushConfigs(ctx, taskID)[id]; ok {
+		return outPushConfig(c), nil
 	}
 	return store.PushConfig{}, errdefs.NotFoundf("push config %q of task %q not found", id, taskID)
 }
@@ -54,12 +52,8 @@ func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]store.Pus
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	t := s.readTenant(ctx)
-	if t == nil {
-		return nil, nil
-	}
 	var out []store.PushConfig
-	for _, c := range t.push[taskID] {
+	for _, c := range s.pushConfigs(ctx, taskID) {
 		out = append(out, outPushConfig(c))
 	}
 	slices.SortFunc(out, func(a, b store.PushConfig) int { return strings.Compare(a.ID, b.ID) })
@@ -73,16 +67,23 @@ func (s *Store) DeletePushConfig(ctx context.Context, taskID, id string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, ok := s.pushConfigs(ctx, taskID)[id]; !ok {
+		return errdefs.NotFoundf("push config %q of task %q not found", id, taskID)
+	}
 	t := s.readTenant(ctx)
-	if t == nil {
-		return errdefs.NotFoundf("push config %q of task %q not found", id, taskID)
+	r := t.runs[taskID]
+	delete(r.push, id)
+	if len(r.push) == 0 {
+		r.push = nil
+		t.dropIfEmpty(taskID)
 	}
-	if _, ok := t.push[taskID][id]; !ok {
-		return errdefs.NotFoundf("push config %q of task %q not found", id, taskID)
-	}
-	delete(t.push[taskID], id)
-	if len(t.push[taskID]) == 0 {
-		delete(t.push, taskID)
+	return nil
+}
+
+// pushConfigs returns the configs of taskID by id. Callers hold s.mu.
+func (s *Store) pushConfigs(ctx context.Context, taskID string) map[string]store.PushConfig {
+	if t := s.readTenant(ctx); t != nil && t.runs[taskID] != nil {
+		return t.runs[taskID].push
 	}
 	return nil
 }

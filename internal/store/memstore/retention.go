@@ -51,10 +51,11 @@ func (s *Store) noteFinished(tenantName, id string) {
 		if t := s.tenants[r.tenant]; t != nil && t.forget(r.id) {
 			touched[t] = true
 			delete(s.leases, r.id)
+			delete(s.released, r.id)
 		}
 	}
 	for t := range touched {
-		t.allTasks = slices.DeleteFunc(t.allTasks, func(k taskKey) bool { return t.tasks[k.id] == nil })
+		t.allTasks = slices.DeleteFunc(t.allTasks, func(k taskKey) bool { return t.task(k.id) == "" })
 	}
 	// Drop the consumed head once it is the larger part of the queue, so
 	// the queue's memory stays proportional to the retention.
@@ -70,38 +71,46 @@ func (s *Store) noteFinished(tenantName, id string) {
 // task queued twice, or one that moved on after it finished. Callers hold
 // the write lock.
 func (t *tenant) forget(id string) bool {
-	task := t.tasks[id]
-	if task == nil || !task.State.Terminal() {
+	r := t.runs[id]
+	if r == nil || r.task == "" {
 		return false
 	}
-	delete(t.tasks, id)
-	if idx := t.byContext[task.ContextID]; idx != nil {
-		*idx = slices.DeleteFunc(*idx, func(k taskKey) bool { return k.id == id })
-		if len(*idx) == 0 {
+	task := headerOf(r.task)
+	if !task.state.Terminal() {
+		return false
+	}
+	delete(t.runs, id)
+	if c := t.contexts[task.contextID]; c != nil {
+		c.tasks = slices.DeleteFunc(c.tasks, func(k taskKey) bool { return k.id == id })
+		if len(c.tasks) == 0 {
 			// The context's last task: its transcript goes with it.
-			delete(t.byContext, task.ContextID)
-			delete(t.transcripts, task.ContextID)
+			delete(t.contexts, task.contextID)
+		} else {
+			// The context goes on: its history keeps the task's
+			// messages, which no longer list under the forgotten task.
+			c.transcript.forgetTask(id)
 		}
 	}
-	if tr := t.transcripts[task.ContextID]; tr != nil {
-		// The context goes on: its history keeps the task's messages,
-		// which no longer list under the forgotten task.
-		delete(tr.byTask, id)
-	}
-	delete(t.logs, id)
-	delete(t.checkpoints, id)
-	delete(t.push, id)
-	for _, k := range t.keysByTask[id] {
+	for _, k := range r.keys {
 		if t.keys[k] == id {
 			delete(t.keys, k)
 		}
 	}
-	delete(t.keysByTask, id)
 	return true
+}
+
+// dropIfEmpty forgets the records of runID once nothing is left in them.
+// Callers hold the write lock.
+func (t *tenant) dropIfEmpty(runID string) {
+	r := t.runs[runID]
+	if r != nil && r.task == "" && r.log.lastSeq() == 0 &&
+		r.checkpoints == nil && r.push == nil && r.keys == nil {
+		delete(t.runs, runID)
+	}
 }
 
 // finishedBy reports whether the committed change moved a task into a
 // terminal state: created terminal, or updated from a non-terminal state.
-func finishedBy(prev store.TaskState, next *store.Task, created bool) bool {
-	return next.State.Terminal() && (created || !prev.Terminal())
+func finishedBy(prev, next store.TaskState, created bool) bool {
+	return next.Terminal() && (created || !prev.Terminal())
 }

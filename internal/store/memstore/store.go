@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"agentd/internal/engine"
 	"agentd/internal/store"
 )
 
@@ -16,7 +15,10 @@ type Store struct {
 	mu      sync.RWMutex
 	tenants map[string]*tenant
 	// leases are global: recovery scans every tenant's expired leases.
-	leases map[string]*leaseRecord
+	// They hold the held leases by run, released the generations of
+	// released ones (leases.go).
+	leases   map[string]*store.Lease
+	released map[string]int64
 	// retain is the retention (WithRetention); finished[finishedHead:]
 	// queues the finished runs, oldest first, for eviction.
 	retain       int
@@ -26,15 +28,30 @@ type Store struct {
 
 // tenant holds one tenant's records.
 type tenant struct {
-	tasks       map[string]*store.Task
-	allTasks    taskIndex
-	byContext   map[string]*taskIndex
-	transcripts map[string]*transcript
-	logs        map[string]*eventLog
-	keys        map[store.IdempotencyKey]string
-	keysByTask  map[string][]store.IdempotencyKey
-	checkpoints map[string][]engine.Checkpoint
-	push        map[string]map[string]store.PushConfig
+	runs     map[string]*run
+	allTasks taskIndex
+	contexts map[string]*contextRecords
+	keys     map[store.IdempotencyKey]string
+}
+
+// run is everything a tenant keeps of one run, so that a finished run
+// costs one map entry: its task record (taskrecord.go), if it has a task
+// (the store lets events, checkpoints and push configs name any run), its
+// event log, checkpoint history, push configs and the idempotency keys
+// recorded for it.
+type run struct {
+	task        string
+	log         eventLog
+	checkpoints []storedCheckpoint
+	push        map[string]store.PushConfig
+	keys        []store.IdempotencyKey
+}
+
+// contextRecords is what a tenant keeps of one context: its tasks, by
+// creation, and its transcript.
+type contextRecords struct {
+	tasks      taskIndex
+	transcript transcript
 }
 
 var _ store.Store = (*Store)(nil)
@@ -42,7 +59,7 @@ var _ store.Store = (*Store)(nil)
 // New returns an empty store that keeps DefaultRetention finished runs,
 // or as the options say.
 func New(opts ...Option) *Store {
-	s := &Store{tenants: map[string]*tenant{}, leases: map[string]*leaseRecord{}, retain: DefaultRetention}
+	s := &Store{tenants: map[string]*tenant{}, leases: map[string]*store.Lease{}, released: map[string]int64{}, retain: DefaultRetention}
 	for _, o := range opts {
 		o(s)
 	}
@@ -70,18 +87,43 @@ func (s *Store) writeTenant(ctx context.Context) *tenant {
 	t := s.tenants[name]
 	if t == nil {
 		t = &tenant{
-			tasks:       map[string]*store.Task{},
-			byContext:   map[string]*taskIndex{},
-			transcripts: map[string]*transcript{},
-			logs:        map[string]*eventLog{},
-			keys:        map[store.IdempotencyKey]string{},
-			keysByTask:  map[string][]store.IdempotencyKey{},
-			checkpoints: map[string][]engine.Checkpoint{},
-			push:        map[string]map[string]store.PushConfig{},
+			runs:     map[string]*run{},
+			contexts: map[string]*contextRecords{},
+			keys:     map[store.IdempotencyKey]string{},
 		}
 		s.tenants[name] = t
 	}
 	return t
+}
+
+// run returns the records of runID, creating them. Callers hold s.mu for
+// writing.
+func (t *tenant) run(runID string) *run {
+	r := t.runs[runID]
+	if r == nil {
+		r = &run{log: eventLog{runID: runID}}
+		t.runs[runID] = r
+	}
+	return r
+}
+
+// task returns the record of task id, or "".
+func (t *tenant) task(id string) string {
+	if r := t.runs[id]; r != nil {
+		return r.task
+	}
+	return ""
+}
+
+// context returns the records of contextID, creating them. Callers hold
+// s.mu for writing.
+func (t *tenant) context(contextID string) *contextRecords {
+	c := t.contexts[contextID]
+	if c == nil {
+		c = &contextRecords{}
+		t.contexts[contextID] = c
+	}
+	return c
 }
 
 // now is the store's clock at PostgreSQL's precision.

@@ -40,16 +40,10 @@ func (x *taskIndex) insert(k taskKey) {
 }
 
 // insertTask stores a new task and indexes it. Callers hold the write lock.
-func (t *tenant) insertTask(task *store.Task) {
-	t.tasks[task.ID] = task
-	k := taskKey{task.CreatedAt.UnixMicro(), task.ID}
-	t.allTasks.insert(k)
-	idx := t.byContext[task.ContextID]
-	if idx == nil {
-		idx = &taskIndex{}
-		t.byContext[task.ContextID] = idx
-	}
-	idx.insert(k)
+func (t *tenant) insertTask(h taskHeader, record string) {
+	t.run(h.id).task = record
+	t.allTasks.insert(h.key())
+	t.context(h.contextID).tasks.insert(h.key())
 }
 
 // GetTask returns the task id of ctx's tenant.
@@ -60,8 +54,8 @@ func (s *Store) GetTask(ctx context.Context, id string) (store.Task, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if t := s.readTenant(ctx); t != nil {
-		if task, ok := t.tasks[id]; ok {
-			return outTask(task), nil
+		if task := t.task(id); task != "" {
+			return readTask(task), nil
 		}
 	}
 	return store.Task{}, errdefs.NotFoundf("task %q not found", id)
@@ -86,8 +80,8 @@ func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPag
 	idx := t.allTasks
 	if q.ContextID != "" {
 		idx = nil
-		if x := t.byContext[q.ContextID]; x != nil {
-			idx = *x
+		if c := t.contexts[q.ContextID]; c != nil {
+			idx = c.tasks
 		}
 	}
 	return t.listTasks(idx, q, limit, after), nil
@@ -107,12 +101,12 @@ func (t *tenant) listTasks(idx taskIndex, q store.TaskQuery, limit int, after *t
 		page.Total = len(idx)
 		lo := max(0, end-limit)
 		for i := end - 1; i >= lo; i-- {
-			page.Tasks = append(page.Tasks, outTask(t.tasks[idx[i].id]))
+			page.Tasks = append(page.Tasks, readTask(t.task(idx[i].id)))
 		}
 		more = lo > 0
 	} else {
 		for i := len(idx) - 1; i >= 0; i-- {
-			task := t.tasks[idx[i].id]
+			task := t.task(idx[i].id)
 			if !matches(task, q) {
 				continue
 			}
@@ -120,7 +114,7 @@ func (t *tenant) listTasks(idx taskIndex, q store.TaskQuery, limit int, after *t
 			switch {
 			case i >= end:
 			case len(page.Tasks) < limit:
-				page.Tasks = append(page.Tasks, outTask(task))
+				page.Tasks = append(page.Tasks, readTask(task))
 			default:
 				more = true
 			}
@@ -131,12 +125,6 @@ func (t *tenant) listTasks(idx taskIndex, q store.TaskQuery, limit int, after *t
 		page.NextCursor = encodeCursor(taskKey{last.CreatedAt.UnixMicro(), last.ID})
 	}
 	return page
-}
-
-func matches(task *store.Task, q store.TaskQuery) bool {
-	return (q.AgentID == "" || task.AgentID == q.AgentID) &&
-		(len(q.States) == 0 || slices.Contains(q.States, task.State)) &&
-		(q.UpdatedAfter.IsZero() || task.UpdatedAt.After(q.UpdatedAfter))
 }
 
 // checkTaskQuery validates q and returns its effective limit and the key

@@ -14,30 +14,76 @@ const (
 	maxMessageLimit     = 1000
 )
 
-// transcript is one context's messages; msgs[i] has position i+1.
+// transcript is one context's messages, as records (putStoredMessage):
+// msgs[i] has position i+1.
 type transcript struct {
-	msgs []store.Message
-	// byTask lists each task's positions, ascending, for the TaskID filter.
-	byTask map[string][]int64
+	msgs []string
+	// tasks locates each task's messages for the TaskID filter.
+	tasks []taskSpan
 }
 
-// transcript returns the transcript of contextID, creating it. Callers hold
-// the write lock.
-func (t *tenant) transcript(contextID string) *transcript {
-	tr := t.transcripts[contextID]
-	if tr == nil {
-		tr = &transcript{byTask: map[string][]int64{}}
-		t.transcripts[contextID] = tr
-	}
-	return tr
+// taskSpan says that a task's messages lie between positions first and
+// last, inclusive; messages of other tasks may lie between them too.
+type taskSpan struct {
+	id          string
+	first, last int64
 }
 
-func (tr *transcript) append(m store.Message) {
-	m.Position = int64(len(tr.msgs)) + 1
-	tr.msgs = append(tr.msgs, m)
-	if m.TaskID != "" {
-		tr.byTask[m.TaskID] = append(tr.byTask[m.TaskID], m.Position)
+// storedMessage is a transcript message validated and encoded, ready to
+// be appended.
+type storedMessage struct {
+	contextID, taskID string
+	record            string
+}
+
+// putStoredMessage appends a transcript message to a record: its task id,
+// then the message. Its position is that of the record in the transcript,
+// its context the transcript's.
+func putStoredMessage(b []byte, m store.Message, field fieldName) ([]byte, error) {
+	return putMessage(putString(b, m.TaskID), m.Message, field)
+}
+
+// message decodes the record at position pos of the transcript of
+// contextID.
+func (tr *transcript) message(contextID string, pos int64) store.Message {
+	r := reader{s: tr.msgs[pos-1]}
+	return store.Message{ContextID: contextID, TaskID: r.str(), Position: pos, Message: r.message()}
+}
+
+// taskOf returns the task id of the message at position pos.
+func (tr *transcript) taskOf(pos int64) string {
+	r := reader{s: tr.msgs[pos-1]}
+	return r.str()
+}
+
+func (tr *transcript) append(m storedMessage) {
+	tr.msgs = append(tr.msgs, m.record)
+	pos := int64(len(tr.msgs))
+	if m.taskID == "" {
+		return
 	}
+	if sp := tr.span(m.taskID); sp != nil {
+		sp.last = pos
+		return
+	}
+	tr.tasks = append(tr.tasks, taskSpan{m.taskID, pos, pos})
+}
+
+// span returns the span of taskID, or nil. The newest task is the one
+// asked about most, so the search starts from it.
+func (tr *transcript) span(taskID string) *taskSpan {
+	for i := len(tr.tasks) - 1; i >= 0; i-- {
+		if tr.tasks[i].id == taskID {
+			return &tr.tasks[i]
+		}
+	}
+	return nil
+}
+
+// forgetTask stops listing the messages of taskID under it; they stay in
+// the context's history.
+func (tr *transcript) forgetTask(taskID string) {
+	tr.tasks = slices.DeleteFunc(tr.tasks, func(sp taskSpan) bool { return sp.id == taskID })
 }
 
 // ListMessages returns a page of a context's transcript in position order.
@@ -52,10 +98,10 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	t := s.readTenant(ctx)
-	if t == nil || t.transcripts[q.ContextID] == nil {
+	if t == nil || t.contexts[q.ContextID] == nil {
 		return store.MessagePage{}, nil
 	}
-	return t.transcripts[q.ContextID].page(q, limit), nil
+	return t.contexts[q.ContextID].transcript.page(q, limit), nil
 }
 
 // page selects the matching positions after q.After, then their head (up
@@ -71,9 +117,14 @@ func (tr *transcript) page(q store.MessageQuery, limit int) store.MessagePage {
 		n = max(0, len(tr.msgs)-int(q.After))
 		at = func(i int) int64 { return first + int64(i) }
 	} else {
-		ps := tr.byTask[q.TaskID]
-		lo, _ := slices.BinarySearch(ps, q.After+1)
-		ps = ps[lo:]
+		var ps []int64
+		if sp := tr.span(q.TaskID); sp != nil {
+			for pos := max(sp.first, q.After+1); pos <= sp.last; pos++ {
+				if tr.taskOf(pos) == q.TaskID {
+					ps = append(ps, pos)
+				}
+			}
+		}
 		n = len(ps)
 		at = func(i int) int64 { return ps[i] }
 	}
@@ -82,8 +133,11 @@ func (tr *transcript) page(q store.MessageQuery, limit int) store.MessagePage {
 		lo, hi = max(0, n-q.Last), n
 	}
 	var page store.MessagePage
+	if hi > lo {
+		page.Messages = make([]store.Message, 0, hi-lo)
+	}
 	for i := lo; i < hi; i++ {
-		page.Messages = append(page.Messages, outMessage(tr.msgs[at(i)-1]))
+		page.Messages = append(page.Messages, tr.message(q.ContextID, at(i)))
 	}
 	if hi < n {
 		page.NextAfter = at(hi - 1)

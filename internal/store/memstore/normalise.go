@@ -1,0 +1,104 @@
+package memstore
+
+import (
+	"encoding/json"
+	"maps"
+	"math"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"agentd/internal/errdefs"
+)
+
+// Values on their way into the store are validated and normalised as
+// PostgreSQL would store them: times at microsecond precision, maps of
+// JSON values through an encoding/json round trip. Most are then encoded
+// as records (record.go); the "in*" functions copy those that are not.
+
+// fieldName names the input a value came from, for error messages. It is
+// a function so that the name is built only when an error needs it: built
+// eagerly, names cost allocations on every write.
+type fieldName func() string
+
+// storedTime is t at microsecond precision in UTC; zero stays zero.
+func storedTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// orNow returns t at stored precision, or now when t is zero.
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return storedTime(t)
+}
+
+// inJSONMap round-trips m through encoding/json: the result is a fresh map
+// of JSON values (numbers as float64), as a JSONB column returns it. A map
+// of values the round trip would not change — strings of valid UTF-8,
+// finite float64s, bools and nils — is copied directly: the common case
+// (an empty board, flat metadata) then costs one allocation, not a decoder.
+func inJSONMap(m map[string]any, field fieldName) (map[string]any, error) {
+	if m == nil {
+		return nil, nil
+	}
+	if canonicalJSON(m) {
+		return maps.Clone(m), nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, errdefs.Validationf("%s: not encodable as JSON: %w", field(), err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, errdefs.Validationf("%s: not encodable as JSON: %w", field(), err)
+	}
+	return out, nil
+}
+
+// canonicalJSON reports whether m's keys and values come back unchanged
+// from an encoding/json round trip, so that a shallow copy is a deep one.
+func canonicalJSON(m map[string]any) bool {
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		switch v := v.(type) {
+		case nil, bool:
+		case string:
+			if !utf8.ValidString(v) {
+				return false
+			}
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// inRaw copies an optional raw JSON value, rejecting invalid JSON.
+func inRaw(b json.RawMessage, field fieldName) (json.RawMessage, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	if !validJSON(b) {
+		return nil, errdefs.Validationf("%s: invalid JSON", field())
+	}
+	return slices.Clone(b), nil
+}
+
+// inRequiredRaw is inRaw for a value that must be present.
+func inRequiredRaw(b json.RawMessage, field fieldName) (json.RawMessage, error) {
+	if len(b) == 0 {
+		return nil, errdefs.Validationf("%s: required JSON value is missing", field())
+	}
+	return inRaw(b, field)
+}

@@ -1,0 +1,282 @@
+package memstore
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// TestRecordsKnowEveryField fails when a type stored as a record gains a
+// field: putMessage, putPart, putTaskBody, encodeCheckpoint and their readers must then
+// learn it, or the store would silently drop it.
+func TestRecordsKnowEveryField(t *testing.T) {
+	for _, c := range []struct {
+		typ    reflect.Type
+		fields int
+	}{
+		{reflect.TypeFor[model.Message](), 6},
+		{reflect.TypeFor[model.Part](), 8},
+		{reflect.TypeFor[model.File](), 3},
+		{reflect.TypeFor[model.ToolCall](), 3},
+		{reflect.TypeFor[model.ToolResult](), 4},
+		{reflect.TypeFor[model.Artifact](), 5},
+		{reflect.TypeFor[store.Message](), 4},
+		{reflect.TypeFor[model.TokenUsage](), 3},
+		{reflect.TypeFor[store.Task](), 15},
+		{reflect.TypeFor[store.TaskError](), 2},
+		{reflect.TypeFor[engine.Checkpoint](), 9},
+		{reflect.TypeFor[engine.BoardSnapshot](), 2},
+	} {
+		if n := c.typ.NumField(); n != c.fields {
+			t.Errorf("%v has %d fields, the record format knows %d: teach it the new ones", c.typ, n, c.fields)
+		}
+	}
+}
+
+// everyPart returns parts that set every field of model.Part between
+// them, with nil and empty variants of the optional ones.
+func everyPart() []model.Part {
+	return []model.Part{
+		{Type: model.PartText, Text: "héllo ✓", MediaType: "text/plain", Metadata: map[string]any{}},
+		{Type: model.PartData, Data: json.RawMessage(` {"a": [1, 2.5, null]} `), Metadata: map[string]any{
+			"n": 3, "f": 2.5, "s": "x", "b": true, "null": nil, "list": []any{"a", 1.0, false, map[string]any{}},
+			"obj": map[string]any{"deep": []any{}},
+		}},
+		{Type: model.PartData, Data: json.RawMessage{}},
+		{Type: model.PartFile, File: &model.File{Name: "f", Bytes: []byte{0, 1, 2}}},
+		{Type: model.PartFile, File: &model.File{Name: "e", Bytes: []byte{}}},
+		{Type: model.PartFile, File: &model.File{URL: "https://example.invalid/f"}},
+		{Type: model.PartToolCall, ToolCall: &model.ToolCall{ID: "c", Name: "clock", Arguments: json.RawMessage(`{"tz":"UTC"}`)}},
+		{Type: model.PartToolCall, ToolCall: &model.ToolCall{ID: "d", Name: "noargs"}},
+		{Type: model.PartToolResult, ToolResult: &model.ToolResult{ToolCallID: "c", Name: "clock", Content: "12:00", IsError: true}},
+	}
+}
+
+func everyMessage() model.Message {
+	return model.Message{
+		ID: "m", Role: model.RoleAssistant, Name: "echo", Parts: everyPart(),
+		Metadata:  map[string]any{"k": map[string]any{"n": 1}},
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 6789, time.FixedZone("x", 3600)),
+	}
+}
+
+// normalMessage is m as the store keeps it: times at microsecond
+// precision in UTC, maps of JSON values, empty raw JSON as nil; nil and
+// empty slices and maps otherwise kept apart.
+func normalMessage(t *testing.T, m model.Message) model.Message {
+	t.Helper()
+	normal := func(m map[string]any) map[string]any {
+		out, err := inJSONMap(m, func() string { return "metadata" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	m.CreatedAt = storedTime(m.CreatedAt)
+	m.Metadata = normal(m.Metadata)
+	if m.Parts != nil {
+		m.Parts = slices.Clone(m.Parts)
+		for i, p := range m.Parts {
+			if len(p.Data) == 0 {
+				p.Data = nil
+			}
+			if p.ToolCall != nil && len(p.ToolCall.Arguments) == 0 {
+				call := *p.ToolCall
+				call.Arguments = nil
+				p.ToolCall = &call
+			}
+			p.Metadata = normal(p.Metadata)
+			m.Parts[i] = p
+		}
+	}
+	return m
+}
+
+// TestMessageRecordRoundTrip checks that a message read back from its
+// record is the message given, normalised.
+func TestMessageRecordRoundTrip(t *testing.T) {
+	for name, m := range map[string]model.Message{
+		"every field": everyMessage(),
+		"nil parts":   {Role: model.RoleUser},
+		"empty parts": {Role: model.RoleUser, Parts: []model.Part{}},
+	} {
+		want := normalMessage(t, m)
+		b, err := putMessage(nil, m, func() string { return "m" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := reader{s: string(b)}
+		if got := r.message(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read back\n%#v\nwant\n%#v", name, got, want)
+		}
+		if r.i != len(r.s) {
+			t.Errorf("%s: %d bytes of the record left unread", name, len(r.s)-r.i)
+		}
+	}
+}
+
+func TestMessageRecordRejects(t *testing.T) {
+	for name, p := range map[string]model.Part{
+		"data":      {Type: model.PartData, Data: json.RawMessage(`{`)},
+		"arguments": {Type: model.PartToolCall, ToolCall: &model.ToolCall{ID: "c", Arguments: json.RawMessage(`nope`)}},
+		"metadata":  {Type: model.PartText, Metadata: map[string]any{"ch": make(chan int)}},
+	} {
+		m := model.Message{Role: model.RoleUser, Parts: []model.Part{p}}
+		if _, err := putMessage(nil, m, func() string { return "m" }); err == nil {
+			t.Errorf("%s: invalid part encoded without an error", name)
+		}
+	}
+}
+
+// TestCheckpointRecordRoundTrip checks a checkpoint read back from its
+// record against the one given, normalised as the store does.
+func TestCheckpointRecordRoundTrip(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6789, time.UTC)
+	for name, cp := range map[string]engine.Checkpoint{
+		"every field": {
+			ExecID: "r", Step: "iter:2", Iteration: 2,
+			Board: &engine.BoardSnapshot{
+				Vars:     map[string]any{"n": 1, "s": "x"},
+				Channels: map[string][]model.Message{engine.MainChannel: {everyMessage()}, "empty": {}, "nil": nil},
+			},
+			Payload:    json.RawMessage(`{"p": 1}`),
+			Attributes: map[string]string{store.AttrAttempt: "3", "k": "v"},
+			Timestamp:  at, OriginalStartedAt: at.Add(-time.Hour), SpecVersion: "1.0.0",
+		},
+		"nil maps": {ExecID: "r", Board: &engine.BoardSnapshot{}, Timestamp: at},
+		"empty maps": {
+			ExecID: "r", Board: &engine.BoardSnapshot{Vars: map[string]any{}, Channels: map[string][]model.Message{}},
+			Attributes: map[string]string{}, Timestamp: at,
+		},
+	} {
+		in, err := encodeCheckpoint(cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := normalCheckpoint(t, cp)
+		if got := in.decode(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read back\n%#v\nwant\n%#v", name, got, want)
+		}
+	}
+}
+
+// normalCheckpoint is cp as the store keeps it: normalised as messages
+// are, every channel a non-nil slice.
+func normalCheckpoint(t *testing.T, cp engine.Checkpoint) engine.Checkpoint {
+	t.Helper()
+	board := engine.BoardSnapshot{}
+	var err error
+	if board.Vars, err = inJSONMap(cp.Board.Vars, func() string { return "vars" }); err != nil {
+		t.Fatal(err)
+	}
+	if cp.Board.Channels != nil {
+		board.Channels = map[string][]model.Message{}
+		for name, msgs := range cp.Board.Channels {
+			out := make([]model.Message, len(msgs))
+			for i, m := range msgs {
+				out[i] = normalMessage(t, m)
+			}
+			board.Channels[name] = out
+		}
+	}
+	cp.Board = &board
+	cp.Timestamp = storedTime(cp.Timestamp)
+	cp.OriginalStartedAt = storedTime(cp.OriginalStartedAt)
+	return cp
+}
+
+// TestTaskRecordRoundTrip checks a task read back from its record: the
+// header as given, the body normalised as messages are.
+func TestTaskRecordRoundTrip(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+	status := everyMessage()
+	for name, task := range map[string]store.Task{
+		"every field": {
+			ID: "t", ContextID: "c", AgentID: "a", Tenant: "acme", State: store.StateInputRequired,
+			StatusMessage: &status, Error: &store.TaskError{Class: "c", Message: "m"},
+			Artifacts: []model.Artifact{
+				{ID: "art", Name: "n", Description: "d", Parts: everyPart(), Metadata: map[string]any{"n": 1}},
+				{ID: "empty", Parts: []model.Part{}, Metadata: map[string]any{}},
+				{ID: "nil"},
+			},
+			Usage:   model.TokenUsage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3},
+			Attempt: 2, CancelRequested: true, Metadata: map[string]any{"k": []any{"v", 1}},
+			Version: 7, CreatedAt: at, UpdatedAt: at.Add(time.Second),
+		},
+		"nil slices and maps": {ID: "t", ContextID: "c", AgentID: "a", State: store.StateWorking, Version: 1, CreatedAt: at, UpdatedAt: at},
+		"empty slices and maps": {
+			ID: "t", ContextID: "c", AgentID: "a", State: store.StateWorking, Version: 1, CreatedAt: at, UpdatedAt: at,
+			Artifacts: []model.Artifact{}, Metadata: map[string]any{},
+		},
+	} {
+		body, err := putTaskBody(nil, task, func() string { return "task" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := taskWrite{body: body}
+		h := taskHeader{id: task.ID, contextID: task.ContextID, agentID: task.AgentID, tenant: task.Tenant, version: task.Version, created: task.CreatedAt, updated: task.UpdatedAt, state: task.State}
+		rec := w.record(h)
+		if got := headerOf(rec); got != h {
+			t.Errorf("%s: header read back %+v, want %+v", name, got, h)
+		}
+		want := task
+		if task.StatusMessage != nil {
+			m := normalMessage(t, *task.StatusMessage)
+			want.StatusMessage = &m
+		}
+		if task.Artifacts != nil {
+			want.Artifacts = slices.Clone(task.Artifacts)
+			for i, a := range want.Artifacts {
+				a.Parts = normalMessage(t, model.Message{Parts: a.Parts}).Parts
+				a.Metadata = normalMessage(t, model.Message{Metadata: a.Metadata}).Metadata
+				want.Artifacts[i] = a
+			}
+		}
+		want.Metadata = normalMessage(t, model.Message{Metadata: task.Metadata}).Metadata
+		if got := readTask(rec); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: read back\n%#v\nwant\n%#v", name, got, want)
+		}
+	}
+}
+
+// TestEventLogTypesAndPrune checks that well-known and other event types,
+// times and data survive appends and a prune.
+func TestEventLogTypesAndPrune(t *testing.T) {
+	zone := time.FixedZone("x", -7200)
+	var want []store.Event
+	for i, typ := range []string{"run.start", "custom.type", "delta", "another", "run.end", "x"} {
+		want = append(want, store.Event{
+			RunID: "r", Seq: int64(i + 1), Type: typ,
+			Time: time.Date(2026, 1, 2, 3, 4, i, 123456789, zone),
+			Data: json.RawMessage(`{"i":` + string(rune('0'+i)) + `}`),
+		})
+	}
+	now := storedTime(time.Now())
+	l := &eventLog{runID: "r"}
+	l.append(want[:2], now)
+	l.append(want[2:], now)
+	for i := range want {
+		want[i].Time = storedTime(want[i].Time)
+	}
+	if got := l.read(0, len(want)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back\n%v\nwant\n%v", got, want)
+	}
+	for through := int64(1); through <= int64(len(want)); through++ {
+		l.prune(through)
+		if len(l.index) == 0 {
+			continue
+		}
+		if got := l.read(0, len(l.index)); !reflect.DeepEqual(got, want[through:]) {
+			t.Fatalf("after pruning through %d: read back\n%v\nwant\n%v", through, got, want[through:])
+		}
+	}
+	if l.arena != nil || len(l.index) != 0 {
+		t.Fatalf("a log pruned through its last event keeps %d bytes and %d entries", len(l.arena), len(l.index))
+	}
+}

@@ -1,0 +1,149 @@
+package memstore
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// A task is kept as a record (see record.go) in two parts: a header of
+// the fields the store sets or a task never changes (id, context, agent,
+// tenant, version, times) and its state, then a body of the other fields
+// the caller sets. Apply encodes the body without the lock and joins it
+// to the header under it. Apply's checks, eviction and ListTasks' filters
+// read only the header, which allocates nothing; it starts with what the
+// filters ask about, so that matches can stop at the first mismatch.
+
+// taskHeader is the head of a task record.
+type taskHeader struct {
+	agentID       string
+	state         store.TaskState
+	updated       time.Time
+	id, contextID string
+	tenant        string
+	version       int64
+	created       time.Time
+}
+
+// key is the task's place in a taskIndex.
+func (h taskHeader) key() taskKey { return taskKey{h.created.UnixMicro(), h.id} }
+
+// taskWrite is a task to create or update, validated, with its body
+// encoded.
+type taskWrite struct {
+	id, contextID, agentID string // contextID and agentID on create only
+	state                  store.TaskState
+	// version is, on update, the version the write replaces.
+	version int64
+	// created is, on create, the task's creation time.
+	created time.Time
+	body    []byte
+}
+
+// record joins h and the body of w.
+func (w *taskWrite) record(h taskHeader) string {
+	var buf [256]byte // most tasks fit: one allocation, for the record
+	b := putTime(putString(putString(buf[:0], h.agentID), string(h.state)), h.updated)
+	b = putString(putString(putString(b, h.id), h.contextID), h.tenant)
+	b = putTime(putInt(b, h.version), h.created)
+	return string(append(b, w.body...))
+}
+
+// putTaskBody validates the caller's fields of t but for its state,
+// normalising them as messages are, and appends them.
+func putTaskBody(b []byte, t store.Task, field fieldName) ([]byte, error) {
+	b = putBool(putInt(b, int64(t.Attempt)), t.CancelRequested)
+	b = putInt(putInt(putInt(b, t.Usage.InputTokens), t.Usage.OutputTokens), t.Usage.TotalTokens)
+	b = putBool(b, t.Error != nil)
+	if e := t.Error; e != nil {
+		b = putString(putString(b, e.Class), e.Message)
+	}
+	b = putBool(b, t.StatusMessage != nil)
+	var err error
+	if m := t.StatusMessage; m != nil {
+		if b, err = putMessage(b, *m, func() string { return field() + ".status_message" }); err != nil {
+			return b, err
+		}
+	}
+	if b, err = putArtifacts(b, t.Artifacts, func() string { return field() + ".artifacts" }); err != nil {
+		return b, err
+	}
+	return putJSONMap(b, t.Metadata, func() string { return field() + ".metadata" })
+}
+
+func putArtifacts(b []byte, arts []model.Artifact, field fieldName) ([]byte, error) {
+	if arts == nil {
+		return putUint(b, 0), nil
+	}
+	b = putUint(b, uint64(len(arts))+1)
+	for i, a := range arts {
+		f := func() string { return field() + "[" + strconv.Itoa(i) + "]" }
+		b = putString(putString(putString(b, a.ID), a.Name), a.Description)
+		var err error
+		if b, err = putParts(b, a.Parts, func() string { return f() + ".parts" }); err != nil {
+			return b, err
+		}
+		if b, err = putJSONMap(b, a.Metadata, func() string { return f() + ".metadata" }); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// taskHeader reads the header of a task record.
+func (r *reader) taskHeader() taskHeader {
+	return taskHeader{
+		agentID: r.str(), state: store.TaskState(r.str()), updated: r.time(),
+		id: r.str(), contextID: r.str(), tenant: r.str(), version: r.int(), created: r.time(),
+	}
+}
+
+// matches reports whether the task record rec matches the filters of q,
+// reading no more of it than it needs.
+func matches(rec string, q store.TaskQuery) bool {
+	r := reader{s: rec}
+	if agent := r.str(); q.AgentID != "" && agent != q.AgentID {
+		return false
+	}
+	if state := store.TaskState(r.str()); len(q.States) > 0 && !slices.Contains(q.States, state) {
+		return false
+	}
+	return q.UpdatedAfter.IsZero() || r.time().After(q.UpdatedAfter)
+}
+
+// headerOf reads the header of the task record rec.
+func headerOf(rec string) taskHeader {
+	r := reader{s: rec}
+	return r.taskHeader()
+}
+
+// readTask decodes the task record rec into a task that shares nothing
+// mutable with the store.
+func readTask(rec string) store.Task {
+	r := reader{s: rec}
+	h := r.taskHeader()
+	t := store.Task{
+		ID: h.id, ContextID: h.contextID, AgentID: h.agentID, Tenant: h.tenant,
+		Version: h.version, CreatedAt: h.created, UpdatedAt: h.updated, State: h.state,
+		Attempt: int(r.int()), CancelRequested: r.bool(),
+		Usage: model.TokenUsage{InputTokens: r.int(), OutputTokens: r.int(), TotalTokens: r.int()},
+	}
+	if r.bool() {
+		t.Error = &store.TaskError{Class: r.str(), Message: r.str()}
+	}
+	if r.bool() {
+		m := r.message()
+		t.StatusMessage = &m
+	}
+	if n := int(r.uint()); n > 0 {
+		t.Artifacts = make([]model.Artifact, n-1)
+		for i := range t.Artifacts {
+			t.Artifacts[i] = model.Artifact{ID: r.str(), Name: r.str(), Description: r.str(), Parts: r.parts(), Metadata: r.jsonMap()}
+		}
+	}
+	t.Metadata = r.jsonMap()
+	return t
+}
