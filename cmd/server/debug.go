@@ -19,7 +19,7 @@ func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: --debug-addr %q: %v", errUsage, addr, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !loopback(host) {
 		return nil, fmt.Errorf("%w: --debug-addr %q: the profiling endpoints have no authentication; give a loopback address such as 127.0.0.1:6060", errUsage, addr)
 	}
 	mux := http.NewServeMux()

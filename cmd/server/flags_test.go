@@ -39,6 +39,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{"beyond loopback", []string{"--addr", "0.0.0.0:0"}, 2, []string{"0.0.0.0", "--allow-unauthenticated"}},
 		{"beyond loopback, IPv6", []string{"--addr", "[::]:0"}, 2, []string{"--allow-unauthenticated"}},
 		{"beyond loopback, any host", []string{"--addr", ":0"}, 2, []string{"--allow-unauthenticated"}},
+		{"profiles beyond loopback", []string{"--addr", "127.0.0.1:0", "--debug-addr", "0.0.0.0:0"}, 2, []string{"--debug-addr", "0.0.0.0:0", "loopback"}},
+		{"profiles on a bad address", []string{"--addr", "127.0.0.1:0", "--debug-addr", "6060"}, 2, []string{"--debug-addr", "6060"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)

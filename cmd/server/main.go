@@ -219,13 +219,16 @@ func checkExposure(addr string, allow bool) error {
 	if err != nil {
 		return fmt.Errorf("%w: --addr %q: %v", errUsage, addr, err)
 	}
-	if allow || host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if allow || loopback(host) {
 		return nil
 	}
 	return fmt.Errorf("%w: --addr %q listens beyond loopback and agentd has no authentication configured; pass --allow-unauthenticated to do it anyway", errUsage, addr)
+}
+
+// loopback reports whether host names this machine only.
+func loopback(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 func storeName(getenv func(string) string) string {

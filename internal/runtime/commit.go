@@ -52,8 +52,7 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 	}
 	ok := false
 	defer func() {
-		l.endCommit(ok, last)
-		if !ok && l.volatile {
+		if l.endCommit(ok, last) {
 			r.flusher.mark(l) // shown live events still to write
 		}
 	}()

@@ -23,8 +23,9 @@ import (
 // it shows live events as soon as they are appended and leaves their write
 // to the flusher or the run's next state commit. Events a state commit
 // appends are shown only once the commit succeeded, as always: a state
-// change that failed must not have been seen. Readers never block writers: they
-// copy what they need under mu and wait on a channel that is closed when more
+// change that failed must not have been seen.
+//
+// Readers never block writers: they copy what they need under mu and wait on a channel that is closed when more
 // becomes visible. A reader that falls behind simply reads from further back
 // — from memory while the events are here, from the store once they were
 // trimmed — so nobody is ever skipped and nobody ever slows the run
@@ -124,6 +125,14 @@ const memoryTail = 2048
 // readers and trims what memory no longer needs.
 func (l *runLog) markPersisted(through int64) {
 	l.mu.Lock()
+	l.persistLocked(through)
+	l.mu.Unlock()
+	l.trim(memoryTail)
+}
+
+// persistLocked records that events through seq are durable and shows what
+// readers may now see. Callers hold mu.
+func (l *runLog) persistLocked(through int64) {
 	if through > l.persisted {
 		l.persisted = through
 	}
@@ -135,8 +144,6 @@ func (l *runLog) markPersisted(through int64) {
 		l.shown = show
 		l.wakeLocked()
 	}
-	l.mu.Unlock()
-	l.trim(memoryTail)
 }
 
 // beginCommit appends a state commit's events, which stay hidden until
@@ -155,16 +162,19 @@ func (l *runLog) beginCommit(evs []stateEvent, bodies [][]byte) int64 {
 // endCommit closes a state commit: on success its events (and every live
 // event before them) are durable through seq last, which shows them; on
 // failure nothing it appended is shown, and the log forgets whatever it
-// has not shown (see dropUnpersisted).
-func (l *runLog) endCommit(ok bool, last int64) {
+// has not shown (see dropUnpersisted), reporting whether shown events are
+// still to be written.
+func (l *runLog) endCommit(ok bool, last int64) (showPending bool) {
 	l.mu.Lock()
 	l.committing = false
-	l.mu.Unlock()
-	if ok {
-		l.markPersisted(last) // also shows what is durable already
-		return
+	if !ok {
+		defer l.mu.Unlock()
+		return l.dropLocked()
 	}
-	l.dropUnpersisted()
+	l.persistLocked(last) // also shows what is durable already
+	l.mu.Unlock()
+	l.trim(memoryTail)
+	return false
 }
 
 // dropUnpersisted forgets the events a failed write could not make durable
@@ -174,6 +184,11 @@ func (l *runLog) endCommit(ok bool, last int64) {
 func (l *runLog) dropUnpersisted() (showPending bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.dropLocked()
+}
+
+// dropLocked is dropUnpersisted for callers that hold mu.
+func (l *runLog) dropLocked() (showPending bool) {
 	if keep := int(max(l.persisted, l.shown) - l.base); keep >= 0 && keep < len(l.events) {
 		l.events = l.events[:keep]
 	}

@@ -369,16 +369,12 @@ const workerIdle = 10 * time.Second
 // has grown already.
 func (r *Runtime) worker(x *execution) {
 	defer r.wg.Done()
-	var idle *time.Timer
+	idle := time.NewTimer(workerIdle)
+	defer idle.Stop()
 	for {
 		x.run()
 		r.ended(x)
-		if idle == nil {
-			idle = time.NewTimer(workerIdle)
-			defer idle.Stop()
-		} else {
-			idle.Reset(workerIdle)
-		}
+		idle.Reset(workerIdle)
 		select {
 		case x = <-r.handoff:
 		case <-idle.C:
