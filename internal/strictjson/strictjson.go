@@ -30,7 +30,21 @@ func (e *PathError) Error() string {
 // Decode decodes doc into v (a pointer to a struct), rejecting unknown
 // members and trailing data. Mistakes are *PathError values naming the
 // member at fault; malformed JSON is reported with its line and column.
+//
+// A document whose member names are all known, spelt exactly, is decoded
+// in one pass (see knownKeys); any other document, and any document that
+// pass fails on, takes the exact path that finds and names the mistake.
 func Decode(doc []byte, v any) error {
+	if t := reflect.TypeOf(v); t != nil && knownKeys(doc, t) && json.Unmarshal(doc, v) == nil {
+		return nil
+	}
+	return decodeExact(doc, v)
+}
+
+// decodeExact is Decode without the one-pass shortcut: it parses doc into
+// generic values to check every member name against v's type, then
+// decodes strictly.
+func decodeExact(doc []byte, v any) error {
 	var generic any
 	if err := json.Unmarshal(doc, &generic); err != nil {
 		return syntaxError(doc, err)
@@ -146,42 +160,87 @@ func walkKeys(path string, v any, t reflect.Type) error {
 	return nil
 }
 
-// fieldCache holds jsonFields' answers: a type's fields never change.
-var fieldCache sync.Map // reflect.Type → map[string]reflect.Type
+// structInfo is what strictjson knows of a struct type's members.
+type structInfo struct {
+	// fields maps the JSON member names (with embedded structs' promoted)
+	// to their types.
+	fields map[string]reflect.Type
+	// plain reports that encoding/json knows exactly these names for the
+	// type: no name is declared twice, every embedded field is an
+	// exported, untagged, plain struct, and every tag name is one
+	// encoding/json takes as written. knownKeys trusts only plain types.
+	plain bool
+}
+
+// fieldCache holds structFields' answers: a type's fields never change.
+var fieldCache sync.Map // reflect.Type → *structInfo
 
 // jsonFields maps the JSON member names of struct type t (with embedded
 // structs' promoted) to their types. Callers must not modify the map.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
+	return structFields(t).fields
+}
+
+// structFields returns what strictjson knows of struct type t.
+func structFields(t reflect.Type) *structInfo {
 	if m, ok := fieldCache.Load(t); ok {
-		return m.(map[string]reflect.Type)
+		return m.(*structInfo)
 	}
 	m := computeFields(t)
 	fieldCache.Store(t, m)
 	return m
 }
 
-// computeFields is jsonFields without the cache.
-func computeFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
+// computeFields is structFields without the cache.
+func computeFields(t reflect.Type) *structInfo {
+	out := &structInfo{fields: map[string]reflect.Type{}, plain: true}
+	add := func(name string, ft reflect.Type) {
+		if _, dup := out.fields[name]; dup {
+			out.plain = false
+		}
+		out.fields[name] = ft
+	}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
 		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && (name != "" || !f.IsExported() || f.Type.Kind() != reflect.Struct) {
+			out.plain = false // encoding/json may see other names here
+		}
+		if (name == "-" && tag != "-") || (name != "" && !plainTagName(name)) {
+			out.plain = false
+		}
 		if name == "-" || !f.IsExported() {
 			continue
 		}
 		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			for k, v := range jsonFields(f.Type) {
-				out[k] = v
+			inner := structFields(f.Type)
+			out.plain = out.plain && inner.plain
+			for k, v := range inner.fields {
+				add(k, v)
 			}
 			continue
 		}
 		if name == "" {
 			name = f.Name
 		}
-		out[name] = f.Type
+		add(name, f.Type)
 	}
 	return out
+}
+
+// plainTagName reports whether encoding/json surely takes a tag name as
+// written (it ignores names with some punctuation or spaces).
+func plainTagName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			c == '_', c == '-', c == '.', c == '/', c == ':', c == '@', c == '$':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys(m map[string]any) []string {

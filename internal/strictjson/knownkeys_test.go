@@ -1,0 +1,187 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// selfDecoding decodes itself; strictjson must not look inside it.
+type selfDecoding struct{ Got string }
+
+func (s *selfDecoding) UnmarshalJSON(b []byte) error {
+	if string(b) == `"bad"` {
+		return errors.New("bad value")
+	}
+	s.Got = string(b)
+	return nil
+}
+
+type Embedded struct {
+	Inner string `json:"inner"`
+	Deep  *inner `json:"deep,omitempty"`
+}
+
+// wide covers the shapes knownKeys must agree with the exact path on.
+type wide struct {
+	Embedded
+	Message *inner                    `json:"message,omitempty"`
+	Count   int                       `json:"count,omitempty"`
+	Text    string                    `json:"text,omitempty"`
+	Ratio   float64                   `json:"ratio,omitempty"`
+	Small   int8                      `json:"small,omitempty"`
+	Flag    bool                      `json:"flag,omitempty"`
+	When    time.Time                 `json:"when,omitzero"`
+	Bytes   []byte                    `json:"bytes,omitempty"`
+	Raw     json.RawMessage           `json:"raw,omitempty"`
+	Any     any                       `json:"any,omitempty"`
+	Map     map[string]part           `json:"map,omitempty"`
+	Nested  map[string][]*inner       `json:"nested,omitempty"`
+	Arr     [2]part                   `json:"arr"`
+	Self    selfDecoding              `json:"self"`
+	SelfPtr *selfDecoding             `json:"self_ptr"`
+	Quoted  int                       `json:"quoted,string,omitempty"`
+	Skip    string                    `json:"-"`
+	NoTag   string                    //
+	Dollar  string                    `json:"$ref,omitempty"`
+	Num     json.Number               `json:"num,omitempty"`
+	Iface   map[string]map[string]any `json:"iface,omitempty"`
+	private string
+}
+
+// notPlain has names encoding/json sees differently from strictjson.
+type notPlain struct {
+	*Embedded
+	Dash  string `json:"-,"`
+	Space string `json:"a b,omitempty"`
+	Dup   string `json:"inner"`
+}
+
+var decodeCorpus = []string{
+	`{}`, ` {} `, `{"count": 1}`, `{"count": 1} `, "{\"count\":\n1}\n",
+	`{"count": 1} {}`, `{"count": 1}x`, `{"count": }`, `{"count": 1`, `{"count"`, `{`, ``, ` `,
+	`[1]`, `"x"`, `1`, `null`, `true`, `nul`, `{"count": "three"}`, `{"COUNT": 1}`, `{"Count": 1}`,
+	`{"message": {"role": "user", "parts": [{"type": "text", "text": "x"}]}}`,
+	`{"message": {"role": "user", "parts": [{"type": "text", "txt": "x"}]}}`,
+	`{"message": {"role": "user", "parts": [{"TYPE": "text"}]}}`,
+	`{"message": {"parts": [{"type": 3}]}}`,
+	`{"message": {"metadata": {"ANY": {"Thing": [1, {"x": null}]}}, "Raw": {"a" : [ 1 , 2 ]}}}`,
+	`{"message": {"bogus": 1}, "message": {"role": "user"}}`,
+	`{"message": {"role": "user"}, "message": {"bogus": 1}}`,
+	`{"inner": "x", "deep": {"role": "a", "parts": null}}`, `{"deep": {"rol": "a"}}`,
+	`{"ratio": 1.5e3}`, `{"ratio": 1e400}`, `{"any": 1e400}`, `{"raw": 1e400}`, `{"any": -0.0}`,
+	`{"ratio": ` + strings.Repeat("9", 400) + `}`, `{"count": 12345678901234567890123}`,
+	`{"small": 300}`, `{"flag": 1}`, `{"flag": true}`, `{"when": "2026-11-22T08:00:00Z"}`,
+	`{"when": "yesterday"}`, `{"when": 5}`, `{"bytes": "AAEC"}`, `{"bytes": "!!"}`, `{"bytes": [1, 2]}`,
+	`{"map": {"a": {"type": "t"}, "b": {"tipe": "t"}}}`, `{"map": []}`, `{"map": {"a": 1}}`,
+	`{"nested": {"a": [{"role": "r"}, null, {"roles": 1}]}}`,
+	`{"arr": [{"type": "a"}, {"type": "b"}, {"type": "c"}]}`, `{"arr": [{"typ": "a"}]}`,
+	`{"self": {"anything": 1}}`, `{"self": "bad"}`, `{"self_ptr": {"x": [1]}}`, `{"self_ptr": null}`,
+	`{"quoted": "12"}`, `{"quoted": 12}`, `{"Skip": "x"}`, `{"-": "x"}`, `{"NoTag": "x"}`, `{"notag": "x"}`,
+	`{"$ref": "x"}`, `{"num": 12}`, `{"num": "12"}`, `{"private": "x"}`, `{"Embedded": {}}`,
+	`{"iface": {"a": {"b": {"c": 1}}}}`, `{"iface": {"a": 1}}`,
+	`{"c\u006funt": 1}`, `{"count\u0000": 1}`, "{\"co\xffunt\": 1}", `{"cöunt": 1}`,
+	`{"message": {"parts": [{"type": "te\"xt"}]}}`, `{"message": {"parts": [{"type": "\ud800"}]}}`,
+	"{\"any\": \"\xff\"}", `{"any": "a` + "\x01" + `"}`, `{"count": 01}`, `{"count": -}`, `{"count": 1.}`,
+	`{"count": 1,}`, `{,}`, `{"a" 1}`, `{"any": [1,]}`, `{"any": [}`, `{"any": tru}`, `{"any": nulll}`,
+	strings.Repeat(`{"any":`, 600) + `1` + strings.Repeat(`}`, 600),
+	strings.Repeat(`[`, 20) + strings.Repeat(`]`, 20),
+}
+
+// sameOutcome decodes doc with Decode and decodeExact into fresh values of
+// v's type and fails unless both agree.
+func sameOutcome(t *testing.T, doc []byte, newV func() any) {
+	t.Helper()
+	fast, exact := newV(), newV()
+	errF, errE := Decode(doc, fast), decodeExact(doc, exact)
+	if fmt.Sprint(errF) != fmt.Sprint(errE) || reflect.TypeOf(errF) != reflect.TypeOf(errE) {
+		t.Fatalf("%q:\n  Decode:      %#v\n  decodeExact: %#v", doc, errF, errE)
+	}
+	var pf, pe *PathError
+	if errors.As(errF, &pf) && errors.As(errE, &pe) && *pf != *pe {
+		t.Fatalf("%q: Decode %#v, decodeExact %#v", doc, pf, pe)
+	}
+	if errF == nil && !reflect.DeepEqual(fast, exact) {
+		t.Fatalf("%q: Decode gave %+v, decodeExact %+v", doc, fast, exact)
+	}
+}
+
+func TestDecodeMatchesTheExactPath(t *testing.T) {
+	for _, doc := range decodeCorpus {
+		sameOutcome(t, []byte(doc), func() any { return new(wide) })
+		sameOutcome(t, []byte(doc), func() any { return new(doc) })
+		sameOutcome(t, []byte(doc), func() any { return new(notPlain) })
+		sameOutcome(t, []byte(doc), func() any { return new(map[string]any) })
+	}
+}
+
+func TestKnownKeysTakesTheCommonCase(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		v    any
+		want bool
+	}{
+		{`{"message": {"role": "user", "parts": [{"type": "text", "text": "x"}]}, "count": 2}`, new(doc), true},
+		{`{"inner": "x", "map": {"A": {"type": "t"}}, "self": {"Any": 1}, "any": {"X": [1, "y", null]}}`, new(wide), true},
+		{`{"COUNT": 1}`, new(doc), false},
+		{`{"c\u006funt": 1}`, new(doc), false},
+		{`{"count": 1e3}`, new(doc), false},
+		{`{"count": 1} x`, new(doc), false},
+		{`{"inner": "x"}`, new(notPlain), false},
+	} {
+		if got := knownKeys([]byte(c.doc), reflect.TypeOf(c.v)); got != c.want {
+			t.Errorf("knownKeys(%s, %T) = %v, want %v", c.doc, c.v, got, c.want)
+		}
+	}
+}
+
+func TestPlainness(t *testing.T) {
+	if !structFields(reflect.TypeFor[wide]()).plain {
+		t.Error("wide should be plain")
+	}
+	if structFields(reflect.TypeFor[notPlain]()).plain {
+		t.Error("notPlain should not be plain")
+	}
+}
+
+func FuzzDecodeMatchesTheExactPath(f *testing.F) {
+	for _, doc := range decodeCorpus {
+		f.Add([]byte(doc))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		sameOutcome(t, doc, func() any { return new(wide) })
+		sameOutcome(t, doc, func() any { return new(notPlain) })
+	})
+}
+
+func BenchmarkDecode(b *testing.B) {
+	docs := map[string]string{
+		"text":    `{"text":"hello world"}`,
+		"message": `{"message": {"role": "user", "parts": [{"type": "text", "text": "hello"}], "metadata": {"k": [1, "x"]}}, "count": 3}`,
+	}
+	for name, d := range docs {
+		doc := []byte(d)
+		b.Run(name+"/fast", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var v wide
+				if err := Decode(doc, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/exact", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var v wide
+				if err := decodeExact(doc, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
