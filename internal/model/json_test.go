@@ -1,0 +1,167 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+)
+
+// trickyStrings need escaping or are otherwise awkward for a JSON encoder.
+var trickyStrings = []string{
+	"", "plain", `"quoted" \back\slash/`, "<script>&amp;</script>", "line\nfeed\rcarriage\ttab\bback\fform",
+	"\x00\x01\x1f\x7f", "sep\u2028par\u2029", "é日本語🙂", "bad\xffutf8\xc3", "\xe2\x80", "\xed\xa0\x80",
+	"trailing\u2028", "\u2029", "\xe2\x80\xa8\xe2\x80\xa9<>&",
+}
+
+var trickyTimes = []time.Time{
+	{},
+	time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC),
+	time.Date(2026, 11, 22, 8, 0, 0, 123456789, time.FixedZone("x", -7*3600-30*60)),
+	time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC),
+	time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), // beyond RFC 3339
+	time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("far", 25*3600)),
+	time.Now(), // with a monotonic reading
+}
+
+var trickyRaw = []json.RawMessage{
+	nil, {}, json.RawMessage(`{"a": [1, 2.5e3, true, null], "b" : "x"}`), json.RawMessage(" \t\n\"<tag> & \u2028 \\\" \\\\\" \r"),
+	json.RawMessage(`"\u003c"`), json.RawMessage(`{"a":`), json.RawMessage(`1 2`), json.RawMessage("\"\xff\""),
+	json.RawMessage(`[ ]`), json.RawMessage(`"\u2028 ` + "\u2028\u2029" + `"`),
+}
+
+var trickyMeta = []map[string]any{
+	nil, {}, {"b": 1.5, "a": "x<y>", "c": []any{nil, true, map[string]any{"z": 1e21, "y": 1e-7}}},
+	{"nan": math.NaN()}, {"chan": make(chan int)}, {"raw": json.RawMessage(`{ "x" : 1 }`)},
+}
+
+func sampleParts() []Part {
+	var parts []Part
+	for i, s := range trickyStrings {
+		parts = append(parts, Part{Type: PartType(s), Text: s, MediaType: s},
+			Part{Type: PartText, Text: s, Metadata: trickyMeta[i%len(trickyMeta)]})
+	}
+	for _, raw := range trickyRaw {
+		parts = append(parts, Part{Type: PartData, Data: raw},
+			ToolCallPart(ToolCall{ID: "c", Name: "n", Arguments: raw}))
+	}
+	parts = append(parts,
+		FileBytesPart("a.bin", "application/octet-stream", []byte{0, 1, 2, 255, 254}),
+		FileBytesPart("", "", []byte{}),
+		FileURLPart("b<>.txt", "text/plain", "https://example.com/b?x=1&y=2"),
+		Part{Type: PartFile, File: &File{}},
+		ToolCallPart(ToolCall{}),
+		ToolResultPart(ToolResult{ToolCallID: "c1", Name: "calc", Content: "3", IsError: true}),
+		ToolResultPart(ToolResult{}),
+		Part{},
+	)
+	return parts
+}
+
+func sampleMessages() []Message {
+	msgs := []Message{{}, {Parts: []Part{}}, sample(), NewText(RoleUser, "hello world")}
+	parts := sampleParts()
+	for i, p := range parts {
+		msgs = append(msgs, Message{
+			ID: trickyStrings[i%len(trickyStrings)], Role: RoleAssistant, Parts: []Part{p},
+			Name:      trickyStrings[(i+1)%len(trickyStrings)],
+			Metadata:  trickyMeta[i%len(trickyMeta)],
+			CreatedAt: trickyTimes[i%len(trickyTimes)],
+		})
+	}
+	return append(msgs, Message{Role: RoleTool, Parts: parts})
+}
+
+// sameJSON fails unless fast writes what encoding/json's Marshal writes for
+// v, or both fail.
+func sameJSON(t *testing.T, v any, fast func([]byte) ([]byte, error)) {
+	t.Helper()
+	want, wantErr := json.Marshal(v)
+	prefix := []byte("prefix:")
+	got, err := fast(prefix)
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%+v: AppendJSON error %v, encoding/json error %v", v, err, wantErr)
+	}
+	if err == nil && (!bytes.HasPrefix(got, prefix) || !bytes.Equal(got[len(prefix):], want)) {
+		t.Fatalf("%+v:\n got %s\nwant prefix:%s", v, got, want)
+	}
+}
+
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	for _, m := range sampleMessages() {
+		sameJSON(t, m, m.AppendJSON)
+	}
+	for _, p := range sampleParts() {
+		sameJSON(t, p, p.AppendJSON)
+	}
+	for i, p := range [][]Part{nil, {}, sampleParts()} {
+		a := Artifact{ID: fmt.Sprint(i), Name: trickyStrings[i], Description: trickyStrings[i+3], Parts: p, Metadata: trickyMeta[i]}
+		sameJSON(t, a, a.AppendJSON)
+	}
+	for _, u := range []TokenUsage{{}, {InputTokens: 1, OutputTokens: -2, TotalTokens: math.MaxInt64}} {
+		sameJSON(t, u, func(b []byte) ([]byte, error) { return u.AppendJSON(b), nil })
+	}
+	for _, s := range trickyStrings {
+		sameJSON(t, s, func(b []byte) ([]byte, error) { return AppendJSONString(b, s), nil })
+	}
+	for _, tm := range trickyTimes {
+		sameJSON(t, tm, func(b []byte) ([]byte, error) { return AppendJSONTime(b, tm) })
+	}
+}
+
+func TestAppendJSONDoesNotAllocate(t *testing.T) {
+	m := sample()
+	m.Metadata = nil
+	m.Parts[6].Metadata = nil
+	buf := make([]byte, 0, 4096)
+	if n := testing.AllocsPerRun(100, func() { _, _ = m.AppendJSON(buf) }); n != 0 {
+		t.Fatalf("Message.AppendJSON allocates %v times", n)
+	}
+}
+
+func FuzzAppendJSON(f *testing.F) {
+	for i, s := range trickyStrings {
+		raw := trickyRaw[i%len(trickyRaw)]
+		f.Add(s, trickyStrings[(i+3)%len(trickyStrings)], []byte(raw), []byte(s), int64(i)*1e15, i)
+	}
+	f.Fuzz(func(t *testing.T, s1, s2 string, raw, bin []byte, nanos int64, kind int) {
+		when := time.Unix(0, nanos).In(time.FixedZone("z", (kind%50)*3600))
+		p := Part{Type: PartType(s1), Text: s2, MediaType: s1}
+		switch kind & 7 {
+		case 1:
+			p = Part{Type: PartData, Data: raw, Metadata: map[string]any{s1: s2, s2: []any{s1, float64(nanos)}}}
+		case 2:
+			p = ToolCallPart(ToolCall{ID: s1, Name: s2, Arguments: raw})
+		case 3:
+			p = FileBytesPart(s1, s2, bin)
+		case 4:
+			p = FileURLPart(s1, s2, string(raw))
+		case 5:
+			p = ToolResultPart(ToolResult{ToolCallID: s1, Name: s2, Content: string(bin), IsError: nanos%2 == 0})
+		}
+		m := Message{ID: s2, Role: Role(s1), Name: string(bin), Parts: []Part{p, TextPart(s1)}, CreatedAt: when}
+		sameJSON(t, m, m.AppendJSON)
+		a := Artifact{ID: s1, Name: s2, Description: string(raw), Parts: m.Parts}
+		sameJSON(t, a, a.AppendJSON)
+		sameJSON(t, s1, func(b []byte) ([]byte, error) { return AppendJSONString(b, s1), nil })
+	})
+}
+
+func BenchmarkMessageJSON(b *testing.B) {
+	m := Message{ID: NewID(), Role: RoleAssistant, Name: "echo", Parts: []Part{TextPart("hello world")}, CreatedAt: time.Now()}
+	b.Run("AppendJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 512)
+		for b.Loop() {
+			buf, _ = m.AppendJSON(buf[:0])
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(m)
+		}
+	})
+}
