@@ -99,7 +99,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // writeJSON answers v with status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }

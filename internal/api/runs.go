@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -97,12 +98,16 @@ func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
 // send submits a message and answers as the query asks: blocking (default),
 // ?stream=true (SSE) or ?wait=false (202 at once).
 func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID string) {
-	stream, err := boolParam(r, "stream", false)
+	var q url.Values // nil, and no parse, without a query
+	if r.URL.RawQuery != "" {
+		q = r.URL.Query()
+	}
+	stream, err := boolParam(q, "stream", false)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	wait, err := boolParam(r, "wait", true)
+	wait, err := boolParam(q, "wait", true)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -143,7 +148,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		defer st.Close()
 		streamRun(r.Context(), startSSE(w, http.StatusOK), st, s.opts.Heartbeat, true)
 	case !wait:
-		writeJSON(w, http.StatusAccepted, viewOf(t))
+		v := viewOf(t)
+		writeRunView(w, http.StatusAccepted, &v)
 	default:
 		t, err = s.rt.Wait(r.Context(), t.ID)
 		if err != nil {
@@ -158,7 +164,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 			writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, v)
+		writeRunView(w, http.StatusOK, &v)
 	}
 }
 
@@ -173,7 +179,7 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	writeRunView(w, http.StatusOK, &v)
 }
 
 // RunList is a page of runs.
@@ -224,7 +230,8 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	if !t.State.Terminal() {
 		status = http.StatusAccepted // cancel requested; the run is stopping
 	}
-	writeJSON(w, status, viewOf(t))
+	v := viewOf(t)
+	writeRunView(w, status, &v)
 }
 
 // runEvents streams a run's events from ?after= or Last-Event-ID.
@@ -311,8 +318,8 @@ func limitParam(r *http.Request, max int) (int, error) {
 	return n, nil
 }
 
-func boolParam(r *http.Request, name string, def bool) (bool, error) {
-	v := r.URL.Query().Get(name)
+func boolParam(q url.Values, name string, def bool) (bool, error) {
+	v := q.Get(name)
 	if v == "" {
 		return def, nil
 	}
