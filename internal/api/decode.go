@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/strictjson"
@@ -26,7 +27,7 @@ func (e mediaTypeErr) ErrorClass() errdefs.Class { return errdefs.ClassValidatio
 // acceptedBody reports whether a Content-Type may carry the JSON body:
 // JSON itself, and the form type curl sends by default with -d.
 func acceptedBody(ct string) bool {
-	if ct == "" {
+	if ct == "" || ct == "application/json" {
 		return true
 	}
 	mt, _, err := mime.ParseMediaType(ct)
@@ -42,12 +43,17 @@ func acceptedBody(ct string) bool {
 
 // decodeJSON reads a size-limited body and decodes it strictly into v:
 // unknown members, wrong types, trailing data and excessive nesting are
-// errors that name the member at fault. An empty body is an error too.
+// errors that name the member at fault. An empty body is an error too. The
+// body is read into a pooled buffer, so v must not keep the bytes it is
+// decoded from (encoding/json copies what it stores).
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
 	if ct := r.Header.Get("Content-Type"); !acceptedBody(ct) {
 		return mediaTypeErr{fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	buf := getBuffer()
+	defer putBuffer(buf)
+	body, err := readBody(w, r, limit, buf.b[:0])
+	buf.b = body
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -73,6 +79,37 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		return errdefs.Validation(err)
 	}
 	return nil
+}
+
+// readBody appends r's body to buf, failing as http.MaxBytesReader does
+// (with a *http.MaxBytesError, and the connection closed after the answer)
+// once the body is longer than limit. A body of known, modest length is
+// read without growing buf more than once; larger ones grow buf as their
+// bytes arrive, not as their Content-Length claims.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf []byte) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= limit && n < maxPooledBuffer {
+		buf = slices.Grow(buf, int(n)+1) // +1: room for the read that sees EOF
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			// Let MaxBytesReader meet the excess, for its error and for
+			// telling the server not to read the rest of the body.
+			over := http.MaxBytesReader(w, io.NopCloser(io.MultiReader(bytes.NewReader(buf), r.Body)), limit)
+			_, err := io.Copy(io.Discard, over)
+			return buf, err
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // depth returns the deepest nesting of objects and arrays in JSON text.
