@@ -50,12 +50,14 @@ type wide struct {
 	Dollar  string                    `json:"$ref,omitempty"`
 	Num     json.Number               `json:"num,omitempty"`
 	Iface   map[string]map[string]any `json:"iface,omitempty"`
+	//lint:ignore U1000 an unexported field encoding/json must skip
 	private string
 }
 
 // notPlain has names encoding/json sees differently from strictjson.
 type notPlain struct {
 	*Embedded
+	//lint:ignore SA5008 a tag that names the member "-"
 	Dash  string `json:"-,"`
 	Space string `json:"a b,omitempty"`
 	Dup   string `json:"inner"`
