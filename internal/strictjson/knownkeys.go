@@ -1,16 +1,21 @@
 package strictjson
 
 import (
+	"encoding"
 	"encoding/json"
 	"reflect"
+	"unicode/utf8"
 )
 
 // maxScanDepth bounds knownKeys' recursion; deeper documents take the
 // exact path.
 const maxScanDepth = 512
 
-// unmarshalerType is json.Unmarshaler's type.
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+// The interfaces of types that decode themselves.
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
 
 // knownKeys reports whether Decode may decode doc into a value of type t
 // in one pass, because the exact path would accept it whenever
@@ -22,19 +27,26 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // non-ASCII name, a number with an exponent or of hundreds of digits
 // (which may not fit the float64 of the exact path's generic parse), deep
 // nesting, or text that is not JSON. It reads doc without allocating.
-func knownKeys(doc []byte, t reflect.Type) bool {
-	s := keyScanner{b: doc}
+//
+// flat reports that doc is moreover an object of strings only, each
+// written as its text (no escapes, valid UTF-8) and for a field that
+// takes it as written (structInfo.flat), of the struct t points to: then
+// setFlat can decode doc without encoding/json.
+func knownKeys(doc []byte, t reflect.Type) (ok, flat bool) {
+	s := keyScanner{b: doc, flat: t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct}
 	if !s.value(t, 0) {
-		return false
+		return false, false
 	}
 	s.space()
-	return s.i == len(s.b)
+	return s.i == len(s.b), s.flat
 }
 
-// keyScanner walks JSON text; i is the next byte to read.
+// keyScanner walks JSON text; i is the next byte to read. flat stays true
+// while the top-level object is flat (see knownKeys).
 type keyScanner struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	flat bool
 }
 
 func (s *keyScanner) space() {
@@ -63,6 +75,10 @@ func (s *keyScanner) value(t reflect.Type, depth int) bool {
 	switch c := s.b[s.i]; {
 	case c == '{':
 		return s.object(t, depth)
+	case depth == 0:
+		s.flat = false
+	}
+	switch c := s.b[s.i]; {
 	case c == '[':
 		var elem reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
@@ -83,9 +99,8 @@ func (s *keyScanner) value(t reflect.Type, depth int) bool {
 // values against the map's element type), and none below a struct that
 // decodes itself or a type that is neither.
 func (s *keyScanner) object(t reflect.Type, depth int) bool {
-	var fields map[string]reflect.Type
+	var info *structInfo
 	var elem reflect.Type
-	checked := false
 	if t != nil {
 		switch t.Kind() {
 		case reflect.Map:
@@ -94,12 +109,13 @@ func (s *keyScanner) object(t reflect.Type, depth int) bool {
 			if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
 				break
 			}
-			info := structFields(t)
-			if !info.plain {
+			if info = structFields(t); !info.plain {
 				return false
 			}
-			fields, checked = info.fields, true
 		}
+	}
+	if depth == 0 && info == nil {
+		s.flat = false
 	}
 	s.i++ // '{'
 	s.space()
@@ -109,14 +125,14 @@ func (s *keyScanner) object(t reflect.Type, depth int) bool {
 	}
 	for {
 		s.space()
-		name, simple, ok := s.str()
+		name, form, ok := s.str()
 		if !ok {
 			return false
 		}
 		vt := elem
-		if checked {
-			ft, known := fields[string(name)]
-			if !known || !simple {
+		if info != nil {
+			ft, known := info.fields[string(name)]
+			if !known || form != asciiText {
 				return false
 			}
 			vt = ft
@@ -126,6 +142,9 @@ func (s *keyScanner) object(t reflect.Type, depth int) bool {
 			return false
 		}
 		s.i++
+		if depth == 0 && s.flat {
+			s.flat = info.flat[string(name)] != nil && s.textNext()
+		}
 		if !s.value(vt, depth+1) {
 			return false
 		}
@@ -173,27 +192,51 @@ func (s *keyScanner) array(elem reflect.Type, depth int) bool {
 	}
 }
 
-// str scans a string and returns its raw content; simple reports that the
-// content is printable ASCII without escapes, so it is the string itself.
-func (s *keyScanner) str() (raw []byte, simple, ok bool) {
+// stringForm says how a JSON string's raw content relates to its text.
+type stringForm int
+
+const (
+	// asciiText is printable ASCII without escapes: the text itself.
+	asciiText stringForm = iota
+	// rawText has no escapes or control characters but other bytes: the
+	// text itself if it is valid UTF-8 (else encoding/json replaces the
+	// invalid bytes).
+	rawText
+	// escapedText has escapes (or control characters, which JSON does
+	// not allow).
+	escapedText
+)
+
+// str scans a string and returns its raw content and form.
+func (s *keyScanner) str() (raw []byte, form stringForm, ok bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return nil, false, false
+		return nil, 0, false
 	}
 	start := s.i + 1
-	simple = true
 	for i := start; i < len(s.b); i++ {
 		switch c := s.b[i]; {
 		case c == '"':
 			s.i = i + 1
-			return s.b[start:i], simple, true
+			return s.b[start:i], form, true
 		case c == '\\':
-			simple = false
+			form = escapedText
 			i++ // the escaped byte cannot end the string
-		case c < 0x20 || c >= 0x80:
-			simple = false
+		case c < 0x20:
+			form = escapedText
+		case c >= 0x80:
+			form = max(form, rawText)
 		}
 	}
-	return nil, false, false
+	return nil, 0, false
+}
+
+// textNext reports whether the next value is a string written as its
+// text.
+func (s *keyScanner) textNext() bool {
+	peek := keyScanner{b: s.b, i: s.i}
+	peek.space()
+	raw, form, ok := peek.str()
+	return ok && (form == asciiText || form == rawText && utf8.Valid(raw))
 }
 
 // number scans a number, refusing one that might not fit a float64: any
@@ -220,4 +263,36 @@ func (s *keyScanner) literal(word string) bool {
 	}
 	s.i += len(word)
 	return true
+}
+
+// setFlat stores the members of a flat document (see knownKeys) into the
+// struct v points to, as json.Unmarshal would: in order, each string's
+// text into its field, leaving other fields as they are. It reports
+// false, having stored nothing, if v is a nil pointer.
+func setFlat(doc []byte, v any) bool {
+	rv := reflect.ValueOf(v)
+	if rv.IsNil() {
+		return false
+	}
+	rv = rv.Elem()
+	info := structFields(rv.Type())
+	s := keyScanner{b: doc}
+	s.space()
+	s.i++ // '{'
+	for {
+		s.space()
+		if s.b[s.i] == '}' {
+			return true
+		}
+		name, _, _ := s.str()
+		s.space()
+		s.i++ // ':'
+		s.space()
+		text, _, _ := s.str()
+		rv.FieldByIndex(info.flat[string(name)]).SetString(string(text))
+		s.space()
+		if s.b[s.i] == ',' {
+			s.i++
+		}
+	}
 }

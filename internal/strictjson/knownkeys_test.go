@@ -21,6 +21,17 @@ func (s *selfDecoding) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// level decodes itself from text.
+type level string
+
+func (l *level) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		return errors.New("empty level")
+	}
+	*l = level("level " + string(b))
+	return nil
+}
+
 type Embedded struct {
 	Inner string `json:"inner"`
 	Deep  *inner `json:"deep,omitempty"`
@@ -45,6 +56,9 @@ type wide struct {
 	Self    selfDecoding              `json:"self"`
 	SelfPtr *selfDecoding             `json:"self_ptr"`
 	Quoted  int                       `json:"quoted,string,omitempty"`
+	QuotedS string                    `json:"quoted_s,omitempty,string"`
+	Level   level                     `json:"level,omitempty"`
+	Role    Role                      `json:"role,omitempty"`
 	Skip    string                    `json:"-"`
 	NoTag   string                    //
 	Dollar  string                    `json:"$ref,omitempty"`
@@ -53,6 +67,9 @@ type wide struct {
 	//lint:ignore U1000 an unexported field encoding/json must skip
 	private string
 }
+
+// Role is a named string type, which takes strings as written.
+type Role string
 
 // notPlain has names encoding/json sees differently from strictjson.
 type notPlain struct {
@@ -92,6 +109,11 @@ var decodeCorpus = []string{
 	`{"count": 1,}`, `{,}`, `{"a" 1}`, `{"any": [1,]}`, `{"any": [}`, `{"any": tru}`, `{"any": nulll}`,
 	strings.Repeat(`{"any":`, 600) + `1` + strings.Repeat(`}`, 600),
 	strings.Repeat(`[`, 20) + strings.Repeat(`]`, 20),
+	`{"text": "héllo"}`, "{\"text\": \"bad\xff\"}", `{"text": "a\nb"}`, "{\"text\": \"a\tb\"}", `{"text": "\u00e9"}`,
+	`{"quoted_s": "\"x\""}`, `{"quoted_s": "x"}`, `{"level": "warn"}`, `{"level": ""}`, `{"role": "user", "text": "x"}`,
+	`{"text": "a", "text": "b"}`, `{"inner": "x", "text": "y", "NoTag": "z", "$ref": "r"}`, `{"text": null}`, `{"Text": "x"}`,
+	`{"text": "a", "count": 1}`, `{"text": 1}`, `{"text": "a", "text": 1}`, `{"num": "1"}`, `{"num": "x"}`, ` { "text" : "spaced" } `,
+	`{"text": "a"}}`, `{"text": "a",}`, `{"text" "a"}`, `{"text": "a"`, `{"text": "a" "inner": "b"}`,
 }
 
 // sameOutcome decodes doc with Decode and decodeExact into fresh values of
@@ -99,6 +121,10 @@ var decodeCorpus = []string{
 func sameOutcome(t *testing.T, doc []byte, newV func() any) {
 	t.Helper()
 	fast, exact := newV(), newV()
+	if w, ok := fast.(*wide); ok && w != nil { // decoding merges into what is there
+		*w = wide{Text: "default", Count: 5, Embedded: Embedded{Inner: "d"}}
+		*exact.(*wide) = *w
+	}
 	errF, errE := Decode(doc, fast), decodeExact(doc, exact)
 	if fmt.Sprint(errF) != fmt.Sprint(errE) || reflect.TypeOf(errF) != reflect.TypeOf(errE) {
 		t.Fatalf("%q:\n  Decode:      %#v\n  decodeExact: %#v", doc, errF, errE)
@@ -118,25 +144,39 @@ func TestDecodeMatchesTheExactPath(t *testing.T) {
 		sameOutcome(t, []byte(doc), func() any { return new(doc) })
 		sameOutcome(t, []byte(doc), func() any { return new(notPlain) })
 		sameOutcome(t, []byte(doc), func() any { return new(map[string]any) })
+		sameOutcome(t, []byte(doc), func() any { return new(*wide) })
+		sameOutcome(t, []byte(doc), func() any { return (*wide)(nil) })
 	}
 }
 
 func TestKnownKeysTakesTheCommonCase(t *testing.T) {
 	for _, c := range []struct {
-		doc  string
-		v    any
-		want bool
+		doc      string
+		v        any
+		ok, flat bool
 	}{
-		{`{"message": {"role": "user", "parts": [{"type": "text", "text": "x"}]}, "count": 2}`, new(doc), true},
-		{`{"inner": "x", "map": {"A": {"type": "t"}}, "self": {"Any": 1}, "any": {"X": [1, "y", null]}}`, new(wide), true},
-		{`{"COUNT": 1}`, new(doc), false},
-		{`{"c\u006funt": 1}`, new(doc), false},
-		{`{"count": 1e3}`, new(doc), false},
-		{`{"count": 1} x`, new(doc), false},
-		{`{"inner": "x"}`, new(notPlain), false},
+		{`{"message": {"role": "user", "parts": [{"type": "text", "text": "x"}]}, "count": 2}`, new(doc), true, false},
+		{`{"inner": "x", "map": {"A": {"type": "t"}}, "self": {"Any": 1}, "any": {"X": [1, "y", null]}}`, new(wide), true, false},
+		{`{"COUNT": 1}`, new(doc), false, false},
+		{`{"c\u006funt": 1}`, new(doc), false, false},
+		{`{"count": 1e3}`, new(doc), false, false},
+		{`{"count": 1} x`, new(doc), false, false},
+		{`{"inner": "x"}`, new(notPlain), false, false},
+		{`{}`, new(wide), true, true},
+		{` {"text": "héllo", "inner": "x", "NoTag": "y", "role": "r", "text": "z"} `, new(wide), true, true},
+		{`{"text": "a\nb"}`, new(wide), true, false},
+		{"{\"text\": \"bad\xff\"}", new(wide), true, false},
+		{`{"text": "a", "count": 1}`, new(wide), true, false},
+		{`{"text": null}`, new(wide), true, false},
+		{`{"num": "12"}`, new(wide), true, false},
+		{`{"quoted_s": "\"x\""}`, new(wide), true, false},
+		{`{"level": "warn"}`, new(wide), true, false},
+		{`{"text": "x"}`, new(*wide), true, false},
+		{`{"text": "x"}`, new(map[string]string), true, false},
 	} {
-		if got := knownKeys([]byte(c.doc), reflect.TypeOf(c.v)); got != c.want {
-			t.Errorf("knownKeys(%s, %T) = %v, want %v", c.doc, c.v, got, c.want)
+		ok, flat := knownKeys([]byte(c.doc), reflect.TypeOf(c.v))
+		if ok != c.ok || flat != c.flat {
+			t.Errorf("knownKeys(%s, %T) = %v, %v; want %v, %v", c.doc, c.v, ok, flat, c.ok, c.flat)
 		}
 	}
 }

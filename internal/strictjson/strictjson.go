@@ -35,8 +35,10 @@ func (e *PathError) Error() string {
 // in one pass (see knownKeys); any other document, and any document that
 // pass fails on, takes the exact path that finds and names the mistake.
 func Decode(doc []byte, v any) error {
-	if t := reflect.TypeOf(v); t != nil && knownKeys(doc, t) && json.Unmarshal(doc, v) == nil {
-		return nil
+	if t := reflect.TypeOf(v); t != nil {
+		if ok, flat := knownKeys(doc, t); ok && (flat && setFlat(doc, v) || json.Unmarshal(doc, v) == nil) {
+			return nil
+		}
 	}
 	return decodeExact(doc, v)
 }
@@ -170,6 +172,10 @@ type structInfo struct {
 	// exported, untagged, plain struct, and every tag name is one
 	// encoding/json takes as written. knownKeys trusts only plain types.
 	plain bool
+	// flat maps the names of the string fields that take a JSON string
+	// as it is written (no ",string" option, not a json.Number, no
+	// UnmarshalJSON or UnmarshalText) to their reflect field indexes.
+	flat map[string][]int
 }
 
 // fieldCache holds structFields' answers: a type's fields never change.
@@ -193,7 +199,7 @@ func structFields(t reflect.Type) *structInfo {
 
 // computeFields is structFields without the cache.
 func computeFields(t reflect.Type) *structInfo {
-	out := &structInfo{fields: map[string]reflect.Type{}, plain: true}
+	out := &structInfo{fields: map[string]reflect.Type{}, plain: true, flat: map[string][]int{}}
 	add := func(name string, ft reflect.Type) {
 		if _, dup := out.fields[name]; dup {
 			out.plain = false
@@ -219,14 +225,35 @@ func computeFields(t reflect.Type) *structInfo {
 			for k, v := range inner.fields {
 				add(k, v)
 			}
+			for k, index := range inner.flat {
+				out.flat[k] = append([]int{i}, index...)
+			}
 			continue
 		}
 		if name == "" {
 			name = f.Name
 		}
 		add(name, f.Type)
+		if takesStringAsWritten(f) {
+			out.flat[name] = []int{i}
+		}
 	}
 	return out
+}
+
+// takesStringAsWritten reports whether encoding/json stores a JSON string
+// into field f as the string's text.
+func takesStringAsWritten(f reflect.StructField) bool {
+	_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	for opt := range strings.SplitSeq(opts, ",") {
+		if opt == "string" {
+			return false
+		}
+	}
+	t := f.Type
+	return t.Kind() == reflect.String && t != reflect.TypeFor[json.Number]() &&
+		!t.Implements(unmarshalerType) && !reflect.PointerTo(t).Implements(unmarshalerType) &&
+		!t.Implements(textUnmarshalerType) && !reflect.PointerTo(t).Implements(textUnmarshalerType)
 }
 
 // plainTagName reports whether encoding/json surely takes a tag name as
