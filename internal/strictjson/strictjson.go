@@ -32,11 +32,16 @@ func (e *PathError) Error() string {
 // member at fault; malformed JSON is reported with its line and column.
 //
 // A document whose member names are all known, spelt exactly, is decoded
-// in one pass (see knownKeys); any other document, and any document that
+// in one pass (see knownKeys), and one of plain strings only without
+// encoding/json (see setFlat); any other document, and any document that
 // pass fails on, takes the exact path that finds and names the mistake.
 func Decode(doc []byte, v any) error {
 	if t := reflect.TypeOf(v); t != nil {
-		if ok, flat := knownKeys(doc, t); ok && (flat && setFlat(doc, v) || json.Unmarshal(doc, v) == nil) {
+		ok, flat := knownKeys(doc, t)
+		if ok && flat && setFlat(doc, v) {
+			return nil
+		}
+		if ok && json.Unmarshal(doc, v) == nil {
 			return nil
 		}
 	}
