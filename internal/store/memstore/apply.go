@@ -17,12 +17,30 @@ import (
 // key, create and update are zero when the change has none: a key's
 // context and a task's id are never empty.
 type prepared struct {
-	key      store.IdempotencyKey
-	taskID   string
-	create   taskWrite
-	update   taskWrite
+	key    store.IdempotencyKey
+	taskID string
+	// create is the header of the task to create, createRecord its
+	// record.
+	create       taskHeader
+	createRecord string
+	update       taskUpdate
+	events       []store.Event
+}
+
+// encoded is what prepare encodes for commit to copy: kept apart from
+// prepared, whose strings escape, so that it can stay in scratch on
+// Apply's stack.
+type encoded struct {
 	messages []storedMessage
-	events   []store.Event
+	// update is the body of the task update (taskrecord.go).
+	update []byte
+}
+
+// scratch is room for an encoded change: a common change then allocates
+// only its records.
+type scratch struct {
+	messages [2]storedMessage
+	update   [256]byte
 }
 
 // Apply writes c atomically: it validates and copies c without the lock,
@@ -33,90 +51,100 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if err := live(ctx); err != nil {
 		return err
 	}
-	now := now()
-	p, err := prepare(c, now)
+	now, name := now(), store.TenantFrom(ctx)
+	var room scratch
+	p, enc, err := prepare(c, name, now, &room)
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.writeTenant(ctx)
+	t := s.tenant(name)
 	if err := t.check(&p); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	name := store.TenantFrom(ctx)
-	if id := t.commit(&p, name, now); id != "" {
+	if id := t.commit(&p, enc, now); id != "" {
 		s.noteFinished(name, id)
 	}
 	return nil
 }
 
-func prepare(c store.Change, now time.Time) (prepared, error) {
+// prepare validates and encodes c, a change of tenantName's, using room
+// where what it encodes fits.
+func prepare(c store.Change, tenantName string, now time.Time, room *scratch) (prepared, encoded, error) {
 	p := prepared{taskID: c.TaskID}
 	if k := c.Idempotency; k != nil {
 		if k.ContextID == "" || k.MessageID == "" || c.TaskID == "" {
-			return prepared{}, errdefs.Validationf("idempotency key %q/%q of task %q: context id, message id and task id are required", k.ContextID, k.MessageID, c.TaskID)
+			return prepared{}, encoded{}, errdefs.Validationf("idempotency key %q/%q of task %q: context id, message id and task id are required", k.ContextID, k.MessageID, c.TaskID)
 		}
 		p.key = *k
 	}
-	var err error
+	var (
+		enc encoded
+		err error
+	)
 	if c.CreateTask != nil {
-		if p.create, err = prepareCreate(*c.CreateTask, now); err != nil {
-			return prepared{}, err
+		if p.create, p.createRecord, err = prepareCreate(*c.CreateTask, tenantName, now); err != nil {
+			return prepared{}, encoded{}, err
 		}
 	}
 	if c.UpdateTask != nil {
-		if p.update, err = prepareUpdate(*c.UpdateTask); err != nil {
-			return prepared{}, err
+		if p.update, enc.update, err = prepareUpdate(*c.UpdateTask, room.update[:0]); err != nil {
+			return prepared{}, encoded{}, err
 		}
 	}
-	if p.messages, err = prepareMessages(c.Messages, c.TaskID, now); err != nil {
-		return prepared{}, err
+	if enc.messages, err = prepareMessages(room.messages[:0], c.Messages, c.TaskID, now); err != nil {
+		return prepared{}, encoded{}, err
 	}
 	if p.events, err = prepareEvents(c.Events); err != nil {
-		return prepared{}, err
+		return prepared{}, encoded{}, err
 	}
-	return p, nil
+	return p, enc, nil
 }
 
-func prepareCreate(in store.Task, now time.Time) (taskWrite, error) {
+// prepareCreate validates a task to create and returns its record: all of
+// it is known before the lock, for a new task is version 1, updated now.
+func prepareCreate(in store.Task, tenantName string, now time.Time) (taskHeader, string, error) {
 	field := func() string { return fmt.Sprintf("create task %q", in.ID) }
 	switch {
 	case in.ID == "" || in.ContextID == "" || in.AgentID == "":
-		return taskWrite{}, errdefs.Validationf("%s: id, context id and agent id are required", field())
+		return taskHeader{}, "", errdefs.Validationf("%s: id, context id and agent id are required", field())
 	case !in.State.Valid():
-		return taskWrite{}, errdefs.Validationf("%s: unknown state %q", field(), in.State)
+		return taskHeader{}, "", errdefs.Validationf("%s: unknown state %q", field(), in.State)
 	case in.Version != 0:
-		return taskWrite{}, errdefs.Validationf("%s: version is %d, want 0 (the store sets it)", field(), in.Version)
+		return taskHeader{}, "", errdefs.Validationf("%s: version is %d, want 0 (the store sets it)", field(), in.Version)
 	}
-	body, err := putTaskBody(make([]byte, 0, 64), in, field)
+	var buf [256]byte // most tasks fit
+	body, err := putTaskBody(buf[:0], in, field)
 	if err != nil {
-		return taskWrite{}, err
+		return taskHeader{}, "", err
 	}
-	return taskWrite{id: in.ID, contextID: in.ContextID, agentID: in.AgentID, state: in.State, created: orNow(in.CreatedAt, now), body: body}, nil
+	h := taskHeader{
+		id: in.ID, contextID: in.ContextID, agentID: in.AgentID, tenant: tenantName,
+		version: 1, created: orNow(in.CreatedAt, now), updated: now, state: in.State,
+	}
+	return h, taskRecord(h, body), nil
 }
 
-func prepareUpdate(in store.Task) (taskWrite, error) {
+// prepareUpdate validates a task update and appends its body to b.
+func prepareUpdate(in store.Task, b []byte) (taskUpdate, []byte, error) {
 	field := func() string { return fmt.Sprintf("update task %q", in.ID) }
 	switch {
 	case in.ID == "":
-		return taskWrite{}, errdefs.Validationf("%s: id is required", field())
+		return taskUpdate{}, nil, errdefs.Validationf("%s: id is required", field())
 	case !in.State.Valid():
-		return taskWrite{}, errdefs.Validationf("%s: unknown state %q", field(), in.State)
+		return taskUpdate{}, nil, errdefs.Validationf("%s: unknown state %q", field(), in.State)
 	}
-	body, err := putTaskBody(make([]byte, 0, 64), in, field)
+	body, err := putTaskBody(b, in, field)
 	if err != nil {
-		return taskWrite{}, err
+		return taskUpdate{}, nil, err
 	}
-	return taskWrite{id: in.ID, state: in.State, version: in.Version, body: body}, nil
+	return taskUpdate{id: in.ID, state: in.State, version: in.Version}, body, nil
 }
 
-// prepareMessages validates msgs and encodes them for their transcripts.
-func prepareMessages(msgs []store.Message, taskID string, now time.Time) ([]storedMessage, error) {
-	if len(msgs) == 0 {
-		return nil, nil
-	}
-	out := make([]storedMessage, len(msgs))
+// prepareMessages validates msgs and encodes them for their transcripts,
+// appending them to out.
+func prepareMessages(out []storedMessage, msgs []store.Message, taskID string, now time.Time) ([]storedMessage, error) {
 	for i, m := range msgs {
 		if m.ContextID == "" {
 			return nil, errdefs.Validationf("messages[%d] (id %q): context id is required", i, m.ID)
@@ -130,7 +158,7 @@ func prepareMessages(msgs []store.Message, taskID string, now time.Time) ([]stor
 		if err != nil {
 			return nil, err
 		}
-		out[i] = storedMessage{contextID: m.ContextID, taskID: m.TaskID, record: string(b)}
+		out = append(out, storedMessage{contextID: m.ContextID, taskID: m.TaskID, record: string(b)})
 	}
 	return out, nil
 }
@@ -174,10 +202,21 @@ func (t *tenant) check(p *prepared) error {
 			return errdefs.Conflictf("update task %q: version %d is stale, the stored version is %d", u.id, u.version, version)
 		}
 	}
-	next := map[string]int64{}
-	for _, e := range p.events {
-		want, ok := next[e.RunID]
-		if !ok {
+	return t.checkEvents(p.events)
+}
+
+// checkEvents reports an event of evs that does not continue its log. A
+// change's events mostly belong to one run, and seq then follows seq; the
+// next seq of each run is kept in a map only when evs turn to another run.
+func (t *tenant) checkEvents(evs []store.Event) error {
+	var next map[string]int64 // for runs of evs that evs have turned away from
+	for i, e := range evs {
+		var want int64
+		if i > 0 && e.RunID == evs[i-1].RunID {
+			want = evs[i-1].Seq + 1
+		} else if n, ok := next[e.RunID]; ok {
+			want = n
+		} else {
 			want = 1
 			if r := t.runs[e.RunID]; r != nil {
 				want = r.log.lastSeq() + 1
@@ -186,22 +225,26 @@ func (t *tenant) check(p *prepared) error {
 		if e.Seq != want {
 			return errdefs.Conflictf("append event to run %q: seq %d does not continue the log, want %d", e.RunID, e.Seq, want)
 		}
-		next[e.RunID] = want + 1
+		if i+1 < len(evs) && evs[i+1].RunID != e.RunID {
+			if next == nil {
+				next = map[string]int64{}
+			}
+			next[e.RunID] = e.Seq + 1
+		}
 	}
 	return nil
 }
 
 // commit writes a checked change. It returns the id of the task the change
 // finished (moved into a terminal state), if any.
-func (t *tenant) commit(p *prepared, tenantName string, now time.Time) (finished string) {
+func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (finished string) {
 	if p.key.ContextID != "" {
 		t.keys[p.key] = p.taskID
 		r := t.run(p.taskID)
 		r.keys = append(r.keys, p.key)
 	}
 	if c := &p.create; c.id != "" {
-		h := taskHeader{id: c.id, contextID: c.contextID, agentID: c.agentID, tenant: tenantName, version: 1, created: c.created, updated: now, state: c.state}
-		t.insertTask(h, c.record(h))
+		t.insertTask(*c, p.createRecord)
 		if finishedBy("", c.state, true) {
 			finished = c.id
 		}
@@ -217,9 +260,9 @@ func (t *tenant) commit(p *prepared, tenantName string, now time.Time) (finished
 		if now.After(h.updated) { // else the wall clock stepped back
 			h.updated = now
 		}
-		r.task = u.record(h)
+		r.task = taskRecord(h, enc.update)
 	}
-	for _, m := range p.messages {
+	for _, m := range enc.messages {
 		t.context(m.contextID).transcript.append(m)
 	}
 	for evs := p.events; len(evs) > 0; {

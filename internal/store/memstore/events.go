@@ -2,7 +2,9 @@ package memstore
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -37,11 +39,11 @@ func knownType(name string) uint8 {
 
 // eventLog is one run's events in a form the garbage collector need not
 // trace: every event is a stretch of arena — its type name (unless it is
-// one of knownTypes) followed by its Data — and a pointer-free entry in
-// index. A log is then two objects the collector does not scan, however
-// many events it holds, and the run id is kept once. Pruning drops a
-// prefix, so index[i] is the event with seq pruned+1+i and a read after a
-// seq indexes the slice directly.
+// one of knownTypes), as putString writes it, followed by its Data — and a
+// pointer-free entry in index. A log is then two objects the collector
+// does not scan, however many events it holds, and the run id is kept
+// once. Pruning drops a prefix, so index[i] is the event with seq
+// pruned+1+i and a read after a seq indexes the slice directly.
 type eventLog struct {
 	runID  string
 	arena  []byte
@@ -54,7 +56,6 @@ type eventLog struct {
 type eventEntry struct {
 	sec   int64 // Time, in Unix seconds and nanoseconds (UTC)
 	start int   // offset of the event: the stored type name, then Data
-	data  int   // offset of Data
 	nsec  int32
 	known uint8 // the type, as knownType returns it; 0: stored at start
 }
@@ -62,43 +63,68 @@ type eventEntry struct {
 // lastSeq is the highest seq ever appended.
 func (l *eventLog) lastSeq() int64 { return l.pruned + int64(len(l.index)) }
 
-// minArena is the first capacity of a log's arena: a short run's events
-// fit in it or its first doubling.
-const minArena = 1024
+// Sizes of a log's first arena and index: a run's first events (a few
+// hundred bytes) fit in them, and a short run's in the arena's first
+// growth.
+const (
+	minArena = 512
+	minIndex = 16
+)
 
 // append copies evs, which continue l and belong to its run, into l; an
-// event without a time gets now.
+// event without a time gets now. The arena grows at most once per call,
+// to hold all of evs and as much again as it held: growing event by event
+// would copy it several times in one call, and the doubling keeps the
+// copies of a long log to one per byte on average.
 func (l *eventLog) append(evs []store.Event, now time.Time) {
-	if l.index == nil {
-		// Room for a short run's events, so that one does not regrow
-		// its index four times.
-		l.index = make([]eventEntry, 0, max(len(evs), 16))
+	size := 0
+	for _, e := range evs {
+		size += storedSize(e)
 	}
-	if l.arena == nil {
-		size := 0
-		for _, e := range evs {
-			size += len(e.Type) + len(e.Data)
-		}
+	switch {
+	case l.arena == nil:
 		l.arena = make([]byte, 0, max(size, minArena))
+	case cap(l.arena)-len(l.arena) < size:
+		l.arena = slices.Grow(l.arena, len(l.arena)+size)
+	}
+	if l.index == nil {
+		l.index = make([]eventEntry, 0, max(len(evs), minIndex))
 	}
 	for _, e := range evs {
 		at := orNow(e.Time, now)
 		x := eventEntry{sec: at.Unix(), nsec: int32(at.Nanosecond()), start: len(l.arena), known: knownType(e.Type)}
 		if x.known == 0 {
-			l.arena = append(l.arena, e.Type...)
+			l.arena = putString(l.arena, e.Type)
 		}
-		x.data = len(l.arena)
 		l.arena = append(l.arena, e.Data...)
 		l.index = append(l.index, x)
 	}
 }
 
-// end is the offset where the Data of index[i] ends.
-func (l *eventLog) end(i int) int {
-	if i+1 < len(l.index) {
-		return l.index[i+1].start
+// storedSize is how many bytes of arena e takes.
+func storedSize(e store.Event) int {
+	if knownType(e.Type) > 0 {
+		return len(e.Data)
 	}
-	return len(l.arena)
+	return uvarintLen(uint64(len(e.Type))) + len(e.Type) + len(e.Data)
+}
+
+// uvarintLen is how many bytes putUint takes to write v.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+// event returns the type and Data of index[i]; Data is the arena's.
+func (l *eventLog) event(i int) (typ string, data []byte) {
+	x := l.index[i]
+	end := len(l.arena)
+	if i+1 < len(l.index) {
+		end = l.index[i+1].start
+	}
+	if x.known > 0 {
+		return knownTypes[x.known-1], l.arena[x.start:end]
+	}
+	n, w := binary.Uvarint(l.arena[x.start:])
+	from := x.start + w + int(n)
+	return string(l.arena[x.start+w : from]), l.arena[from:end]
 }
 
 // ReadEvents returns up to limit events of run with seq > after.
@@ -133,18 +159,17 @@ func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit
 // buffer; each Data is capped so that appending to one cannot overwrite
 // the next.
 func (l *eventLog) read(from, to int) []store.Event {
-	buf := make([]byte, 0, l.end(to-1)-l.index[from].start)
+	end := len(l.arena)
+	if to < len(l.index) {
+		end = l.index[to].start
+	}
+	buf := make([]byte, 0, end-l.index[from].start)
 	out := make([]store.Event, to-from)
 	for i := range out {
 		x := l.index[from+i]
-		typ := ""
-		if x.known > 0 {
-			typ = knownTypes[x.known-1]
-		} else {
-			typ = string(l.arena[x.start:x.data])
-		}
+		typ, data := l.event(from + i)
 		start := len(buf)
-		buf = append(buf, l.arena[x.data:l.end(from+i)]...)
+		buf = append(buf, data...)
 		out[i] = store.Event{
 			RunID: l.runID,
 			Seq:   l.pruned + 1 + int64(from+i),
@@ -193,7 +218,6 @@ func (l *eventLog) prune(through int64) {
 	l.index = make([]eventEntry, len(keep))
 	for i, x := range keep {
 		x.start -= base
-		x.data -= base
 		l.index[i] = x
 	}
 	l.pruned = through

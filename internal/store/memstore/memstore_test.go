@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"agentd/internal/engine"
+	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
@@ -187,6 +188,35 @@ func TestEventDataIsCapped(t *testing.T) {
 	_ = append(page.Events[0].Data, "garbage"...)
 	if !bytes.Equal(page.Events[1].Data, evs[1].Data) {
 		t.Fatalf("appending to event 1's Data changed event 2's to %s, want %s", page.Events[1].Data, evs[1].Data)
+	}
+}
+
+// TestEventsOfSeveralRuns checks that one change may interleave the
+// events of several runs, each continuing its own log.
+func TestEventsOfSeveralRuns(t *testing.T) {
+	s, ctx := memstore.New(), t.Context()
+	ev := func(run string, seq int64) store.Event {
+		return store.Event{RunID: run, Seq: seq, Type: "x", Data: json.RawMessage(`{}`)}
+	}
+	ok := []store.Event{ev("a", 1), ev("b", 1), ev("b", 2), ev("a", 2), ev("c", 1), ev("a", 3), ev("b", 3)}
+	if err := s.Apply(ctx, store.Change{Events: ok}); err != nil {
+		t.Fatalf("interleaved runs: %v", err)
+	}
+	for _, bad := range [][]store.Event{
+		{ev("a", 4), ev("b", 4), ev("a", 4)},
+		{ev("a", 4), ev("b", 4), ev("a", 6)},
+		{ev("a", 4), ev("b", 5)},
+		{ev("c", 2), ev("a", 4), ev("c", 2)},
+	} {
+		if err := s.Apply(ctx, store.Change{Events: bad}); !errdefs.IsConflict(err) {
+			t.Errorf("Apply(%v) = %v, want a conflict", bad, err)
+		}
+	}
+	for run, last := range map[string]int64{"a": 3, "b": 3, "c": 1} {
+		page, err := s.ReadEvents(ctx, run, 0, 10)
+		if err != nil || page.LastSeq != last || len(page.Events) != int(last) {
+			t.Errorf("run %s: LastSeq %d, %d events, %v; want %d", run, page.LastSeq, len(page.Events), err, last)
+		}
 	}
 }
 

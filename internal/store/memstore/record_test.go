@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,9 +220,8 @@ func TestTaskRecordRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := taskWrite{body: body}
 		h := taskHeader{id: task.ID, contextID: task.ContextID, agentID: task.AgentID, tenant: task.Tenant, version: task.Version, created: task.CreatedAt, updated: task.UpdatedAt, state: task.State}
-		rec := w.record(h)
+		rec := taskRecord(h, body)
 		if got := headerOf(rec); got != h {
 			t.Errorf("%s: header read back %+v, want %+v", name, got, h)
 		}
@@ -250,7 +250,7 @@ func TestTaskRecordRoundTrip(t *testing.T) {
 func TestEventLogTypesAndPrune(t *testing.T) {
 	zone := time.FixedZone("x", -7200)
 	var want []store.Event
-	for i, typ := range []string{"run.start", "custom.type", "delta", "another", "run.end", "x"} {
+	for i, typ := range []string{"run.start", "custom.type", "delta", strings.Repeat("long.", 40), "run.end", "x"} {
 		want = append(want, store.Event{
 			RunID: "r", Seq: int64(i + 1), Type: typ,
 			Time: time.Date(2026, 1, 2, 3, 4, i, 123456789, zone),
@@ -278,5 +278,13 @@ func TestEventLogTypesAndPrune(t *testing.T) {
 	}
 	if l.arena != nil || len(l.index) != 0 {
 		t.Fatalf("a log pruned through its last event keeps %d bytes and %d entries", len(l.arena), len(l.index))
+	}
+}
+
+func TestUvarintLen(t *testing.T) {
+	for _, v := range []uint64{0, 1, 127, 128, 16383, 16384, 1<<32 - 1, 1 << 63, 1<<64 - 1} {
+		if got, want := uvarintLen(v), len(putUint(nil, v)); got != want {
+			t.Errorf("uvarintLen(%d) = %d, want %d", v, got, want)
+		}
 	}
 }

@@ -43,19 +43,24 @@ func (s *Store) noteFinished(tenantName, id string) {
 		return
 	}
 	target := s.retain - s.retain/4
-	touched := map[*tenant]bool{}
+	gone := map[*tenant][]taskKey{} // the keys to remove from allTasks
 	for len(s.finished)-s.finishedHead > target {
 		r := s.finished[s.finishedHead]
 		s.finished[s.finishedHead] = finishedRun{}
 		s.finishedHead++
-		if t := s.tenants[r.tenant]; t != nil && t.forget(r.id) {
-			touched[t] = true
-			delete(s.leases, r.id)
-			delete(s.released, r.id)
+		if t := s.tenants[r.tenant]; t != nil {
+			if k, ok := t.forget(r.id); ok {
+				gone[t] = append(gone[t], k)
+				delete(s.leases, r.id)
+				delete(s.released, r.id)
+			}
 		}
 	}
-	for t := range touched {
-		t.allTasks = slices.DeleteFunc(t.allTasks, func(k taskKey) bool { return t.task(k.id) == "" })
+	for t, keys := range gone {
+		// Runs mostly finish in the order they were created, so keys is
+		// close to sorted already.
+		slices.SortFunc(keys, compareKeys)
+		t.allTasks.removeSorted(keys)
 	}
 	// Drop the consumed head once it is the larger part of the queue, so
 	// the queue's memory stays proportional to the retention.
@@ -66,18 +71,18 @@ func (s *Store) noteFinished(tenantName, id string) {
 }
 
 // forget deletes a finished task and what belongs to it, except its entry
-// in allTasks, which the caller filters once per batch. It reports false
-// (and deletes nothing) when the task is gone or no longer terminal: a
-// task queued twice, or one that moved on after it finished. Callers hold
-// the write lock.
-func (t *tenant) forget(id string) bool {
+// in allTasks, which the caller removes once per batch: forget returns its
+// key. It reports false (and deletes nothing) when the task is gone or no
+// longer terminal: a task queued twice, or one that moved on after it
+// finished. Callers hold the write lock.
+func (t *tenant) forget(id string) (taskKey, bool) {
 	r := t.runs[id]
 	if r == nil || r.task == "" {
-		return false
+		return taskKey{}, false
 	}
 	task := headerOf(r.task)
 	if !task.state.Terminal() {
-		return false
+		return taskKey{}, false
 	}
 	delete(t.runs, id)
 	if c := t.contexts[task.contextID]; c != nil {
@@ -96,7 +101,7 @@ func (t *tenant) forget(id string) bool {
 			delete(t.keys, k)
 		}
 	}
-	return true
+	return task.key(), true
 }
 
 // dropIfEmpty forgets the records of runID once nothing is left in them.

@@ -83,7 +83,12 @@ func (s *Store) readTenant(ctx context.Context) *tenant {
 // writeTenant returns the tenant of ctx, creating it. Callers hold s.mu for
 // writing.
 func (s *Store) writeTenant(ctx context.Context) *tenant {
-	name := store.TenantFrom(ctx)
+	return s.tenant(store.TenantFrom(ctx))
+}
+
+// tenant returns the tenant called name, creating it. Callers hold s.mu
+// for writing.
+func (s *Store) tenant(name string) *tenant {
 	t := s.tenants[name]
 	if t == nil {
 		t = &tenant{

@@ -31,25 +31,21 @@ type taskHeader struct {
 // key is the task's place in a taskIndex.
 func (h taskHeader) key() taskKey { return taskKey{h.created.UnixMicro(), h.id} }
 
-// taskWrite is a task to create or update, validated, with its body
-// encoded.
-type taskWrite struct {
-	id, contextID, agentID string // contextID and agentID on create only
-	state                  store.TaskState
-	// version is, on update, the version the write replaces.
+// taskUpdate is a task update, validated.
+type taskUpdate struct {
+	id    string
+	state store.TaskState
+	// version is the version the update replaces.
 	version int64
-	// created is, on create, the task's creation time.
-	created time.Time
-	body    []byte
 }
 
-// record joins h and the body of w.
-func (w *taskWrite) record(h taskHeader) string {
+// taskRecord joins h and a body written by putTaskBody into a record.
+func taskRecord(h taskHeader, body []byte) string {
 	var buf [256]byte // most tasks fit: one allocation, for the record
 	b := putTime(putString(putString(buf[:0], h.agentID), string(h.state)), h.updated)
 	b = putString(putString(putString(b, h.id), h.contextID), h.tenant)
 	b = putTime(putInt(b, h.version), h.created)
-	return string(append(b, w.body...))
+	return string(append(b, body...))
 }
 
 // putTaskBody validates the caller's fields of t but for its state,

@@ -35,8 +35,23 @@ func compareKeys(a, b taskKey) int {
 type taskIndex []taskKey
 
 func (x *taskIndex) insert(k taskKey) {
+	if n := len(*x); n == 0 || compareKeys((*x)[n-1], k) < 0 {
+		*x = append(*x, k)
+		return
+	}
 	i, _ := slices.BinarySearchFunc(*x, k, compareKeys)
 	*x = slices.Insert(*x, i, k)
+}
+
+// removeSorted removes the keys of gone, which is sorted, from x, in one
+// pass that compares keys rather than looking tasks up.
+func (x *taskIndex) removeSorted(gone []taskKey) {
+	*x = slices.DeleteFunc(*x, func(k taskKey) bool {
+		for len(gone) > 0 && compareKeys(gone[0], k) < 0 {
+			gone = gone[1:]
+		}
+		return len(gone) > 0 && gone[0] == k
+	})
 }
 
 // insertTask stores a new task and indexes it. Callers hold the write lock.
