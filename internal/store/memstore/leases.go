@@ -32,11 +32,10 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 	now := now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l := s.leases[runID]
+	l, held := s.leases[runID]
 	switch {
-	case l == nil:
-		l = &store.Lease{RunID: runID, Owner: owner, Generation: s.released[runID] + 1, Tenant: store.TenantFrom(ctx)}
-		s.leases[runID] = l
+	case !held:
+		l = store.Lease{RunID: runID, Owner: owner, Generation: s.released[runID] + 1, Tenant: store.TenantFrom(ctx)}
 		delete(s.released, runID)
 	case l.Owner == owner:
 		// Extending one's own lease keeps its generation and tenant.
@@ -48,7 +47,8 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 		return store.Lease{}, errdefs.Conflictf("acquire lease of run %q for %q: held by %q until %v", runID, owner, l.Owner, l.ExpiresAt)
 	}
 	l.ExpiresAt = now.Add(ttl)
-	return *l, nil
+	s.leases[runID] = l
+	return l, nil
 }
 
 // RenewLease extends l until now+ttl unless it was released or taken over.
@@ -62,12 +62,13 @@ func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration
 	now := now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	held := s.held(l)
-	if held == nil {
+	held, ok := s.held(l)
+	if !ok {
 		return store.Lease{}, errdefs.Conflictf("renew lease of run %q for %q (generation %d): the lease was lost", l.RunID, l.Owner, l.Generation)
 	}
 	held.ExpiresAt = now.Add(ttl)
-	return *held, nil
+	s.leases[l.RunID] = held
+	return held, nil
 }
 
 // ReleaseLease gives l up; a lost lease is left alone.
@@ -77,19 +78,18 @@ func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if held := s.held(l); held != nil {
+	if held, ok := s.held(l); ok {
 		delete(s.leases, l.RunID)
 		s.released[l.RunID] = held.Generation
 	}
 	return nil
 }
 
-// held returns the record of l if l is still held. Callers hold s.mu.
-func (s *Store) held(l store.Lease) *store.Lease {
-	if held := s.leases[l.RunID]; held != nil && held.Owner == l.Owner && held.Generation == l.Generation {
-		return held
-	}
-	return nil
+// held returns the record of l and true if l is still held. Callers hold
+// s.mu.
+func (s *Store) held(l store.Lease) (store.Lease, bool) {
+	held, ok := s.leases[l.RunID]
+	return held, ok && held.Owner == l.Owner && held.Generation == l.Generation
 }
 
 // ExpiredLeases lists up to limit held leases that expired before now,
@@ -108,7 +108,7 @@ func (s *Store) ExpiredLeases(ctx context.Context, now time.Time, limit int) ([]
 	var out []store.Lease
 	for _, l := range s.leases {
 		if l.ExpiresAt.Before(now) {
-			out = append(out, *l)
+			out = append(out, l)
 		}
 	}
 	s.mu.RUnlock()

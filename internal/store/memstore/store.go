@@ -17,7 +17,7 @@ type Store struct {
 	// leases are global: recovery scans every tenant's expired leases.
 	// They hold the held leases by run, released the generations of
 	// released ones (leases.go).
-	leases   map[string]*store.Lease
+	leases   map[string]store.Lease
 	released map[string]int64
 	// retain is the retention (WithRetention); finished[finishedHead:]
 	// queues the finished runs, oldest first, for eviction.
@@ -59,7 +59,7 @@ var _ store.Store = (*Store)(nil)
 // New returns an empty store that keeps DefaultRetention finished runs,
 // or as the options say.
 func New(opts ...Option) *Store {
-	s := &Store{tenants: map[string]*tenant{}, leases: map[string]*store.Lease{}, released: map[string]int64{}, retain: DefaultRetention}
+	s := &Store{tenants: map[string]*tenant{}, leases: map[string]store.Lease{}, released: map[string]int64{}, retain: DefaultRetention}
 	for _, o := range opts {
 		o(s)
 	}
