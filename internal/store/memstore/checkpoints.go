@@ -171,7 +171,7 @@ func (c storedCheckpoint) decode() engine.Checkpoint {
 			name := r.str()
 			msgs := make([]model.Message, r.uint())
 			for i := range msgs {
-				msgs[i] = r.message()
+				msgs[i] = r.message(nil)
 			}
 			cp.Board.Channels[name] = msgs
 		}

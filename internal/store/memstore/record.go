@@ -290,21 +290,35 @@ func (r *reader) value() any {
 }
 
 // message returns the next message, which shares nothing mutable with the
-// record or with an earlier read.
-func (r *reader) message() model.Message {
-	return model.Message{ID: r.str(), Role: model.Role(r.str()), Name: r.str(), CreatedAt: r.time(), Parts: r.parts(), Metadata: r.jsonMap()}
+// record or with an earlier read. Its parts are taken from room, if not
+// nil, while they fit (newParts).
+func (r *reader) message(room *[]model.Part) model.Message {
+	return model.Message{ID: r.str(), Role: model.Role(r.str()), Name: r.str(), CreatedAt: r.time(), Parts: r.parts(room), Metadata: r.jsonMap()}
 }
 
-func (r *reader) parts() []model.Part {
+func (r *reader) parts(room *[]model.Part) []model.Part {
 	n := int(r.uint())
 	if n == 0 {
 		return nil
 	}
-	parts := make([]model.Part, n-1)
+	parts := newParts(room, n-1)
 	for i := range parts {
 		parts[i] = r.part()
 	}
 	return parts
+}
+
+// newParts returns n parts: the next n of room if they fit, capped so
+// that appending to them cannot overwrite the parts of another message,
+// else fresh ones. Reading many messages into one room allocates their
+// parts at once rather than one message at a time.
+func newParts(room *[]model.Part, n int) []model.Part {
+	if room == nil || n == 0 || cap(*room)-len(*room) < n {
+		return make([]model.Part, n) // never nil: empty parts stay apart from nil
+	}
+	free := *room
+	*room = free[:len(free)+n]
+	return free[len(free) : len(free)+n : len(free)+n]
 }
 
 func (r *reader) part() model.Part {

@@ -112,12 +112,42 @@ func TestMessageRecordRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := reader{s: string(b)}
-		if got := r.message(); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: read back\n%#v\nwant\n%#v", name, got, want)
+		for _, room := range []*[]model.Part{nil, new([]model.Part), ptr(make([]model.Part, 0, 1)), ptr(make([]model.Part, 0, 10))} {
+			r := reader{s: string(b)}
+			if got := r.message(room); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: read back\n%#v\nwant\n%#v", name, got, want)
+			}
+			if r.i != len(r.s) {
+				t.Errorf("%s: %d bytes of the record left unread", name, len(r.s)-r.i)
+			}
 		}
-		if r.i != len(r.s) {
-			t.Errorf("%s: %d bytes of the record left unread", name, len(r.s)-r.i)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestMessagesShareRoom checks that messages read into one room get their
+// own parts: appending to one message's parts leaves the next one's be.
+func TestMessagesShareRoom(t *testing.T) {
+	b, err := putMessage(nil, everyMessage(), func() string { return "m" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := normalMessage(t, everyMessage())
+	room := make([]model.Part, 0, 3*len(want.Parts)+1)
+	var got []model.Message
+	for range 4 { // the last one does not fit
+		r := reader{s: string(b)}
+		got = append(got, r.message(&room))
+	}
+	_ = append(got[0].Parts, model.TextPart("overwrite?"))
+	got[1].Parts[0].Text = "changed"
+	for i, m := range got {
+		if i == 1 {
+			continue
+		}
+		if !reflect.DeepEqual(m, want) {
+			t.Errorf("message %d read back\n%#v\nwant\n%#v", i, m, want)
 		}
 	}
 }

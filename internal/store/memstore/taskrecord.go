@@ -131,13 +131,13 @@ func readTask(rec string) store.Task {
 		t.Error = &store.TaskError{Class: r.str(), Message: r.str()}
 	}
 	if r.bool() {
-		m := r.message()
+		m := r.message(nil)
 		t.StatusMessage = &m
 	}
 	if n := int(r.uint()); n > 0 {
 		t.Artifacts = make([]model.Artifact, n-1)
 		for i := range t.Artifacts {
-			t.Artifacts[i] = model.Artifact{ID: r.str(), Name: r.str(), Description: r.str(), Parts: r.parts(), Metadata: r.jsonMap()}
+			t.Artifacts[i] = model.Artifact{ID: r.str(), Name: r.str(), Description: r.str(), Parts: r.parts(nil), Metadata: r.jsonMap()}
 		}
 	}
 	t.Metadata = r.jsonMap()

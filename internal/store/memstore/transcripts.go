@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 	"agentd/internal/store"
 )
 
@@ -44,10 +45,10 @@ func putStoredMessage(b []byte, m store.Message, field fieldName) ([]byte, error
 }
 
 // message decodes the record at position pos of the transcript of
-// contextID.
-func (tr *transcript) message(contextID string, pos int64) store.Message {
+// contextID, taking its parts from parts while they fit (newParts).
+func (tr *transcript) message(contextID string, pos int64, parts *[]model.Part) store.Message {
 	r := reader{s: tr.msgs[pos-1]}
-	return store.Message{ContextID: contextID, TaskID: r.str(), Position: pos, Message: r.message()}
+	return store.Message{ContextID: contextID, TaskID: r.str(), Position: pos, Message: r.message(parts)}
 }
 
 // taskOf returns the task id of the message at position pos.
@@ -117,7 +118,7 @@ func (tr *transcript) page(q store.MessageQuery, limit int) store.MessagePage {
 		n = max(0, len(tr.msgs)-int(q.After))
 		at = func(i int) int64 { return first + int64(i) }
 	} else {
-		var ps []int64
+		ps := make([]int64, 0, 16) // on the stack while a task has few messages
 		if sp := tr.span(q.TaskID); sp != nil {
 			for pos := max(sp.first, q.After+1); pos <= sp.last; pos++ {
 				if tr.taskOf(pos) == q.TaskID {
@@ -136,8 +137,9 @@ func (tr *transcript) page(q store.MessageQuery, limit int) store.MessagePage {
 	if hi > lo {
 		page.Messages = make([]store.Message, 0, hi-lo)
 	}
+	parts := make([]model.Part, 0, hi-lo) // most messages have one part
 	for i := lo; i < hi; i++ {
-		page.Messages = append(page.Messages, tr.message(q.ContextID, at(i)))
+		page.Messages = append(page.Messages, tr.message(q.ContextID, at(i), &parts))
 	}
 	if hi < n {
 		page.NextAfter = at(hi - 1)
