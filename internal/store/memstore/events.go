@@ -63,11 +63,10 @@ type eventEntry struct {
 // lastSeq is the highest seq ever appended.
 func (l *eventLog) lastSeq() int64 { return l.pruned + int64(len(l.index)) }
 
-// Sizes of a log's first arena and index: a run's first events (a few
-// hundred bytes) fit in them, and a short run's in the arena's first
-// growth.
+// Sizes of a log's first arena and index: a short run's events — its
+// start, statuses, one step and end, 1.5 KB or so — fit in them.
 const (
-	minArena = 512
+	minArena = 2048
 	minIndex = 16
 )
 
