@@ -1,5 +1,10 @@
 package memstore
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // validJSON reports whether b is one valid JSON value, as json.Valid does,
 // several times faster: every event is checked on its way in, and
 // encoding/json's table-driven scanner was the largest single cost of a
@@ -118,9 +123,17 @@ func skipArray(b []byte, i, depth int) (int, bool) {
 }
 
 // skipString returns the index after the string whose opening quote is at
-// b[i-1].
+// b[i-1]. It passes over plain bytes eight at a time.
 func skipString(b []byte, i int) (int, bool) {
 	for i < len(b) {
+		if len(b)-i >= 8 {
+			m := specialBytes(binary.LittleEndian.Uint64(b[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8 // the first special byte
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, true
@@ -147,6 +160,16 @@ func skipString(b []byte, i int) (int, bool) {
 		}
 	}
 	return i, false
+}
+
+// specialBytes returns a mask whose lowest set bit is the high bit of the
+// first byte of w (little-endian) that is a quote, a backslash or a
+// control character, or 0 if none is. Bits above that one may be set
+// wrongly, for a byte's borrow carries into the next.
+func specialBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
 }
 
 func isHex(c byte) bool {
