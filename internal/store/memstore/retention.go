@@ -97,9 +97,9 @@ func (t *tenant) forget(id string) (taskKey, bool) {
 		}
 	}
 	for _, k := range r.keys {
-		if t.keys[k] == id {
-			delete(t.keys, k)
-		}
+		// The key is id's: a recorded key is never recorded again, and
+		// only forgetting its run deletes it.
+		delete(t.keys, k)
 	}
 	return task.key(), true
 }
