@@ -1,10 +1,15 @@
 package memstore_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
@@ -155,5 +160,64 @@ func TestRetentionBoundsFinishedRuns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRetentionInAnyOrder checks that the task listing stays exact when
+// runs finish in another order than they were created, some created at
+// the same time: eviction then removes keys from the middle of the index.
+func TestRetentionInAnyOrder(t *testing.T) {
+	ctx := t.Context()
+	s := memstore.New(memstore.WithRetention(4))
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 40
+	for i := range n {
+		id := fmt.Sprintf("t-%02d", i)
+		task := store.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: store.StateWorking, CreatedAt: base.Add(time.Duration(r.IntN(8)) * time.Second)}
+		if err := s.Apply(ctx, store.Change{CreateTask: &task}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var kept []string // the finished runs the store should keep, as it evicts
+	for _, i := range r.Perm(n) {
+		id := fmt.Sprintf("t-%02d", i)
+		task, err := s.GetTask(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task.State = store.StateCompleted
+		if err := s.Apply(ctx, store.Change{UpdateTask: &task}); err != nil {
+			t.Fatal(err)
+		}
+		if kept = append(kept, id); len(kept) > 4 {
+			kept = kept[len(kept)-3:]
+		}
+		page, err := s.ListTasks(ctx, store.TaskQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, unfinished []string
+		for _, task := range page.Tasks {
+			if task.State == store.StateCompleted {
+				got = append(got, task.ID)
+			} else {
+				unfinished = append(unfinished, task.ID)
+			}
+		}
+		if page.Total != len(page.Tasks) || len(got) != len(kept) || len(got)+len(unfinished) != len(page.Tasks) {
+			t.Fatalf("ListTasks: total %d, %d finished tasks listed, want %d", page.Total, len(got), len(kept))
+		}
+		want := slices.Clone(kept)
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("finished tasks listed %v, want %v", got, want)
+		}
+		if !slices.IsSortedFunc(page.Tasks, func(a, b store.Task) int {
+			return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.ID, a.ID))
+		}) {
+			t.Fatalf("ListTasks is not newest first")
+		}
 	}
 }
