@@ -86,7 +86,7 @@ func (t *tenant) forget(id string) (taskKey, bool) {
 	}
 	delete(t.runs, id)
 	if c := t.contexts[task.contextID]; c != nil {
-		c.tasks = slices.DeleteFunc(c.tasks, func(k taskKey) bool { return k.id == id })
+		c.tasks.remove(task.key())
 		if len(c.tasks) == 0 {
 			// The context's last task: its transcript goes with it.
 			delete(t.contexts, task.contextID)

@@ -43,6 +43,13 @@ func (x *taskIndex) insert(k taskKey) {
 	*x = slices.Insert(*x, i, k)
 }
 
+// remove removes k from x, if x holds it.
+func (x *taskIndex) remove(k taskKey) {
+	if i, ok := slices.BinarySearchFunc(*x, k, compareKeys); ok {
+		*x = slices.Delete(*x, i, i+1)
+	}
+}
+
 // removeSorted removes the keys of gone, which is sorted, from x, in one
 // pass that compares keys rather than looking tasks up.
 func (x *taskIndex) removeSorted(gone []taskKey) {

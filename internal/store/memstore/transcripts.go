@@ -89,7 +89,11 @@ func (tr *transcript) span(taskID string) *taskSpan {
 // forgetTask stops listing the messages of taskID under it; they stay in
 // the context's history.
 func (tr *transcript) forgetTask(taskID string) {
-	tr.tasks = slices.DeleteFunc(tr.tasks, func(sp taskSpan) bool { return sp.id == taskID })
+	// A task has one span at most; the oldest are forgotten first, so the
+	// search starts from them.
+	if i := slices.IndexFunc(tr.tasks, func(sp taskSpan) bool { return sp.id == taskID }); i >= 0 {
+		tr.tasks = slices.Delete(tr.tasks, i, i+1)
+	}
 }
 
 // ListMessages returns a page of a context's transcript in position order.
