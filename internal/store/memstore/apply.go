@@ -240,8 +240,7 @@ func (t *tenant) checkEvents(evs []store.Event) error {
 func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (finished string) {
 	if p.key.ContextID != "" {
 		t.keys[p.key] = p.taskID
-		r := t.run(p.taskID)
-		r.keys = append(r.keys, p.key)
+		t.run(p.taskID).addKey(p.key)
 	}
 	if c := &p.create; c.id != "" {
 		t.insertTask(*c, p.createRecord)

@@ -28,7 +28,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error 
 			return errdefs.Conflictf("save checkpoint of run %q: attempt %d is stale, attempt %d has checkpointed since", cp.ExecID, in.attempt, newest)
 		}
 	}
-	r.checkpoints = append(r.checkpoints, in)
+	r.addCheckpoint(in)
 	return nil
 }
 
@@ -69,7 +69,7 @@ func (s *Store) DeleteCheckpoints(ctx context.Context, runID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.readTenant(ctx); t != nil && t.runs[runID] != nil {
-		t.runs[runID].checkpoints = nil
+		t.runs[runID].deleteCheckpoints()
 		t.dropIfEmpty(runID)
 	}
 	return nil

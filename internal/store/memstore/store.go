@@ -45,6 +45,32 @@ type run struct {
 	checkpoints []storedCheckpoint
 	push        map[string]store.PushConfig
 	keys        []store.IdempotencyKey
+	// Room for a run's first checkpoint and key, where checkpoints and
+	// keys start (addCheckpoint, addKey): most runs have one of each, and
+	// it then costs no allocation, nor an object for the collector.
+	firstCheckpoint [1]storedCheckpoint
+	firstKey        [1]store.IdempotencyKey
+}
+
+// addCheckpoint appends cp to the run's checkpoint history.
+func (r *run) addCheckpoint(cp storedCheckpoint) {
+	if r.checkpoints == nil {
+		r.checkpoints = r.firstCheckpoint[:0]
+	}
+	r.checkpoints = append(r.checkpoints, cp)
+}
+
+// deleteCheckpoints empties the run's checkpoint history.
+func (r *run) deleteCheckpoints() {
+	r.checkpoints, r.firstCheckpoint = nil, [1]storedCheckpoint{}
+}
+
+// addKey records k for the run.
+func (r *run) addKey(k store.IdempotencyKey) {
+	if r.keys == nil {
+		r.keys = r.firstKey[:0]
+	}
+	r.keys = append(r.keys, k)
 }
 
 // contextRecords is what a tenant keeps of one context: its tasks, by
