@@ -78,6 +78,22 @@ func (r *run) addKey(k store.IdempotencyKey) {
 type contextRecords struct {
 	tasks      taskIndex
 	transcript transcript
+	// Room where tasks and the transcript's messages and spans start
+	// (newContextRecords): a context's first turn — a task, the user's
+	// message and the agent's reply — then costs one allocation, and one
+	// object for the collector.
+	firstTask [1]taskKey
+	firstTurn [2]string
+	firstSpan [1]taskSpan
+}
+
+// newContextRecords returns the records of a new context.
+func newContextRecords() *contextRecords {
+	c := &contextRecords{}
+	c.tasks = c.firstTask[:0]
+	c.transcript.msgs = c.firstTurn[:0]
+	c.transcript.tasks = c.firstSpan[:0]
+	return c
 }
 
 var _ store.Store = (*Store)(nil)
@@ -151,7 +167,7 @@ func (t *tenant) task(id string) string {
 func (t *tenant) context(contextID string) *contextRecords {
 	c := t.contexts[contextID]
 	if c == nil {
-		c = &contextRecords{}
+		c = newContextRecords()
 		t.contexts[contextID] = c
 	}
 	return c

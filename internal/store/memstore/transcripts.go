@@ -58,11 +58,6 @@ func (tr *transcript) taskOf(pos int64) string {
 }
 
 func (tr *transcript) append(m storedMessage) {
-	if tr.msgs == nil {
-		// A conversation's first turn is two messages at least: the
-		// user's and the agent's reply.
-		tr.msgs = make([]string, 0, 2)
-	}
 	tr.msgs = append(tr.msgs, m.record)
 	pos := int64(len(tr.msgs))
 	if m.taskID == "" {
