@@ -25,6 +25,11 @@ type prepared struct {
 	createRecord string
 	update       taskUpdate
 	events       []store.Event
+
+	// Found by check for commit: the run of the task to update and the
+	// header of its record, unless the change creates the task too.
+	updateRun    *run
+	updateHeader taskHeader
 }
 
 // encoded is what prepare encodes for commit to copy: kept apart from
@@ -179,7 +184,7 @@ func prepareEvents(evs []store.Event) ([]store.Event, error) {
 }
 
 // check reports why p cannot be committed to t, if it cannot. It writes
-// nothing.
+// nothing to t; what it looks up for commit too it keeps in p.
 func (t *tenant) check(p *prepared) error {
 	if p.key.ContextID != "" {
 		if owner, ok := t.keys[p.key]; ok {
@@ -190,13 +195,12 @@ func (t *tenant) check(p *prepared) error {
 		return errdefs.Conflictf("create task %q: a task with this id exists", p.create.id)
 	}
 	if u := &p.update; u.id != "" {
-		cur := t.task(u.id)
-		if cur == "" && p.create.id != u.id {
-			return errdefs.NotFoundf("update task %q: no such task", u.id)
-		}
 		version := int64(1) // created by the same change
-		if cur != "" {
-			version = headerOf(cur).version
+		if r := t.runs[u.id]; r != nil && r.task != "" {
+			p.updateRun, p.updateHeader = r, headerOf(r.task)
+			version = p.updateHeader.version
+		} else if p.create.id != u.id {
+			return errdefs.NotFoundf("update task %q: no such task", u.id)
 		}
 		if u.version != version {
 			return errdefs.Conflictf("update task %q: version %d is stale, the stored version is %d", u.id, u.version, version)
@@ -249,8 +253,11 @@ func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (finished strin
 		}
 	}
 	if u := &p.update; u.id != "" {
-		r := t.runs[u.id]
-		h := headerOf(r.task)
+		r, h := p.updateRun, p.updateHeader
+		if r == nil { // created above
+			r = t.runs[u.id]
+			h = headerOf(r.task)
+		}
 		if finishedBy(h.state, u.state, false) {
 			finished = u.id
 		}

@@ -220,6 +220,30 @@ func TestEventsOfSeveralRuns(t *testing.T) {
 	}
 }
 
+// TestCreateAndUpdateInOneChange checks that a change may update the task
+// it creates, and that a run known only by its events has no task to
+// update.
+func TestCreateAndUpdateInOneChange(t *testing.T) {
+	s, ctx := memstore.New(), t.Context()
+	task := store.Task{ID: "t", ContextID: "c", AgentID: "a", State: store.StateSubmitted}
+	upd := task
+	upd.State, upd.Version, upd.Attempt = store.StateCompleted, 1, 2
+	if err := s.Apply(ctx, store.Change{CreateTask: &task, UpdateTask: &upd}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetTask(ctx, "t")
+	if err != nil || got.Version != 2 || got.State != store.StateCompleted || got.Attempt != 2 {
+		t.Fatalf("GetTask = version %d, state %s, attempt %d, %v; want 2, completed, 2", got.Version, got.State, got.Attempt, err)
+	}
+	if err := s.Apply(ctx, store.Change{Events: []store.Event{{RunID: "r", Seq: 1, Type: "x", Data: json.RawMessage(`{}`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	ghost := store.Task{ID: "r", State: store.StateWorking}
+	if err := s.Apply(ctx, store.Change{UpdateTask: &ghost}); !errdefs.IsNotFound(err) {
+		t.Fatalf("updating a run without a task: %v, want not found", err)
+	}
+}
+
 // TestMapsAreJSONNormalised pins the PostgreSQL-like behaviour: numbers in
 // maps come back as float64.
 func TestMapsAreJSONNormalised(t *testing.T) {
