@@ -12,8 +12,9 @@ import (
 // A task is kept as a record (see record.go) in two parts: a header of
 // the fields the store sets or a task never changes (id, context, agent,
 // tenant, version, times) and its state, then a body of the other fields
-// the caller sets. Apply encodes the body without the lock and joins it
-// to the header under it. Apply's checks, eviction and ListTasks' filters
+// the caller sets. Apply encodes the body without the lock; a new task's
+// header is known then too, an update's is joined to it under the lock.
+// Apply's checks, eviction and ListTasks' filters
 // read only the header, which allocates nothing; it starts with what the
 // filters ask about, so that matches can stop at the first mismatch.
 
