@@ -112,6 +112,9 @@ type rule struct {
 	count     *count
 	calls     []toolCall
 	delay     tmpl
+	// usesMatch is set when a template may read Data.Groups or
+	// Data.Named; without it, matching skips collecting submatches.
+	usesMatch bool
 }
 
 type count struct {
@@ -185,6 +188,10 @@ func compileRule(path string, r Rule) (rule, error) {
 		if _, err := c.delay.duration(Data{}); err != nil {
 			return c, err
 		}
+	}
+	c.usesMatch = c.reply.usesMatch() || c.delay.usesMatch() || c.count != nil && c.count.n.usesMatch()
+	for _, call := range c.calls {
+		c.usesMatch = c.usesMatch || call.args.usesMatch()
 	}
 	return c, nil
 }

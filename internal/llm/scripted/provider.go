@@ -147,7 +147,11 @@ func (r *rule) match(c conversation) (Data, bool) {
 	if !strings.HasPrefix(c.text, r.prefix) {
 		return d, false
 	}
-	if r.re != nil {
+	if r.re != nil && !r.usesMatch {
+		if !r.re.MatchString(c.text) {
+			return d, false
+		}
+	} else if r.re != nil {
 		d.Groups = r.re.FindStringSubmatch(c.text)
 		if d.Groups == nil {
 			return d, false

@@ -45,11 +45,14 @@ func funcs() template.FuncMap {
 
 // tmpl is a configuration string that may be a template. Strings without
 // "{{" are kept literal so the common case renders without executing
-// anything.
+// anything. Templates made only of text and simple substitutions
+// ({{.Text}}, {{index .Groups 1}}, …) also render without text/template:
+// see fastTemplate.
 type tmpl struct {
 	path string
 	lit  string
 	t    *template.Template
+	fast fastTemplate // used when set; t is then the fallback for errors
 }
 
 func parseTemplate(path, src string) (tmpl, error) {
@@ -60,18 +63,39 @@ func parseTemplate(path, src string) (tmpl, error) {
 	if err != nil {
 		return tmpl{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return tmpl{path: path, t: t}, nil
+	return tmpl{path: path, t: t, fast: compileFast(t)}, nil
 }
 
 func (t tmpl) render(d Data) (string, error) {
 	if t.t == nil {
 		return t.lit, nil
 	}
+	if s, ok := t.fast.render(d); ok {
+		return s, nil
+	}
 	var b strings.Builder
 	if err := t.t.Execute(&b, d); err != nil {
 		return "", fmt.Errorf("%s: %w", t.path, err)
 	}
 	return b.String(), nil
+}
+
+// usesMatch reports whether rendering may read Data.Groups or Data.Named,
+// so that rules whose templates never do can match without collecting
+// submatches.
+func (t tmpl) usesMatch() bool {
+	if t.t == nil {
+		return false
+	}
+	if t.fast.segs == nil {
+		return true
+	}
+	for _, s := range t.fast.segs {
+		if s.field == fieldGroup {
+			return true
+		}
+	}
+	return false
 }
 
 // duration renders a delay; empty means none.
