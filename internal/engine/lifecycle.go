@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
@@ -175,20 +176,18 @@ func PublishStepError(ctx context.Context, pub Publisher, runID string, step Ste
 }
 
 func publishStep(ctx context.Context, pub Publisher, subject event.Subject, runID string, step StepInfo, stepErr error) error {
-	p := StepPayload{RunID: runID, Actor: step.Actor, Kind: step.Kind}
+	var detail json.RawMessage
 	if step.Detail != nil {
 		d, err := json.Marshal(step.Detail)
 		if err != nil {
 			return errdefs.Validationf("step %q detail: %w", step.Actor, err)
 		}
-		p.Detail = d
+		detail = d
 	}
-	if stepErr != nil {
-		p.Error, p.ErrorClass = stepErr.Error(), errdefs.ClassOf(stepErr)
-	}
-	env, err := newEnvelope(subject, runID, step.Actor, p)
-	if err != nil {
-		return err
+	env := event.Envelope{Subject: subject, Time: time.Now().UTC(), RunID: runID,
+		Payload: appendStepPayload(nil, runID, step.Actor, step.Kind, detail, stepErr)}
+	if step.Actor != "" {
+		env.AgentID, env.NodeID = ParseStepActor(step.Actor)
 	}
 	return pub.Publish(ctx, env)
 }

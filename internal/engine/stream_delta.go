@@ -199,7 +199,7 @@ const tokenPrefix = `{"type":"token","content":`
 func encodeToken(content string) json.RawMessage {
 	b := make([]byte, 0, len(tokenPrefix)+len(content)+3)
 	b = append(b, tokenPrefix...)
-	b = appendJSONString(b, content)
+	b = AppendJSONString(b, content)
 	return append(b, '}')
 }
 
@@ -255,10 +255,11 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// appendJSONString appends s as encoding/json encodes a string by default:
+// AppendJSONString appends s as encoding/json encodes a string by default:
 // HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped, invalid UTF-8
-// replaced by U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
+// replaced by U+FFFD. Engines that encode their step details by hand for
+// ActorEvents use it for string members.
+func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0

@@ -117,10 +117,12 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 
 	work, stop := watchInterrupts(ctx, host.Interrupts())
 	defer stop()
+	actor := e.actor(run)
 	x := &execution{
 		e: e, ctx: ctx, work: work, run: run, host: host, board: board,
-		actor: e.actor(run), startedAt: startedAt,
+		actor: actor, startedAt: startedAt, events: engine.NewActorEvents(host, run.ID, actor),
 	}
+	x.scratch = x.detailBuf[:0]
 	return board, x.loop(first)
 }
 

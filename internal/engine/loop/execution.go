@@ -23,6 +23,11 @@ type execution struct {
 	board     *engine.Board
 	actor     string
 	startedAt time.Time
+	// events publishes the run's step events and deltas; scratch is the
+	// buffer their details are encoded in, starting out as detailBuf.
+	events    engine.ActorEvents
+	scratch   []byte
+	detailBuf [96]byte
 }
 
 // loop runs iterations first … MaxIterations.

@@ -11,11 +11,23 @@ import (
 	"agentd/internal/tool"
 )
 
-// toolDetail is the Detail of a tool step's events.
+// toolDetail is the Detail of a tool step's events, encoded by
+// appendToolDetail.
 type toolDetail struct {
 	Iteration int    `json:"iteration"`
 	Tool      string `json:"tool"`
 	CallID    string `json:"call_id"`
+}
+
+// appendToolDetail appends d as json.Marshal encodes it.
+func appendToolDetail(b []byte, d toolDetail) []byte {
+	b = append(b, `{"iteration":`...)
+	b = strconv.AppendInt(b, int64(d.Iteration), 10)
+	b = append(b, `,"tool":`...)
+	b = engine.AppendJSONString(b, d.Tool)
+	b = append(b, `,"call_id":`...)
+	b = engine.AppendJSONString(b, d.CallID)
+	return append(b, '}')
 }
 
 // IdempotencyKey is the key of a tool call: the same run, iteration and
@@ -34,14 +46,11 @@ func IdempotencyKey(runID string, iteration int, callID string) string {
 // events bracket the batch (every start, then every outcome), since
 // ExecuteAll reports results only once all are in.
 func (x *execution) runTools(n int, calls []model.ToolCall) {
-	steps := make([]engine.StepInfo, len(calls))
 	results := make([]tool.Result, len(calls))
 	var dispatch []tool.Call
 	var dispatched []int // index in calls of each dispatch entry
 	for i, c := range calls {
-		steps[i] = engine.StepInfo{Actor: x.actor, Kind: StepKindTool,
-			Detail: toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID}}
-		_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, steps[i])
+		_ = x.events.StepStart(x.ctx, StepKindTool, x.toolStep(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID}))
 		if !x.e.allowed[c.Name] {
 			results[i] = x.e.denied(c.Name)
 			continue
@@ -59,10 +68,11 @@ func (x *execution) runTools(n int, calls []model.ToolCall) {
 	}
 	for i, c := range calls {
 		r := results[i]
+		detail := x.toolStep(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID})
 		if r.IsError {
-			_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, steps[i], resultErr(c.Name, r))
+			_ = x.events.StepError(x.ctx, StepKindTool, detail, resultErr(c.Name, r))
 		} else {
-			_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, steps[i])
+			_ = x.events.StepComplete(x.ctx, StepKindTool, detail)
 		}
 		x.appendResult(c, r, false)
 	}
@@ -84,7 +94,10 @@ func (x *execution) abandonCalls(calls []model.ToolCall, why error) {
 func (x *execution) appendResult(c model.ToolCall, r tool.Result, cancelled bool) {
 	tr := r.ToolResult(tool.Call{ID: c.ID, Name: c.Name})
 	x.appendMessage(toolMessage(tr))
-	_ = engine.EmitStreamToolResult(x.ctx, x.host, x.run.ID, x.actor, tr.ToolCallID, tr.Name, tr.Content, tr.IsError, cancelled)
+	_ = x.events.Delta(x.ctx, engine.StreamDeltaPayload{
+		Type: engine.StreamDeltaToolResult, ToolCallID: tr.ToolCallID, Name: tr.Name,
+		Content: tr.Content, IsError: tr.IsError, Cancelled: cancelled,
+	})
 }
 
 // denied is the result of a call to a tool the agent may not use. It

@@ -1,9 +1,11 @@
 package loop
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"agentd/internal/engine"
 	"agentd/internal/event"
@@ -17,11 +19,27 @@ const (
 	StepKindTool  = "tool"
 )
 
-// modelDetail is the Detail of a model step's events.
+// modelDetail is the Detail of a model step's events, encoded by
+// appendModelDetail.
 type modelDetail struct {
 	Iteration    int    `json:"iteration"`
 	ToolCalls    int    `json:"tool_calls,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
+}
+
+// appendModelDetail appends d as json.Marshal encodes it.
+func appendModelDetail(b []byte, d modelDetail) []byte {
+	b = append(b, `{"iteration":`...)
+	b = strconv.AppendInt(b, int64(d.Iteration), 10)
+	if d.ToolCalls != 0 {
+		b = append(b, `,"tool_calls":`...)
+		b = strconv.AppendInt(b, int64(d.ToolCalls), 10)
+	}
+	if d.FinishReason != "" {
+		b = append(b, `,"finish_reason":`...)
+		b = engine.AppendJSONString(b, d.FinishReason)
+	}
+	return append(b, '}')
 }
 
 // modelTurn streams iteration n's model turn, publishing each text delta
@@ -31,8 +49,7 @@ type modelDetail struct {
 // leaves its streamed text on the board as a partial message and returns
 // the stop reason or the classified provider error.
 func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error) {
-	step := engine.StepInfo{Actor: x.actor, Kind: StepKindModel, Detail: modelDetail{Iteration: n}}
-	_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, step)
+	_ = x.events.StepStart(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n}))
 
 	var acc llm.Accumulator
 	if err := x.stream(&acc); err != nil {
@@ -42,7 +59,7 @@ func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error)
 		} else {
 			err = fmt.Errorf("loop agent %q: model turn %d: %w", x.actor, n, err)
 		}
-		_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, step, err)
+		_ = x.events.StepError(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n}), err)
 		return nil, acc.Usage(), err
 	}
 
@@ -50,11 +67,26 @@ func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error)
 	x.appendMessage(msg)
 	calls := msg.ToolCalls()
 	for _, c := range calls {
-		_ = engine.EmitStreamToolCall(x.ctx, x.host, x.run.ID, x.actor, c.ID, c.Name, c.Arguments)
+		_ = x.events.Delta(x.ctx, engine.StreamDeltaPayload{
+			Type: engine.StreamDeltaToolCall, ID: c.ID, Name: c.Name, Arguments: c.Arguments,
+		})
 	}
-	step.Detail = modelDetail{Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason()}
-	_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, step)
+	_ = x.events.StepComplete(x.ctx, StepKindModel,
+		x.modelStep(modelDetail{Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason()}))
 	return calls, acc.Usage(), nil
+}
+
+// modelStep encodes the detail of a model step into x's scratch buffer,
+// which the next detail reuses: ActorEvents copies what it is given.
+func (x *execution) modelStep(d modelDetail) json.RawMessage {
+	x.scratch = appendModelDetail(x.scratch[:0], d)
+	return x.scratch
+}
+
+// toolStep encodes the detail of a tool step like modelStep.
+func (x *execution) toolStep(d toolDetail) json.RawMessage {
+	x.scratch = appendToolDetail(x.scratch[:0], d)
+	return x.scratch
 }
 
 // stream runs one provider turn under the interruptible context, folding
@@ -66,7 +98,6 @@ func (x *execution) stream(acc *llm.Accumulator) error {
 		return err
 	}
 	defer s.Close()
-	tokens := engine.NewTokenStream(x.host, x.run.ID, x.actor)
 	for {
 		c, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -77,7 +108,7 @@ func (x *execution) stream(acc *llm.Accumulator) error {
 		}
 		acc.Add(c)
 		if c.Text != "" {
-			_ = tokens.Emit(x.ctx, c.Text)
+			_ = x.events.Token(x.ctx, c.Text)
 		}
 	}
 }

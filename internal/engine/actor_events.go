@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/event"
+)
+
+// ActorEvents publishes the events of one step actor in one run — step
+// start, complete and error, and stream deltas — exactly as
+// PublishStepStart, PublishStepComplete, PublishStepError and
+// EmitStreamDelta do. It builds the subjects and routing fields once, in
+// one allocation, and encodes step payloads without reflection, for
+// engines that publish many events per actor (the loop publishes a step
+// pair per model turn and per tool call, and a delta per token).
+//
+// Step details arrive already encoded: the caller may encode them by hand
+// and reuse its buffer, since ActorEvents copies them into the payload.
+// Methods only read the value, so it is safe for concurrent use when its
+// Publisher is. The zero value is not usable; call NewActorEvents.
+type ActorEvents struct {
+	pub             Publisher
+	runID, actor    string
+	agentID, nodeID string
+	stepStart       event.Subject
+	stepComplete    event.Subject
+	stepError       event.Subject
+	streamDelta     event.Subject
+}
+
+// NewActorEvents returns the publisher of stepActor's events in run
+// runID. stepActor follows the rules of the package-level helpers: it
+// starts with the agent id and may carry a ".node.<id>" or ".iter<N>"
+// suffix.
+func NewActorEvents(pub Publisher, runID, stepActor string) ActorEvents {
+	a := ActorEvents{pub: pub, runID: runID, actor: stepActor}
+	if stepActor != "" {
+		a.agentID, a.nodeID = ParseStepActor(stepActor)
+	}
+	// The four subjects share one string: engine.run.<run>.<kind>.<actor>.<verb>
+	// back to back, sliced apart below.
+	run, actor := SanitiseID(runID), SanitiseID(stepActor)
+	shapes := [...]struct{ kind, verb string }{
+		{".step.", ".start"}, {".step.", ".complete"}, {".step.", ".error"}, {".stream.", ".delta"},
+	}
+	n := 0
+	for _, s := range shapes {
+		n += len(SubjectPrefix) + len(run) + len(s.kind) + len(actor) + len(s.verb)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	var ends [len(shapes)]int
+	for i, s := range shapes {
+		b.WriteString(SubjectPrefix)
+		b.WriteString(run)
+		b.WriteString(s.kind)
+		b.WriteString(actor)
+		b.WriteString(s.verb)
+		ends[i] = b.Len()
+	}
+	all := b.String()
+	a.stepStart = event.Subject(all[:ends[0]])
+	a.stepComplete = event.Subject(all[ends[0]:ends[1]])
+	a.stepError = event.Subject(all[ends[1]:ends[2]])
+	a.streamDelta = event.Subject(all[ends[2]:ends[3]])
+	return a
+}
+
+// StepStart publishes step.start for a step of kind with detail, the
+// step's Detail encoded as JSON (empty for none).
+func (a *ActorEvents) StepStart(ctx context.Context, kind string, detail json.RawMessage) error {
+	return a.step(ctx, a.stepStart, kind, detail, nil)
+}
+
+// StepComplete publishes step.complete, like StepStart.
+func (a *ActorEvents) StepComplete(ctx context.Context, kind string, detail json.RawMessage) error {
+	return a.step(ctx, a.stepComplete, kind, detail, nil)
+}
+
+// StepError publishes step.error for a step failing with err, like
+// PublishStepError: on a context detached from ctx's cancellation, and
+// with an Internal error standing in for a nil err.
+func (a *ActorEvents) StepError(ctx context.Context, kind string, detail json.RawMessage, err error) error {
+	if err == nil {
+		err = errdefs.Internalf("step %q failed without an error", a.actor)
+	}
+	return a.step(context.WithoutCancel(ctx), a.stepError, kind, detail, err)
+}
+
+func (a *ActorEvents) step(ctx context.Context, subject event.Subject, kind string, detail json.RawMessage, stepErr error) error {
+	if len(detail) > 0 && !isMarshalOutput(detail) {
+		// What json.Marshal would make of it: compacted and escaped.
+		d, err := json.Marshal(detail)
+		if err != nil {
+			return errdefs.Validationf("step %q detail: %w", a.actor, err)
+		}
+		detail = d
+	}
+	return a.pub.Publish(ctx, a.envelope(subject, appendStepPayload(nil, a.runID, a.actor, kind, detail, stepErr)))
+}
+
+// Token publishes one piece of assistant text, as EmitStreamToken does.
+func (a *ActorEvents) Token(ctx context.Context, content string) error {
+	if content == "" {
+		return fmt.Errorf("emit on run %q step %q: %w", a.runID, a.actor, StreamDeltaPayload{Type: StreamDeltaToken}.Validate())
+	}
+	return a.pub.Publish(ctx, a.envelope(a.streamDelta, encodeToken(content)))
+}
+
+// Delta publishes any stream delta, as EmitStreamDelta does.
+func (a *ActorEvents) Delta(ctx context.Context, payload StreamDeltaPayload) error {
+	if err := payload.Validate(); err != nil {
+		return fmt.Errorf("emit on run %q step %q: %w", a.runID, a.actor, err)
+	}
+	if payload == (StreamDeltaPayload{Type: StreamDeltaToken, Content: payload.Content}) {
+		return a.pub.Publish(ctx, a.envelope(a.streamDelta, encodeToken(payload.Content)))
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return errdefs.Validationf("encode %s payload: %w", a.streamDelta, err)
+	}
+	return a.pub.Publish(ctx, a.envelope(a.streamDelta, b))
+}
+
+// envelope stamps payload with the subject, the time and the routing
+// fields newEnvelope would give it.
+func (a *ActorEvents) envelope(subject event.Subject, payload json.RawMessage) event.Envelope {
+	return event.Envelope{
+		Subject: subject, Time: time.Now().UTC(), RunID: a.runID,
+		AgentID: a.agentID, NodeID: a.nodeID, Payload: payload,
+	}
+}
+
+// appendStepPayload appends the StepPayload of a step event as
+// json.Marshal encodes it. detail must be json.Marshal output itself
+// (compact and escaped), as a marshalled StepPayload's would be.
+func appendStepPayload(b []byte, runID, actor, kind string, detail json.RawMessage, stepErr error) []byte {
+	var msg string
+	var class errdefs.Class
+	if stepErr != nil {
+		msg, class = stepErr.Error(), errdefs.ClassOf(stepErr)
+	}
+	if b == nil {
+		b = make([]byte, 0, 32+len(runID)+len(actor)+len(kind)+len(detail)+len(msg)+len(class))
+	}
+	b = append(b, `{"run_id":`...)
+	b = AppendJSONString(b, runID)
+	b = append(b, `,"actor":`...)
+	b = AppendJSONString(b, actor)
+	if kind != "" {
+		b = append(b, `,"kind":`...)
+		b = AppendJSONString(b, kind)
+	}
+	if len(detail) > 0 {
+		b = append(b, `,"detail":`...)
+		b = append(b, detail...)
+	}
+	if msg != "" {
+		b = append(b, `,"error":`...)
+		b = AppendJSONString(b, msg)
+	}
+	if class != "" {
+		b = append(b, `,"error_class":`...)
+		b = AppendJSONString(b, string(class))
+	}
+	return append(b, '}')
+}
+
+// isMarshalOutput reports whether raw is exactly what json.Marshal makes
+// of it as a json.RawMessage: valid JSON, without insignificant
+// whitespace, with <, >, &, U+2028 and U+2029 escaped.
+func isMarshalOutput(raw []byte) bool {
+	if !json.Valid(raw) {
+		return false
+	}
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '"':
+			inString = !inString
+		case '\\':
+			i++ // only inside strings; skips the escaped byte
+		case ' ', '\t', '\n', '\r':
+			if !inString {
+				return false
+			}
+		case '<', '>', '&':
+			return false
+		case 0xE2:
+			if i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
+				return false
+			}
+		}
+	}
+	return true
+}
