@@ -115,8 +115,8 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		startedAt = rc.StartedAt
 	}
 
-	work, stop := watchInterrupts(ctx, host.Interrupts())
-	defer stop()
+	work := watchInterrupts(ctx, host.Interrupts())
+	defer work.stop()
 	actor := e.actor(run)
 	x := &execution{
 		e: e, ctx: ctx, work: work, run: run, host: host, board: board,

@@ -17,7 +17,8 @@ type execution struct {
 	e *Engine
 	// ctx is Execute's context; work is ctx cancelled also by an
 	// interrupt, for model streams and tools.
-	ctx, work context.Context
+	ctx       context.Context
+	work      *interruptible
 	run       engine.Run
 	host      engine.Host
 	board     *engine.Board
@@ -71,7 +72,7 @@ func (x *execution) loop(first int) error {
 // error — or nil to carry on. An interrupt wins over a cancellation that
 // raced it, since the host asked for it first.
 func (x *execution) stopped() error {
-	if intr, ok := interruptOf(x.work); ok {
+	if intr, ok := x.work.interrupt(); ok {
 		return engine.Interrupted(intr)
 	}
 	return x.ctx.Err()

@@ -158,3 +158,52 @@ func fmtErr(err error) string {
 	}
 	return err.Error()
 }
+
+// pollingStream streams tokens for as long as its context allows,
+// checking Err between chunks and never blocking on Done.
+type pollingStream struct{ ctx context.Context }
+
+func (s pollingStream) Next() (llm.Chunk, error) {
+	if err := s.ctx.Err(); err != nil {
+		return llm.Chunk{}, err
+	}
+	return llm.Chunk{Text: "x"}, nil
+}
+
+func (pollingStream) Close() error { return nil }
+
+// A provider that only polls Err is stopped by an interrupt too.
+func TestInterruptReachesAPollingProvider(t *testing.T) {
+	host := enginetest.NewRecordingHost()
+	prov := funcProvider(func(ctx context.Context, _ llm.Request) (llm.Stream, error) { return pollingStream{ctx}, nil })
+	eng := newEngine(t, loop.Config{Provider: prov})
+	done := make(chan result, 1)
+	go func() {
+		b, err := eng.Execute(t.Context(), engine.Run{ID: "run-poll"}, host, userBoard("hi"))
+		done <- result{b, err}
+	}()
+	waitFor(t, host, "the first token", func(env event.Envelope) bool { return engine.IsStreamDelta(env.Subject) })
+	host.Fire(engine.Interrupt{Cause: engine.CauseUserCancel})
+	res := <-done
+	if !errdefs.IsInterrupted(res.err) {
+		t.Fatalf("err = %v, want an interrupt", res.err)
+	}
+	msgs := res.board.Channel(engine.MainChannel)
+	if last := msgs[len(msgs)-1]; last.Metadata[loop.MetadataPartial] != true || !strings.HasPrefix(last.Text(), "x") {
+		t.Errorf("last message = %+v, want the partial text", last)
+	}
+}
+
+// An interrupt waiting before the run starts stops it before the first
+// model turn.
+func TestInterruptBeforeTheFirstTurn(t *testing.T) {
+	host := enginetest.NewRecordingHost()
+	host.Fire(engine.Interrupt{Cause: engine.CauseHostShutdown})
+	out, err := execute(t, newEngine(t, loop.Config{}), engine.Run{ID: "run-early"}, userBoard("say"), host)
+	if !errdefs.IsInterrupted(err) {
+		t.Fatalf("err = %v, want an interrupt", err)
+	}
+	if got := roles(out.Channel(engine.MainChannel)); got != "user" {
+		t.Errorf("main channel roles = %q, want no model turn", got)
+	}
+}

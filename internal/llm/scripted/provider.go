@@ -179,7 +179,7 @@ func (r *rule) resultIndex(results []toolResult) int {
 
 // start renders the reply for d and returns a stream ready to emit it.
 func (r *rule) start(ctx context.Context, d Data) (*stream, error) {
-	s := &stream{ctx: ctx, done: ctx.Done(), finish: llm.FinishStop}
+	s := &stream{ctx: ctx, finish: llm.FinishStop}
 	var err error
 	if s.delay, err = r.delay.duration(d); err != nil {
 		return nil, err

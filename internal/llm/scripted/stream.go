@@ -16,8 +16,10 @@ import (
 // chunk with usage and the finish reason. It runs in the caller's
 // goroutine; pacing waits inside Next.
 type stream struct {
-	ctx  context.Context
-	done <-chan struct{}
+	// ctx is checked with Err between chunks; Done is asked for only
+	// when pacing waits, so that a context that starts work for Done
+	// (see the loop engine's interrupt watch) does so only when needed.
+	ctx context.Context
 
 	text  string // reply text, consumed from pos
 	pos   int
@@ -42,10 +44,8 @@ func (s *stream) Next() (llm.Chunk, error) {
 	if s.closed {
 		return llm.Chunk{}, llm.ErrClosed
 	}
-	select {
-	case <-s.done:
-		return llm.Chunk{}, s.ctx.Err()
-	default:
+	if err := s.ctx.Err(); err != nil {
+		return llm.Chunk{}, err
 	}
 	if tok, ok := s.token(); ok {
 		if err := s.pace(); err != nil {
@@ -107,7 +107,7 @@ func (s *stream) pace() error {
 		s.timer.Reset(wait)
 	}
 	select {
-	case <-s.done:
+	case <-s.ctx.Done():
 		return s.ctx.Err()
 	case <-s.timer.C:
 		return nil
