@@ -44,11 +44,7 @@ func asInterrupt(err error) (engine.Interrupt, bool) {
 // producedMessages returns the main channel of b beyond its first start
 // messages — what the turn appended (see Result.Messages).
 func producedMessages(b *engine.Board, start int) []model.Message {
-	msgs := b.Channel(engine.MainChannel)
-	if len(msgs) <= start {
-		return nil
-	}
-	return msgs[start:]
+	return b.ChannelFrom(engine.MainChannel, start)
 }
 
 // harvestArtifacts bundles each named channel of b into one artifact,

@@ -144,7 +144,7 @@ func (r *runner) resumeFrom(attempt int) *engine.Checkpoint {
 // attempt executes once and returns the classified, not yet decided,
 // Result.
 func (r *runner) attempt(ctx context.Context, attempt int, board *engine.Board) *Result {
-	start := len(board.Channel(engine.MainChannel))
+	start := board.ChannelLen(engine.MainChannel)
 	// Attributes are built afresh per attempt so an engine that breaks the
 	// never-mutate rule cannot leak into the next attempt.
 	run := engine.Run{

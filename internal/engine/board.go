@@ -22,18 +22,19 @@ const MainChannel = "__main_channel"
 // as immutable once stored and replace it with SetVar. Snapshot is the deep
 // copy. The zero Board is not usable; call NewBoard or RestoreBoard.
 type Board struct {
-	mu       sync.RWMutex
-	vars     map[string]any
+	mu sync.RWMutex
+	// vars is nil until a var is stored.
+	vars map[string]any
+	// main is MainChannel, which every run uses; channels holds the
+	// others and is nil until one is written. Both only ever grow by
+	// append or are replaced whole, so slices handed out stay unchanged.
+	main     []model.Message
 	channels map[string][]model.Message
 }
 
-// NewBoard returns an empty board whose channel map is ready, so
-// AppendChannelMessage works at once.
+// NewBoard returns an empty board, ready for AppendChannelMessage.
 func NewBoard() *Board {
-	return &Board{
-		vars:     make(map[string]any),
-		channels: map[string][]model.Message{MainChannel: nil},
-	}
+	return &Board{}
 }
 
 // RestoreBoard builds a board from snap, deep-copying it so the snapshot
@@ -56,7 +57,7 @@ func (b *Board) Snapshot() *BoardSnapshot {
 	for k, v := range b.vars {
 		snap.Vars[k] = DeepCopy(v)
 	}
-	snap.Channels = cloneChannels(b.channels)
+	snap.Channels = b.cloneChannels()
 	return snap
 }
 
@@ -64,16 +65,33 @@ func (b *Board) Snapshot() *BoardSnapshot {
 // the Board's identity for holders of its pointer (rollback after a failed
 // step). A nil snap empties the board.
 func (b *Board) RestoreFrom(snap *BoardSnapshot) {
-	vars := make(map[string]any)
-	channels := map[string][]model.Message{MainChannel: nil}
+	var (
+		vars     map[string]any
+		main     []model.Message
+		channels map[string][]model.Message
+	)
 	if snap != nil {
+		if len(snap.Vars) > 0 {
+			vars = make(map[string]any, len(snap.Vars))
+		}
 		for k, v := range snap.Vars {
 			vars[k] = DeepCopy(v)
 		}
-		maps.Copy(channels, cloneChannels(snap.Channels))
+		for name, msgs := range snap.Channels {
+			switch {
+			case len(msgs) == 0:
+			case name == MainChannel:
+				main = cloneMessages(msgs)
+			default:
+				if channels == nil {
+					channels = make(map[string][]model.Message, len(snap.Channels))
+				}
+				channels[name] = cloneMessages(msgs)
+			}
+		}
 	}
 	b.mu.Lock()
-	b.vars, b.channels = vars, channels
+	b.vars, b.main, b.channels = vars, main, channels
 	b.mu.Unlock()
 }
 
@@ -96,6 +114,9 @@ func (b *Board) GetVarString(key string) string {
 // SetVar stores value under key, replacing any previous value.
 func (b *Board) SetVar(key string, value any) {
 	b.mu.Lock()
+	if b.vars == nil {
+		b.vars = make(map[string]any)
+	}
 	b.vars[key] = value
 	b.mu.Unlock()
 }
@@ -105,7 +126,9 @@ func (b *Board) SetVar(key string, value any) {
 func (b *Board) Vars() map[string]any {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	return maps.Clone(b.vars)
+	out := make(map[string]any, len(b.vars))
+	maps.Copy(out, b.vars)
+	return out
 }
 
 // GetTyped returns the var under key when it holds a T. It is a function
@@ -124,6 +147,9 @@ func (b *Board) AppendSliceVar(key string, value any) error {
 	defer b.mu.Unlock()
 	cur, ok := b.vars[key]
 	if !ok || cur == nil {
+		if b.vars == nil {
+			b.vars = make(map[string]any)
+		}
 		b.vars[key] = []any{value}
 		return nil
 	}
@@ -161,7 +187,7 @@ func (b *Board) UpdateSliceVarItem(key string, match func(any) bool, update func
 // demand.
 func (b *Board) AppendChannelMessage(name string, msg model.Message) {
 	b.mu.Lock()
-	b.channels[name] = append(b.channels[name], msg)
+	b.setChannel(name, append(b.channel(name), msg))
 	b.mu.Unlock()
 }
 
@@ -169,19 +195,40 @@ func (b *Board) AppendChannelMessage(name string, msg model.Message) {
 // missing channel yields nil so len() == 0 works uniformly. The messages'
 // parts are shared: treat them as immutable.
 func (b *Board) Channel(name string) []model.Message {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	msgs := b.channels[name]
-	if len(msgs) == 0 {
-		return nil
-	}
-	return slices.Clone(msgs)
+	return b.ChannelFrom(name, 0)
 }
 
-// SetChannel replaces the named channel with a copy of msgs.
+// ChannelFrom returns a copy of the named channel's messages from index
+// from on, nil when there are none, sharing parts like Channel. With
+// ChannelLen it takes the messages appended since a point without copying
+// the ones before.
+func (b *Board) ChannelFrom(name string, from int) []model.Message {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	msgs := b.channel(name)
+	if len(msgs) <= from {
+		return nil
+	}
+	return slices.Clone(msgs[max(from, 0):])
+}
+
+// ChannelLen returns how many messages the named channel holds.
+func (b *Board) ChannelLen(name string) int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.channel(name))
+}
+
+// SetChannel replaces the named channel with a copy of msgs. The copy has
+// room for one more message: a channel that is set is usually appended to
+// next.
 func (b *Board) SetChannel(name string, msgs []model.Message) {
+	var cp []model.Message
+	if msgs != nil {
+		cp = append(make([]model.Message, 0, len(msgs)+1), msgs...)
+	}
 	b.mu.Lock()
-	b.channels[name] = slices.Clone(msgs)
+	b.setChannel(name, cp)
 	b.mu.Unlock()
 }
 
@@ -190,25 +237,69 @@ func (b *Board) SetChannel(name string, msgs []model.Message) {
 func (b *Board) ChannelsCopy() map[string][]model.Message {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	return cloneChannels(b.channels)
+	return b.cloneChannels()
 }
 
-// cloneChannels deep-copies non-empty channels; empty ones are omitted so a
-// snapshot of a fresh board encodes without noise.
-func cloneChannels(in map[string][]model.Message) map[string][]model.Message {
+// channel returns the named channel; b.mu is held.
+func (b *Board) channel(name string) []model.Message {
+	if name == MainChannel {
+		return b.main
+	}
+	return b.channels[name]
+}
+
+// setChannel stores msgs as the named channel; b.mu is held for writing.
+func (b *Board) setChannel(name string, msgs []model.Message) {
+	if name == MainChannel {
+		b.main = msgs
+		return
+	}
+	if b.channels == nil {
+		b.channels = make(map[string][]model.Message)
+	}
+	b.channels[name] = msgs
+}
+
+// cloneChannels deep-copies the non-empty channels; empty ones are omitted
+// so a snapshot of a fresh board encodes without noise. b.mu is held.
+func (b *Board) cloneChannels() map[string][]model.Message {
 	var out map[string][]model.Message
-	for name, msgs := range in {
+	add := func(name string, msgs []model.Message) {
 		if len(msgs) == 0 {
-			continue
+			return
 		}
 		if out == nil {
-			out = make(map[string][]model.Message, len(in))
+			out = make(map[string][]model.Message, len(b.channels)+1)
 		}
-		cp := make([]model.Message, len(msgs))
-		for i, m := range msgs {
-			cp[i] = m.Clone()
+		out[name] = cloneMessages(msgs)
+	}
+	add(MainChannel, b.main)
+	for name, msgs := range b.channels {
+		add(name, msgs)
+	}
+	return out
+}
+
+// cloneMessages deep-copies msgs as model.Message.Clone does, with the
+// parts of all of them in one allocation.
+func cloneMessages(msgs []model.Message) []model.Message {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Parts)
+	}
+	out := make([]model.Message, len(msgs))
+	parts := make([]model.Part, n)
+	for i, m := range msgs {
+		if m.Parts == nil || m.Metadata != nil {
+			out[i] = m.Clone()
+			continue
 		}
-		out[name] = cp
+		out[i] = m
+		out[i].Parts = parts[:len(m.Parts):len(m.Parts)]
+		parts = parts[len(m.Parts):]
+		for j, p := range m.Parts {
+			out[i].Parts[j] = p.Clone()
+		}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -186,6 +187,95 @@ func TestChannels(t *testing.T) {
 	all["c"][0].Parts[0].Text = "changed"
 	if got := b.Channel("c")[0].Text(); got != "a" {
 		t.Errorf("ChannelsCopy is not deep: %q", got)
+	}
+}
+
+func TestChannelFromAndLen(t *testing.T) {
+	b := engine.NewBoard()
+	for _, name := range []string{engine.MainChannel, "side"} {
+		if n := b.ChannelLen(name); n != 0 {
+			t.Errorf("%s: ChannelLen of a fresh board = %d", name, n)
+		}
+		for _, text := range []string{"a", "b", "c"} {
+			b.AppendChannelMessage(name, model.NewText(model.RoleUser, text))
+		}
+		if n := b.ChannelLen(name); n != 3 {
+			t.Errorf("%s: ChannelLen = %d, want 3", name, n)
+		}
+		for from, want := range map[int][]string{-1: {"a", "b", "c"}, 0: {"a", "b", "c"}, 1: {"b", "c"}, 3: nil, 7: nil} {
+			var got []string
+			for _, m := range b.ChannelFrom(name, from) {
+				got = append(got, m.Text())
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) || (want == nil) != (b.ChannelFrom(name, from) == nil) {
+				t.Errorf("%s: ChannelFrom(%d) = %q, want %q", name, from, got, want)
+			}
+		}
+		tail := b.ChannelFrom(name, 1)
+		tail[0] = model.NewText(model.RoleUser, "changed")
+		if got := b.Channel(name)[1].Text(); got != "b" {
+			t.Errorf("%s: ChannelFrom shares its slice with the board: %q", name, got)
+		}
+	}
+}
+
+func TestFreshBoardEncodesLikeBefore(t *testing.T) {
+	b := engine.NewBoard()
+	if v := b.Vars(); v == nil || len(v) != 0 {
+		t.Errorf("Vars of a fresh board = %#v, want an empty map", v)
+	}
+	for name, board := range map[string]*engine.Board{"new": b, "restored from nil": engine.RestoreBoard(nil),
+		"restored from empty": engine.RestoreBoard(&engine.BoardSnapshot{Channels: map[string][]model.Message{"x": {}}})} {
+		out, err := json.Marshal(board.Snapshot())
+		if err != nil || string(out) != `{"vars":{}}` {
+			t.Errorf("%s: snapshot = %s, %v; want {\"vars\":{}}", name, out, err)
+		}
+	}
+}
+
+// Snapshots copy messages as model.Message.Clone does: equal, nil and
+// empty parts kept apart, nothing shared.
+func TestSnapshotClonesMessagesLikeClone(t *testing.T) {
+	msgs := []model.Message{
+		model.NewText(model.RoleUser, "hi"),
+		{Role: model.RoleAssistant, Parts: []model.Part{}},
+		{Role: model.RoleAssistant},
+		{Role: model.RoleAssistant, Parts: []model.Part{model.TextPart("partial")}, Metadata: map[string]any{"partial": true, "m": map[string]any{"k": []any{1}}}},
+		{Role: model.RoleAssistant, Name: "a", Parts: []model.Part{
+			model.TextPart("x"), model.ToolCallPart(model.ToolCall{ID: "c1", Name: "calc", Arguments: json.RawMessage(`{"e":"1"}`)}),
+		}},
+		{Role: model.RoleTool, Parts: []model.Part{model.ToolResultPart(model.ToolResult{ToolCallID: "c1", Content: "1"})}},
+		{Role: model.RoleUser, Parts: []model.Part{{Type: model.PartData, Data: json.RawMessage(`{"a":1}`), Metadata: map[string]any{"k": "v"}}}},
+	}
+	pristine := make([]model.Message, len(msgs))
+	for i, m := range msgs {
+		pristine[i] = m.Clone()
+	}
+	b := engine.NewBoard()
+	b.SetChannel(engine.MainChannel, msgs)
+	b.SetChannel("side", msgs[2:])
+	snap := b.Snapshot()
+	for name, src := range map[string][]model.Message{engine.MainChannel: msgs, "side": msgs[2:]} {
+		got := snap.Channels[name]
+		for i, m := range src {
+			if want := m.Clone(); !reflect.DeepEqual(got[i], want) {
+				t.Errorf("%s[%d] = %#v, want %#v", name, i, got[i], want)
+			}
+		}
+		for i := range got {
+			for j := range got[i].Parts {
+				got[i].Parts[j].Text = "changed"
+				if tc := got[i].Parts[j].ToolCall; tc != nil {
+					tc.Arguments[1] = 'X'
+				}
+			}
+			got[i].Parts = append(got[i].Parts, model.TextPart("appended"))
+		}
+	}
+	for name, src := range map[string][]model.Message{engine.MainChannel: pristine, "side": pristine[2:]} {
+		if cur := b.Channel(name); !reflect.DeepEqual(cur, src) {
+			t.Errorf("%s: changing the snapshot changed the board:\n%#v", name, cur)
+		}
 	}
 }
 
