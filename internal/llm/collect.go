@@ -20,8 +20,8 @@ const MetadataReasoning = "reasoning"
 // deltas as they arrive feed it chunk by chunk; Collect does both at once.
 // The zero value is ready to use.
 type Accumulator struct {
-	text      strings.Builder
-	reasoning strings.Builder
+	text      joined
+	reasoning joined
 	calls     []callBuffer // in order of first appearance
 	usage     model.TokenUsage
 	finish    string
@@ -36,8 +36,8 @@ type callBuffer struct {
 
 // Add folds one chunk into the turn.
 func (a *Accumulator) Add(c Chunk) {
-	a.text.WriteString(c.Text)
-	a.reasoning.WriteString(c.Reasoning)
+	a.text.add(c.Text)
+	a.reasoning.add(c.Reasoning)
 	for _, d := range c.ToolCalls {
 		a.addCall(d)
 	}
@@ -71,6 +71,44 @@ func (a *Accumulator) call(index int) *callBuffer {
 	}
 	a.calls = append(a.calls, callBuffer{index: index})
 	return &a.calls[len(a.calls)-1]
+}
+
+// joined concatenates streamed text. Text that arrives in one piece is
+// kept as it came, without a copy; a second piece starts a buffer. The
+// zero value is empty.
+type joined struct {
+	first string
+	more  bool // b holds everything, first included
+	b     strings.Builder
+}
+
+func (j *joined) add(s string) {
+	switch {
+	case s == "":
+	case j.more:
+		j.b.WriteString(s)
+	case j.first == "":
+		j.first = s
+	default:
+		j.more = true
+		j.b.Grow(len(j.first) + len(s))
+		j.b.WriteString(j.first)
+		j.b.WriteString(s)
+	}
+}
+
+func (j *joined) Len() int {
+	if j.more {
+		return j.b.Len()
+	}
+	return len(j.first)
+}
+
+func (j *joined) String() string {
+	if j.more {
+		return j.b.String()
+	}
+	return j.first
 }
 
 // Message returns the assistant message assembled so far: one text part (if

@@ -126,3 +126,33 @@ func TestCollectKeepsPartialTurnOnError(t *testing.T) {
 		t.Errorf("Collect = %q, %v (closed %v); want the partial text and the error", msg.Text(), err, s.closed)
 	}
 }
+
+func TestAccumulatorJoinsAnySplit(t *testing.T) {
+	for _, pieces := range [][]string{
+		nil, {""}, {"one"}, {"", "one", ""}, {"he", "llo", " ", "world"}, {"a", "", "b", "", "", "c"},
+	} {
+		var acc llm.Accumulator
+		want := ""
+		for _, p := range pieces {
+			acc.Add(llm.Chunk{Text: p, Reasoning: "r" + p})
+			want += p
+		}
+		msg := acc.Message()
+		if got := msg.Text(); got != want {
+			t.Errorf("%q: text = %q, want %q", pieces, got, want)
+		}
+		if got := msg.Text(); want != "" && (len(msg.Parts) != 1 || got != want) {
+			t.Errorf("%q: parts = %+v", pieces, msg.Parts)
+		}
+		wantReasoning := ""
+		for _, p := range pieces {
+			wantReasoning += "r" + p
+		}
+		if got, _ := msg.Metadata[llm.MetadataReasoning].(string); got != wantReasoning {
+			t.Errorf("%q: reasoning = %q, want %q", pieces, got, wantReasoning)
+		}
+		if again := acc.Message().Text(); again != want {
+			t.Errorf("%q: a second Message has text %q", pieces, again)
+		}
+	}
+}
