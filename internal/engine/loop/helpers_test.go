@@ -22,7 +22,7 @@ import (
 	"agentd/internal/tool"
 )
 
-// Execute starts an interrupt watcher per run; none may outlive it.
+// Execute may start an interrupt watcher per run; none may outlive it.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const agentID = "calc-agent"

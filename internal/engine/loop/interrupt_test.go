@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"agentd/internal/engine"
 )
@@ -28,6 +29,9 @@ func TestErrTakesAnInterruptWithoutAGoroutine(t *testing.T) {
 	defer w.stop()
 	if err := w.Err(); err != nil {
 		t.Fatalf("Err() = %v before any interrupt", err)
+	}
+	if w.made.Load() {
+		t.Error("a cancel context was made although nothing needs one yet")
 	}
 	ch <- stopIntr
 	checkInterrupted(t, w)
@@ -113,5 +117,28 @@ func TestStopWaitsAndStartsNothingAfter(t *testing.T) {
 	<-after.Done()
 	if after.watched != nil {
 		t.Error("Done after stop started a goroutine")
+	}
+}
+
+type ctxKey struct{}
+
+func TestParentValuesAndDeadlineShowThrough(t *testing.T) {
+	parent, cancel := context.WithTimeout(context.WithValue(t.Context(), ctxKey{}, "v"), time.Hour)
+	defer cancel()
+	w := watchInterrupts(parent, make(chan engine.Interrupt))
+	defer w.stop()
+	for _, when := range []string{"before Done", "after Done"} {
+		if w.Value(ctxKey{}) != "v" {
+			t.Errorf("%s: parent value lost", when)
+		}
+		if d, ok := w.Deadline(); !ok || d.IsZero() {
+			t.Errorf("%s: parent deadline lost", when)
+		}
+		_ = w.Done()
+	}
+	cancel()
+	<-w.Done()
+	if _, ok := w.interrupt(); ok || !errors.Is(w.Err(), context.Canceled) || !errors.Is(context.Cause(w), context.Canceled) {
+		t.Errorf("parent cancelled: Err() = %v, Cause = %v", w.Err(), context.Cause(w))
 	}
 }
