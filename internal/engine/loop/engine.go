@@ -115,14 +115,14 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		startedAt = rc.StartedAt
 	}
 
-	work := watchInterrupts(ctx, host.Interrupts())
-	defer work.stop()
 	actor := e.actor(run)
 	x := &execution{
-		e: e, ctx: ctx, work: work, run: run, host: host, board: board,
-		actor: actor, startedAt: startedAt, events: engine.NewActorEvents(host, run.ID, actor),
+		e: e, ctx: ctx, run: run, host: host, board: board, actor: actor, startedAt: startedAt,
+		work:   interruptible{parent: ctx, ch: host.Interrupts()},
+		events: engine.NewActorEvents(host, run.ID, actor),
 	}
 	x.scratch = x.detailBuf[:0]
+	defer x.work.stop()
 	return board, x.loop(first)
 }
 

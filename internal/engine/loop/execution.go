@@ -18,7 +18,7 @@ type execution struct {
 	// ctx is Execute's context; work is ctx cancelled also by an
 	// interrupt, for model streams and tools.
 	ctx       context.Context
-	work      *interruptible
+	work      interruptible
 	run       engine.Run
 	host      engine.Host
 	board     *engine.Board

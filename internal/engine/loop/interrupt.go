@@ -10,8 +10,8 @@ import (
 	"agentd/internal/engine"
 )
 
-// interruptible is the context model streams and tools run under: the
-// Execute context, also cancelled — with engine.Interrupted(intr) as its
+// interruptible is the context model streams and tools run under: parent
+// (the Execute context), also cancelled — with engine.Interrupted(intr) as its
 // cause — when an interrupt arrives on the host's channel, so that an
 // interrupt stops them mid-stream.
 //
@@ -44,10 +44,6 @@ type interruptible struct {
 }
 
 var _ context.Context = (*interruptible)(nil)
-
-func watchInterrupts(ctx context.Context, ch <-chan engine.Interrupt) *interruptible {
-	return &interruptible{parent: ctx, ch: ch}
-}
 
 // current is the context that answers for w: the parent until the cancel
 // context is made.

@@ -12,6 +12,10 @@ import (
 
 var stopIntr = engine.Interrupt{Cause: engine.CauseUserCancel, Detail: "stop"}
 
+func watchInterrupts(ctx context.Context, ch <-chan engine.Interrupt) *interruptible {
+	return &interruptible{parent: ctx, ch: ch}
+}
+
 func checkInterrupted(t *testing.T, w *interruptible) {
 	t.Helper()
 	intr, ok := w.interrupt()

@@ -61,7 +61,7 @@ func (x *execution) runTools(n int, calls []model.ToolCall) {
 		dispatched = append(dispatched, i)
 	}
 	if len(dispatch) > 0 {
-		out := x.e.cfg.Tools.ExecuteAll(engine.WithHost(x.work, x.host), dispatch)
+		out := x.e.cfg.Tools.ExecuteAll(engine.WithHost(&x.work, x.host), dispatch)
 		for j, r := range out {
 			results[dispatched[j]] = r
 		}
