@@ -35,22 +35,21 @@ func Run(ctx context.Context, ag Agent, eng engine.Engine, req Request, opts ...
 	if eng == nil {
 		return nil, errdefs.Validationf("run agent %q: engine is nil", ag.ID)
 	}
-	cfg := runConfig{seeder: DefaultSeeder{}}
+	// One allocation holds the options and the request, which both
+	// escape (to the options and to observers).
+	r := &runner{eng: eng, cfg: runConfig{seeder: DefaultSeeder{}}, reqValue: req}
+	cfg := &r.cfg
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&cfg)
+			opt(cfg)
 		}
 	}
 	if cfg.host == nil {
 		cfg.host = engine.NoopHost{}
 	}
-	r := &runner{
-		eng:      eng,
-		cfg:      cfg,
-		req:      &req,
-		obs:      observers{list: concatNonNil(ag.Observers, cfg.observers), onPanic: cfg.onObserverPanic},
-		deciders: concatNonNil(ag.Deciders, cfg.deciders),
-	}
+	r.req = &r.reqValue
+	r.obs = observers{list: concatNonNil(ag.Observers, cfg.observers), onPanic: cfg.onObserverPanic}
+	r.deciders = concatNonNil(ag.Deciders, cfg.deciders)
 	runID, err := resolveRunID(ag.ID, req.RunID, cfg.resumeFrom)
 	if err != nil {
 		return nil, err
@@ -82,7 +81,8 @@ func resolveRunID(agentID, reqRunID string, cp *engine.Checkpoint) (string, erro
 type runner struct {
 	eng      engine.Engine
 	cfg      runConfig
-	req      *Request
+	req      *Request // &reqValue
+	reqValue Request
 	info     RunInfo
 	obs      observers
 	deciders []Decider
