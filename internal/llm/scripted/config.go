@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"time"
@@ -113,8 +114,35 @@ type rule struct {
 	calls     []toolCall
 	delay     tmpl
 	// usesMatch is set when a template may read Data.Groups or
-	// Data.Named; without it, matching skips collecting submatches.
-	usesMatch bool
+	// Data.Named; without it, matching skips collecting submatches, and
+	// a regexp that matchesAll (a catch-all like (?s).*) is not run.
+	usesMatch  bool
+	matchesAll bool
+}
+
+// matchesAll reports whether re matches every string: it matches the
+// empty string and has no empty-width assertion (^, $, \A, \z, \b, \B),
+// so it matches the empty string at the start of any input.
+func matchesAll(re *regexp.Regexp) bool {
+	if !re.MatchString("") {
+		return false
+	}
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	return err == nil && !hasAssertion(tree)
+}
+
+func hasAssertion(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasAssertion(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 type count struct {
@@ -149,6 +177,7 @@ func compileRule(path string, r Rule) (rule, error) {
 		if c.re, err = regexp.Compile(r.Match); err != nil {
 			return c, fmt.Errorf("%s.match: %w", path, err)
 		}
+		c.matchesAll = matchesAll(c.re)
 	}
 	if r.Reply == "" && r.Count == nil && len(r.ToolCalls) == 0 {
 		return c, fmt.Errorf("%s: set reply, count or tool_calls", path)

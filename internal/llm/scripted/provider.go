@@ -148,7 +148,7 @@ func (r *rule) match(c conversation) (Data, bool) {
 		return d, false
 	}
 	if r.re != nil && !r.usesMatch {
-		if !r.re.MatchString(c.text) {
+		if !r.matchesAll && !r.re.MatchString(c.text) {
 			return d, false
 		}
 	} else if r.re != nil {
