@@ -146,8 +146,8 @@ func appendStepPayload(b []byte, runID, actor, kind string, detail json.RawMessa
 		msg, class = stepErr.Error(), errdefs.ClassOf(stepErr)
 	}
 	if b == nil {
-		// Room for the member names and quotes; escapes may still grow it.
-		b = make([]byte, 0, 96+len(runID)+len(actor)+len(kind)+len(detail)+len(msg)+len(class))
+		// Room for the members as written below; escapes may still grow it.
+		b = make([]byte, 0, 64+len(runID)+len(actor)+len(kind)+len(detail)+len(msg)+len(class))
 	}
 	b = append(b, `{"run_id":`...)
 	b = AppendJSONString(b, runID)
