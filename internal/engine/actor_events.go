@@ -21,8 +21,10 @@ import (
 //
 // Step details arrive already encoded: the caller may encode them by hand
 // and reuse its buffer, since ActorEvents copies them into the payload.
-// Methods only read the value, so it is safe for concurrent use when its
-// Publisher is. The zero value is not usable; call NewActorEvents.
+// Token payloads are carved from shared chunks (see tokenArena), so Token
+// and Delta must be called from one goroutine at a time; the step methods
+// may be called from any. The zero value is not usable; call
+// NewActorEvents.
 type ActorEvents struct {
 	pub             Publisher
 	runID, actor    string
@@ -31,6 +33,7 @@ type ActorEvents struct {
 	stepComplete    event.Subject
 	stepError       event.Subject
 	streamDelta     event.Subject
+	tokens          tokenArena
 }
 
 // NewActorEvents returns the publisher of stepActor's events in run
@@ -109,7 +112,7 @@ func (a *ActorEvents) Token(ctx context.Context, content string) error {
 	if content == "" {
 		return fmt.Errorf("emit on run %q step %q: %w", a.runID, a.actor, StreamDeltaPayload{Type: StreamDeltaToken}.Validate())
 	}
-	return a.pub.Publish(ctx, a.envelope(a.streamDelta, encodeToken(content)))
+	return a.pub.Publish(ctx, a.envelope(a.streamDelta, a.tokens.encode(content)))
 }
 
 // Delta publishes any stream delta, as EmitStreamDelta does.
@@ -118,7 +121,7 @@ func (a *ActorEvents) Delta(ctx context.Context, payload StreamDeltaPayload) err
 		return fmt.Errorf("emit on run %q step %q: %w", a.runID, a.actor, err)
 	}
 	if payload == (StreamDeltaPayload{Type: StreamDeltaToken, Content: payload.Content}) {
-		return a.pub.Publish(ctx, a.envelope(a.streamDelta, encodeToken(payload.Content)))
+		return a.pub.Publish(ctx, a.envelope(a.streamDelta, a.tokens.encode(payload.Content)))
 	}
 	b, err := json.Marshal(payload)
 	if err != nil {

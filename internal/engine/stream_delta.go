@@ -155,38 +155,26 @@ func EmitStreamToolResult(ctx context.Context, pub Publisher, runID, stepActor, 
 }
 
 // TokenStream publishes the text deltas of one step actor of a run. It
-// builds the subject and routing fields once and encodes each token by
-// hand, so that a token costs one small allocation rather than a
-// reflective encoding: engines stream thousands of them per run.
+// builds the subject and routing fields once and encodes tokens by hand
+// into shared chunks (see ActorEvents, which it wraps), so that a token
+// costs a fraction of an allocation rather than a reflective encoding:
+// engines stream thousands of them per run. Use it from one goroutine at
+// a time.
 type TokenStream struct {
-	pub              Publisher
-	runID, stepActor string
-	subject          event.Subject
-	agentID, nodeID  string
+	events ActorEvents
 }
 
 // NewTokenStream returns the token publisher of stepActor in run runID,
 // publishing through pub (see EmitStreamDelta for the subject and the
 // routing fields).
 func NewTokenStream(pub Publisher, runID, stepActor string) *TokenStream {
-	s := &TokenStream{pub: pub, runID: runID, stepActor: stepActor, subject: SubjectStreamDelta(runID, stepActor)}
-	if stepActor != "" {
-		s.agentID, s.nodeID = ParseStepActor(stepActor)
-	}
-	return s
+	return &TokenStream{events: NewActorEvents(pub, runID, stepActor)}
 }
 
 // Emit publishes one piece of assistant text; the envelope is the one
 // EmitStreamToken would publish.
 func (s *TokenStream) Emit(ctx context.Context, content string) error {
-	if content == "" {
-		return fmt.Errorf("emit on run %q step %q: %w", s.runID, s.stepActor, StreamDeltaPayload{Type: StreamDeltaToken}.Validate())
-	}
-	env := event.Envelope{
-		Subject: s.subject, Time: time.Now().UTC(), RunID: s.runID,
-		AgentID: s.agentID, NodeID: s.nodeID, Payload: encodeToken(content),
-	}
-	return s.pub.Publish(ctx, env)
+	return s.events.Token(ctx, content)
 }
 
 // tokenPrefix opens a token payload; encodeToken and RawStreamToken agree
@@ -197,10 +185,38 @@ const tokenPrefix = `{"type":"token","content":`
 // encodeToken is json.Marshal(StreamDeltaPayload{Type: token, Content:
 // content}) without reflection.
 func encodeToken(content string) json.RawMessage {
-	b := make([]byte, 0, len(tokenPrefix)+len(content)+3)
+	return appendToken(make([]byte, 0, len(tokenPrefix)+len(content)+3), content)
+}
+
+func appendToken(b []byte, content string) []byte {
 	b = append(b, tokenPrefix...)
 	b = AppendJSONString(b, content)
 	return append(b, '}')
+}
+
+// tokenChunk is the size of the chunks a tokenArena carves payloads from:
+// a dozen typical tokens.
+const tokenChunk = 512
+
+// tokenArena encodes token payloads into shared chunks, so that a stream
+// of small tokens costs an allocation per chunk rather than per token.
+// Each payload is capped at its own length: appending to it copies, and
+// no later payload writes into it. A retained payload keeps its chunk
+// alive, at most tokenChunk bytes or the payload itself when larger.
+type tokenArena struct {
+	buf []byte
+}
+
+func (a *tokenArena) encode(content string) json.RawMessage {
+	if need := len(tokenPrefix) + len(content) + 3; cap(a.buf)-len(a.buf) < need {
+		a.buf = make([]byte, 0, max(tokenChunk, need))
+	}
+	// Escaping may outgrow the chunk; append then moves this payload
+	// (and copies of the ones before it) to a larger one, which is
+	// wasteful but safe: earlier payloads keep their own array.
+	start := len(a.buf)
+	a.buf = appendToken(a.buf, content)
+	return a.buf[start:len(a.buf):len(a.buf)]
 }
 
 // RawStreamToken returns the content of a token payload shaped exactly as

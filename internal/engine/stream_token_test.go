@@ -141,3 +141,26 @@ func envelopeOf(payload []byte) event.Envelope {
 type discard struct{}
 
 func (discard) Publish(context.Context, event.Envelope) error { return nil }
+
+// One stream's payloads share chunks; each must stay what json.Marshal
+// gives, whatever came after it, and must not be appendable in place.
+func TestTokenStreamPayloadsStayIndependent(t *testing.T) {
+	texts := append(tokenTexts, randomTexts(3000)...)
+	texts = append(texts, string(bytes.Repeat([]byte("<&>"), 400)), "x", string(bytes.Repeat([]byte("\x01"), 100)), "y")
+	p := &pubRecorder{}
+	s := engine.NewTokenStream(p, "run-1", "agent")
+	for _, text := range texts {
+		if err := s.Emit(t.Context(), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, env := range p.envs {
+		want, _ := json.Marshal(engine.StreamDeltaPayload{Type: engine.StreamDeltaToken, Content: texts[i]})
+		if !bytes.Equal(env.Payload, want) {
+			t.Fatalf("payload %d changed: got %s, want %s", i, env.Payload, want)
+		}
+		if cap(env.Payload) != len(env.Payload) {
+			t.Fatalf("payload %d has room to append in place: len %d, cap %d", i, len(env.Payload), cap(env.Payload))
+		}
+	}
+}
