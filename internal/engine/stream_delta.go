@@ -194,9 +194,13 @@ func appendToken(b []byte, content string) []byte {
 	return append(b, '}')
 }
 
-// tokenChunk is the size of the chunks a tokenArena carves payloads from:
-// a dozen typical tokens.
-const tokenChunk = 512
+// The chunks a tokenArena carves payloads from start at firstTokenChunk
+// bytes, a few typical tokens, and double up to tokenChunk, a dozen, so
+// that short answers do not pay for long ones.
+const (
+	firstTokenChunk = 128
+	tokenChunk      = 512
+)
 
 // tokenArena encodes token payloads into shared chunks, so that a stream
 // of small tokens costs an allocation per chunk rather than per token.
@@ -209,7 +213,8 @@ type tokenArena struct {
 
 func (a *tokenArena) encode(content string) json.RawMessage {
 	if need := len(tokenPrefix) + len(content) + 3; cap(a.buf)-len(a.buf) < need {
-		a.buf = make([]byte, 0, max(tokenChunk, need))
+		size := min(max(2*cap(a.buf), firstTokenChunk), tokenChunk)
+		a.buf = make([]byte, 0, max(size, need))
 	}
 	// Escaping may outgrow the chunk; append then moves this payload
 	// (and copies of the ones before it) to a larger one, which is
