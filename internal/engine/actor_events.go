@@ -22,10 +22,12 @@ import (
 // Step details arrive already encoded: the caller may encode them by hand
 // and reuse its buffer, since ActorEvents copies them into the payload.
 // Token payloads are carved from shared chunks (see tokenArena), so Token
-// and Delta must be called from one goroutine at a time; the step methods
-// may be called from any. The zero value is not usable; call
-// NewActorEvents.
+// and Delta must be called from one goroutine at a time, and an
+// ActorEvents must not be copied once in use (go vet reports copies); the
+// step methods may be called from any goroutine. The zero value is not
+// usable; call NewActorEvents.
 type ActorEvents struct {
+	_               noCopy
 	pub             Publisher
 	runID, actor    string
 	agentID, nodeID string
@@ -36,14 +38,21 @@ type ActorEvents struct {
 	tokens          tokenArena
 }
 
+// noCopy makes go vet's copylocks check report copies of a struct that
+// holds it.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
 // NewActorEvents returns the publisher of stepActor's events in run
 // runID. stepActor follows the rules of the package-level helpers: it
 // starts with the agent id and may carry a ".node.<id>" or ".iter<N>"
 // suffix.
 func NewActorEvents(pub Publisher, runID, stepActor string) ActorEvents {
-	a := ActorEvents{pub: pub, runID: runID, actor: stepActor}
+	var agentID, nodeID string
 	if stepActor != "" {
-		a.agentID, a.nodeID = ParseStepActor(stepActor)
+		agentID, nodeID = ParseStepActor(stepActor)
 	}
 	// The four subjects share one string: engine.run.<run>.<kind>.<actor>.<verb>
 	// back to back, sliced apart below.
@@ -67,11 +76,13 @@ func NewActorEvents(pub Publisher, runID, stepActor string) ActorEvents {
 		ends[i] = b.Len()
 	}
 	all := b.String()
-	a.stepStart = event.Subject(all[:ends[0]])
-	a.stepComplete = event.Subject(all[ends[0]:ends[1]])
-	a.stepError = event.Subject(all[ends[1]:ends[2]])
-	a.streamDelta = event.Subject(all[ends[2]:ends[3]])
-	return a
+	return ActorEvents{
+		pub: pub, runID: runID, actor: stepActor, agentID: agentID, nodeID: nodeID,
+		stepStart:    event.Subject(all[:ends[0]]),
+		stepComplete: event.Subject(all[ends[0]:ends[1]]),
+		stepError:    event.Subject(all[ends[1]:ends[2]]),
+		streamDelta:  event.Subject(all[ends[2]:ends[3]]),
+	}
 }
 
 // StepStart publishes step.start for a step of kind with detail, the

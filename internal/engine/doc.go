@@ -15,7 +15,8 @@
 // and NoopHost; Interrupt, Cause and InterruptedError; Checkpoint,
 // CheckpointStore, Resumer, ResumeContext and LoadAndResume; Capabilities
 // and Describer; Dependencies; the event subject schema (subjects.go) and
-// the lifecycle and stream-delta publishing helpers every engine shares;
+// the lifecycle and stream-delta publishing helpers every engine shares,
+// and ActorEvents, their allocation-light form for one actor of a run;
 // StreamRouter, which fans a run's stream deltas out to sinks. The contract
 // suite every engine runs lives in enginetest.
 //
