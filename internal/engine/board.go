@@ -26,8 +26,7 @@ type Board struct {
 	// vars is nil until a var is stored.
 	vars map[string]any
 	// main is MainChannel, which every run uses; channels holds the
-	// others and is nil until one is written. Both only ever grow by
-	// append or are replaced whole, so slices handed out stay unchanged.
+	// others and is nil until one is written.
 	main     []model.Message
 	channels map[string][]model.Message
 }
@@ -205,11 +204,12 @@ func (b *Board) Channel(name string) []model.Message {
 func (b *Board) ChannelFrom(name string, from int) []model.Message {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	from = max(from, 0)
 	msgs := b.channel(name)
 	if len(msgs) <= from {
 		return nil
 	}
-	return slices.Clone(msgs[max(from, 0):])
+	return slices.Clone(msgs[from:])
 }
 
 // ChannelLen returns how many messages the named channel holds.

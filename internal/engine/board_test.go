@@ -192,6 +192,10 @@ func TestChannels(t *testing.T) {
 
 func TestChannelFromAndLen(t *testing.T) {
 	b := engine.NewBoard()
+	b.SetChannel("empty", []model.Message{})
+	if got := b.ChannelFrom("empty", -1); got != nil {
+		t.Errorf("ChannelFrom of an empty channel = %#v, want nil", got)
+	}
 	for _, name := range []string{engine.MainChannel, "side"} {
 		if n := b.ChannelLen(name); n != 0 {
 			t.Errorf("%s: ChannelLen of a fresh board = %d", name, n)
