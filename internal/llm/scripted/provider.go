@@ -148,6 +148,7 @@ func (r *rule) match(c conversation) (Data, bool) {
 		return d, false
 	}
 	if r.re != nil && !r.usesMatch {
+		// No template reads the groups: only whether it matches counts.
 		if !r.matchesAll && !r.re.MatchString(c.text) {
 			return d, false
 		}
