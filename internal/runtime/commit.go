@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -12,9 +13,28 @@ import (
 )
 
 // stateEvent is an event the runtime writes together with a state change.
+// Its body — RunStartData, StatusData, InputData or RunEndData — says its
+// type.
 type stateEvent struct {
-	typ  string
 	body any
+	// encoded is the body as encoding/json encodes it, for a body the log
+	// does not encode by hand (set by commitRebasing).
+	encoded json.RawMessage
+}
+
+// typ is the event's type.
+func (e *stateEvent) typ() string {
+	switch e.body.(type) {
+	case RunStartData:
+		return EventRunStart
+	case StatusData:
+		return EventStatus
+	case InputData:
+		return EventInput
+	case RunEndData:
+		return EventRunEnd
+	}
+	return ""
 }
 
 // commit writes one logical change of run l together with every pending
@@ -31,18 +51,24 @@ func (r *Runtime) commit(ctx context.Context, l *runLog, c store.Change, evs ...
 // gets the conflict, rereads what it must, and returns the change to try
 // again (or an error to give up). The events are logged once, whatever the
 // number of tries.
+//
+// The bodies the log does not encode by hand are encoded first, in place
+// in evs, so that nothing can fail once the log holds the events.
 func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change, rebase func(error) (store.Change, error), evs ...stateEvent) (int64, error) {
-	bodies := make([][]byte, len(evs))
-	for i, e := range evs {
-		b, err := encodeBody(e.body)
-		if err != nil {
-			return 0, errdefs.Internalf("encode %s event of run %s: %w", e.typ, l.runID, err)
+	for i := range evs {
+		e := &evs[i]
+		if e.encoded != nil || stateBody(e.body) {
+			continue
 		}
-		bodies[i] = b
+		b, err := marshalBody(e.body)
+		if err != nil {
+			return 0, errdefs.Internalf("encode %s event of run %s: %w", e.typ(), l.runID, err)
+		}
+		e.encoded = b
 	}
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
-	first := l.beginCommit(evs, bodies)
+	first := l.beginCommit(evs)
 	pending := l.pending()
 	base := c.Events
 	c.Events = append(base[:len(base):len(base)], pending...)

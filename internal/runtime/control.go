@@ -92,10 +92,10 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		msg.CreatedAt = time.Now().UTC()
 		next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, false
 		next.UpdatedAt = time.Now().UTC()
-		evs := []stateEvent{{EventStatus, StatusData{State: store.StateCanceled, Message: &msg}}}
+		evs := []stateEvent{{body: StatusData{State: store.StateCanceled, Message: &msg}}}
 		if t.State == store.StateSubmitted {
 			// The attempt opened at submission ends here.
-			evs = append(evs, stateEvent{EventRunEnd, RunEndData{State: store.StateCanceled, Usage: t.Usage}})
+			evs = append(evs, stateEvent{body: RunEndData{State: store.StateCanceled, Usage: t.Usage}})
 		}
 		_, err = r.commit(ctx, l, store.Change{UpdateTask: &next}, evs...)
 		if err == nil {

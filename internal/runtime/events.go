@@ -2,8 +2,6 @@ package runtime
 
 import (
 	"encoding/json"
-	"strconv"
-	"time"
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
@@ -85,25 +83,3 @@ type RunEndData struct {
 // encodeBody marshals an event body once; the log splices it into the
 // event's data without decoding it again.
 func encodeBody(v any) (json.RawMessage, error) { return json.Marshal(v) }
-
-// frame builds a store.Event whose Data is the body's members preceded by
-// run_id, seq, type and time. body must be a JSON object (or nil).
-func frame(runID string, seq int64, typ string, at time.Time, body json.RawMessage) store.Event {
-	b := make([]byte, 0, len(body)+len(runID)+96)
-	b = append(b, `{"run_id":`...)
-	b = strconv.AppendQuote(b, runID)
-	b = append(b, `,"seq":`...)
-	b = strconv.AppendInt(b, seq, 10)
-	b = append(b, `,"type":`...)
-	b = strconv.AppendQuote(b, typ)
-	b = append(b, `,"time":"`...)
-	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, '"')
-	if len(body) > 2 { // more than "{}"
-		b = append(b, ',')
-		b = append(b, body[1:]...)
-	} else {
-		b = append(b, '}')
-	}
-	return store.Event{RunID: runID, Seq: seq, Type: typ, Time: at, Data: b}
-}

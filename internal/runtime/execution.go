@@ -63,7 +63,7 @@ type execution struct {
 
 // appendLive logs a live event (delta, step, artifact); the flusher makes
 // it durable, and visible once it is (at once in a volatile log).
-func (x *execution) appendLive(typ string, body []byte) {
+func (x *execution) appendLive(typ string, body *eventBody) {
 	if x.log.appendLive(typ, body) {
 		x.r.flusher.mark(x.log)
 	}
@@ -152,7 +152,7 @@ func (x *execution) run() {
 	if x.task.State == store.StateSubmitted {
 		t := x.task
 		t.State, t.Attempt = store.StateWorking, 1
-		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: &t}, stateEvent{EventStatus, StatusData{State: store.StateWorking}}); err != nil {
+		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: &t}, stateEvent{body: StatusData{State: store.StateWorking}}); err != nil {
 			r.log.Error("run could not start", "run_id", x.runID, "err", err)
 			return
 		}
@@ -330,14 +330,18 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
 		}
 	}
-	evs := []stateEvent{}
+	var evs [3]stateEvent // filled by index: appends would move the bodies to the heap
+	n := 0
 	if o.prompt != nil {
-		evs = append(evs, stateEvent{EventInput, InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}})
+		evs[n] = stateEvent{body: InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}}
+		n++
 	}
 	if o.state != store.StateWorking {
-		evs = append(evs, stateEvent{EventStatus, StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}})
+		evs[n] = stateEvent{body: StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}}
+		n++
 	}
-	evs = append(evs, stateEvent{EventRunEnd, RunEndData{State: o.state, Error: o.err, Usage: t.Usage}})
+	evs[n] = stateEvent{body: RunEndData{State: o.state, Error: o.err, Usage: t.Usage}}
+	n++
 	ctx := context.WithoutCancel(x.ctx)
 	x.host.mu.Lock()
 	x.host.ended = true
@@ -359,7 +363,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		t.Version, t.CancelRequested = fresh.Version, fresh.CancelRequested
 		return store.Change{UpdateTask: &t, Messages: msgs}, nil
 	}
-	if _, err := x.r.commitRebasing(ctx, x.log, store.Change{UpdateTask: &t, Messages: msgs}, rebase, evs...); err != nil {
+	if _, err := x.r.commitRebasing(ctx, x.log, store.Change{UpdateTask: &t, Messages: msgs}, rebase, evs[:n]...); err != nil {
 		return err
 	}
 	t.Version++

@@ -54,97 +54,104 @@ func (h *host) Publish(_ context.Context, env event.Envelope) error {
 	if ended {
 		return errdefs.Conflictf("publish %s: attempt of run %s has ended", env.Subject, h.x.runID)
 	}
-	h.x.appendLive(typ, body)
+	h.x.appendLive(typ, &body)
 	return nil
 }
 
 // translate maps the subject suffix and payload to an event type and body.
 // An empty type means the envelope is not logged.
-func (h *host) translate(rest string, env event.Envelope) (string, json.RawMessage, error) {
+func (h *host) translate(rest string, env event.Envelope) (string, eventBody, error) {
 	switch rest {
 	case "start":
-		return "", nil, nil
+		return "", eventBody{}, nil
 	case "end":
-		return "", nil, nil
+		return "", eventBody{}, nil
 	case "artifact":
 		var a ArtifactData
 		if err := json.Unmarshal(env.Payload, &a); err != nil || a.Artifact.ID == "" {
-			return "", nil, errdefs.Validationf("publish artifact: payload must be {\"artifact\":{\"id\":…,\"parts\":[…]},\"append\":…,\"last_chunk\":…}: %v", err)
+			return "", eventBody{}, errdefs.Validationf("publish artifact: payload must be {\"artifact\":{\"id\":…,\"parts\":[…]},\"append\":…,\"last_chunk\":…}: %v", err)
 		}
 		h.x.noteArtifact(a)
 		body, err := encodeBody(a) // normalised: compact, one JSON object
-		return EventArtifact, body, err
+		return EventArtifact, eventBody{object: body}, err
 	}
 	if body, ok := tokenBody(rest, env.Payload); ok {
 		return EventDelta, body, nil
 	}
 	kind, actorVerb, ok := strings.Cut(rest, ".")
 	if !ok {
-		return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+		return "", eventBody{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 	}
 	i := strings.LastIndexByte(actorVerb, '.')
 	if i < 0 {
-		return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+		return "", eventBody{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 	}
 	actor, verb := actorVerb[:i], actorVerb[i+1:]
 	switch {
 	case kind == "stream" && verb == "delta":
 		d, err := engine.DecodeStreamDelta(env)
 		if err != nil {
-			return "", nil, errdefs.Validation(err)
+			return "", eventBody{}, errdefs.Validation(err)
 		}
 		body, err := encodeDelta(actor, d)
-		return EventDelta, body, err
-	case kind == "step" && (verb == "start" || verb == "complete" || verb == "error"):
-		typ := "step." + verb
+		return EventDelta, eventBody{object: body}, err
+	case kind == "step":
+		typ := stepEventType(verb)
+		if typ == "" {
+			break
+		}
 		if body, ok := stepBody(actor, env.Payload); ok {
 			return typ, body, nil
 		}
 		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
-		return typ, body, err
+		return typ, eventBody{object: body}, err
 	}
-	return "", nil, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+	return "", eventBody{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+}
+
+// stepEventType is the event type of a step envelope's verb ("" for an
+// unknown verb).
+func stepEventType(verb string) string {
+	switch verb {
+	case "start":
+		return EventStepStart
+	case "complete":
+		return EventStepComplete
+	case "error":
+		return EventStepError
+	}
+	return ""
 }
 
 // tokenBody is the fast path of the bulk of all events, a plain text
-// token: it splices the payload's still-encoded content into the delta's
-// body instead of decoding and re-encoding it. The result is the body
+// token: the log splices the payload's still-encoded content into the
+// event instead of decoding and re-encoding it. The result is the body
 // encodeDelta would produce, up to the escaping of the text. ok is false
 // when the fast path does not apply.
-func tokenBody(rest string, payload []byte) (json.RawMessage, bool) {
+func tokenBody(rest string, payload []byte) (eventBody, bool) {
 	actor, ok := strings.CutPrefix(rest, "stream.")
 	if !ok {
-		return nil, false
+		return eventBody{}, false
 	}
 	if actor, ok = strings.CutSuffix(actor, ".delta"); !ok || actor == "" || !plainJSON(actor) {
-		return nil, false
+		return eventBody{}, false
 	}
 	text, ok := engine.RawStreamToken(payload)
 	if !ok {
-		return nil, false
+		return eventBody{}, false
 	}
-	b := make([]byte, 0, len(`{"actor":"","text":}`)+len(actor)+len(text))
-	b = append(b, `{"actor":"`...)
-	b = append(b, actor...)
-	b = append(b, `","text":`...)
-	b = append(b, text...)
-	return append(b, '}'), true
+	return eventBody{actor: actor, key: "text", value: text}, true
 }
 
 // stepBody is the fast path of step events: the body encodeBody(StepData)
-// would produce, spliced from a payload that is valid JSON on one line
-// (engine.publishStep's are), without decoding and re-encoding it. ok is
-// false when the fast path does not apply.
-func stepBody(actor string, payload []byte) (json.RawMessage, bool) {
+// would produce, spliced by the log from a payload that is valid JSON on
+// one line (engine.publishStep's are), without decoding and re-encoding
+// it. ok is false when the fast path does not apply.
+func stepBody(actor string, payload []byte) (eventBody, bool) {
 	if !plainJSON(actor) || len(payload) == 0 || bytes.ContainsAny(payload, "\r\n") || !json.Valid(payload) {
-		return nil, false
+		return eventBody{}, false
 	}
-	b := make([]byte, 0, len(`{"actor":"","payload":}`)+len(actor)+len(payload))
-	b = append(b, `{"actor":"`...)
-	b = append(b, actor...)
-	b = append(b, `","payload":`...)
-	b = append(b, payload...)
-	return append(b, '}'), true
+	return eventBody{actor: actor, key: "payload", value: payload}, true
 }
 
 // plainJSON reports whether s needs no escaping in a JSON string (as

@@ -33,14 +33,14 @@ func TestTokenBodyMatchesDecodedDelta(t *testing.T) {
 				t.Fatal(err)
 			}
 			var a, b DeltaData
-			if err := json.Unmarshal(fast, &a); err != nil {
+			if err := json.Unmarshal(bodyJSON(fast), &a); err != nil {
 				t.Fatalf("fast body %s: %v", fast, err)
 			}
 			if err := json.Unmarshal(slow, &b); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(a, b) {
-				t.Fatalf("fast body %s decodes to %+v, the general path's %s to %+v", fast, a, slow, b)
+				t.Fatalf("fast body %s decodes to %+v, the general path's %s to %+v", bodyJSON(fast), a, slow, b)
 			}
 		}
 	}
@@ -52,7 +52,7 @@ func TestTokenBodyMatchesDecodedDelta(t *testing.T) {
 		{"stream..delta", `{"type":"token","content":"x"}`},
 	} {
 		if body, ok := tokenBody(tc.rest, []byte(tc.payload)); ok {
-			t.Errorf("tokenBody(%q, %s) = %s, want the general path", tc.rest, tc.payload, body)
+			t.Errorf("tokenBody(%q, %s) = %s, want the general path", tc.rest, tc.payload, bodyJSON(body))
 		}
 	}
 }
@@ -78,14 +78,14 @@ func TestStepBodyMatchesEncodedStep(t *testing.T) {
 			t.Fatal(err)
 		}
 		var a, b any
-		if err := json.Unmarshal(fast, &a); err != nil {
-			t.Fatalf("fast body %s: %v", fast, err)
+		if err := json.Unmarshal(bodyJSON(fast), &a); err != nil {
+			t.Fatalf("fast body %s: %v", bodyJSON(fast), err)
 		}
 		if err := json.Unmarshal(slow, &b); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("fast body %s, general path %s", fast, slow)
+			t.Fatalf("fast body %s, general path %s", bodyJSON(fast), slow)
 		}
 	}
 	for _, tc := range []struct{ actor, payload string }{
@@ -95,7 +95,7 @@ func TestStepBodyMatchesEncodedStep(t *testing.T) {
 		{`e"cho`, `{}`},
 	} {
 		if body, ok := stepBody(tc.actor, []byte(tc.payload)); ok {
-			t.Errorf("stepBody(%q, %q) = %s, want the general path", tc.actor, tc.payload, body)
+			t.Errorf("stepBody(%q, %q) = %s, want the general path", tc.actor, tc.payload, bodyJSON(body))
 		}
 	}
 }

@@ -205,12 +205,12 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 		// commit.
 		var evs []stateEvent
 		if !r.attemptClosed(ctx, t.ID) {
-			evs = append(evs, stateEvent{EventRunEnd, RunEndData{State: store.StateWorking, Usage: t.Usage,
+			evs = append(evs, stateEvent{body: RunEndData{State: store.StateWorking, Usage: t.Usage,
 				Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: "the replica executing this attempt stopped"}}})
 		}
 		evs = append(evs,
-			stateEvent{EventRunStart, RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalCrash}},
-			stateEvent{EventStatus, StatusData{State: store.StateWorking}})
+			stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalCrash}},
+			stateEvent{body: StatusData{State: store.StateWorking}})
 		_, err = r.commit(ctx, log, store.Change{UpdateTask: &next}, evs...)
 		if err != nil {
 			x.createErr = err

@@ -76,7 +76,7 @@ func (l *runLog) last() int64 { return l.base + int64(len(l.events)) }
 
 // appendLocked assigns the next seq to an event of type typ with body and
 // appends it; it becomes visible once persisted. Callers hold mu.
-func (l *runLog) appendLocked(typ string, body []byte) store.Event {
+func (l *runLog) appendLocked(typ string, body *eventBody) store.Event {
 	seq := l.last() + 1
 	ev := frame(l.runID, seq, typ, time.Now(), body)
 	l.events = append(l.events, ev)
@@ -87,7 +87,7 @@ func (l *runLog) appendLocked(typ string, body []byte) store.Event {
 // appendLive appends a live event (delta, step, artifact) and, in a
 // volatile log, shows it at once. It reports whether the log was clean
 // before, i.e. whether the flusher must be told.
-func (l *runLog) appendLive(typ string, body []byte) (wasClean bool) {
+func (l *runLog) appendLive(typ string, body *eventBody) (wasClean bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	wasClean = !l.dirty
@@ -147,13 +147,19 @@ func (l *runLog) persistLocked(through int64) {
 }
 
 // beginCommit appends a state commit's events, which stay hidden until
-// endCommit(true), and returns the seq of the first.
-func (l *runLog) beginCommit(evs []stateEvent, bodies [][]byte) int64 {
+// endCommit(true), and returns the seq of the first. Their bodies are
+// encoded (see commitRebasing).
+func (l *runLog) beginCommit(evs []stateEvent) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	first := l.last() + 1
-	for i, e := range evs {
-		l.appendLocked(e.typ, bodies[i])
+	for i := range evs {
+		e := &evs[i]
+		body := eventBody{state: e.body}
+		if e.encoded != nil {
+			body = eventBody{object: e.encoded}
+		}
+		l.appendLocked(e.typ(), &body)
 	}
 	l.committing = true
 	return first

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"time"
@@ -155,8 +154,8 @@ func (s *Stream) readStore(ctx context.Context, max int, res readResult) ([]stor
 	}
 	var out []store.Event
 	if page.PrunedThrough > s.after {
-		body, _ := json.Marshal(GapData{PrunedThrough: page.PrunedThrough})
-		out = append(out, frame(s.runID, page.PrunedThrough, EventGap, time.Now(), body))
+		gap := eventBody{state: GapData{PrunedThrough: page.PrunedThrough}}
+		out = append(out, frame(s.runID, page.PrunedThrough, EventGap, time.Now(), &gap))
 		s.after = page.PrunedThrough
 	}
 	for _, ev := range page.Events {

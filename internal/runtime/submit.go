@@ -155,8 +155,8 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		TaskID:      t.ID,
 		CreateTask:  &t,
 		Messages:    []store.Message{msg},
-	}, stateEvent{EventRunStart, RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
-		stateEvent{EventStatus, StatusData{State: store.StateSubmitted}})
+	}, stateEvent{body: RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
+		stateEvent{body: StatusData{State: store.StateSubmitted}})
 	if err != nil {
 		return r.abandonSubmission(ctx, x, err)
 	}
@@ -268,8 +268,8 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		TaskID:      t.ID,
 		UpdateTask:  &next,
 		Messages:    []store.Message{msg},
-	}, stateEvent{EventRunStart, RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
-		stateEvent{EventStatus, StatusData{State: store.StateWorking}})
+	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
+		stateEvent{body: StatusData{State: store.StateWorking}})
 	if err != nil {
 		return r.abandonSubmission(ctx, x, err)
 	}

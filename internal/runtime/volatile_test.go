@@ -105,21 +105,21 @@ func readUntil(t *testing.T, st *Stream, n int) []store.Event {
 // to be written.
 func TestVolatileLogHidesAFailedCommit(t *testing.T) {
 	l := newRunLog("r", 0, true)
-	if !l.appendLive(EventDelta, []byte(`{"text":"a"}`)) {
+	if !l.appendLive(EventDelta, &eventBody{object: []byte(`{"text":"a"}`)}) {
 		t.Fatal("the first live event did not ask for the flusher")
 	}
-	if l.appendLive(EventDelta, []byte(`{"text":"b"}`)) {
+	if l.appendLive(EventDelta, &eventBody{object: []byte(`{"text":"b"}`)}) {
 		t.Fatal("a second live event asked for the flusher again before it ran")
 	}
 	if res := l.read(0, 10); len(res.events) != 2 {
 		t.Fatalf("live events not shown at once: %d", len(res.events))
 	}
 
-	first := l.beginCommit([]stateEvent{{EventStatus, nil}, {EventRunEnd, nil}}, [][]byte{[]byte(`{}`), []byte(`{}`)})
+	first := l.beginCommit([]stateEvent{{body: StatusData{}}, {body: RunEndData{}}})
 	if first != 3 {
 		t.Fatalf("commit events start at %d, want 3", first)
 	}
-	l.appendLive(EventDelta, []byte(`{"text":"late"}`)) // a publisher racing the commit
+	l.appendLive(EventDelta, &eventBody{object: []byte(`{"text":"late"}`)}) // a publisher racing the commit
 	if res := l.read(2, 10); len(res.events) != 0 {
 		t.Fatalf("events of a commit in flight were shown: %d", len(res.events))
 	}
@@ -131,7 +131,7 @@ func TestVolatileLogHidesAFailedCommit(t *testing.T) {
 		t.Fatalf("%d events pending, want the 2 shown live ones still to be written", len(p))
 	}
 
-	l.beginCommit([]stateEvent{{EventRunEnd, nil}}, [][]byte{[]byte(`{}`)})
+	l.beginCommit([]stateEvent{{body: RunEndData{}}})
 	l.endCommit(true, 3)
 	if res := l.read(0, 10); len(res.events) != 3 || l.persisted != 3 {
 		t.Fatalf("after a commit: %d shown, %d durable; want 3 and 3", len(res.events), l.persisted)
