@@ -70,8 +70,7 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 	defer l.flushMu.Unlock()
 	first := l.beginCommit(evs)
 	pending := l.pending()
-	base := c.Events
-	c.Events = append(base[:len(base):len(base)], pending...)
+	c.Events = withEvents(c.Events, pending)
 	var last int64
 	if len(pending) > 0 {
 		last = pending[len(pending)-1].Seq
@@ -101,7 +100,7 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 			if rerr != nil {
 				return 0, rerr
 			}
-			next.Events = append(next.Events[:len(next.Events):len(next.Events)], pending...)
+			next.Events = withEvents(next.Events, pending)
 			c = next
 			continue
 		}
@@ -120,6 +119,15 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 			backoff *= 2
 		}
 	}
+}
+
+// withEvents returns base followed by pending, without copying either
+// when base is empty (the store only reads a change's events).
+func withEvents(base, pending []store.Event) []store.Event {
+	if len(base) == 0 {
+		return pending
+	}
+	return append(base[:len(base):len(base)], pending...)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -44,12 +44,17 @@ func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error)
 	}
 	if r.canceling[taskID] {
 		r.mu.Unlock()
+		if queued != nil {
+			queued.release(false)
+			r.closeEnded(queued)
+		}
 		return t, nil // a cancel of this task is under way
 	}
 	r.canceling[taskID] = true
 	r.mu.Unlock()
 	if queued != nil {
 		queued.release(false)
+		defer r.closeEnded(queued) // after the cancel is stored
 	}
 	defer func() {
 		r.mu.Lock()
@@ -104,7 +109,6 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 			l.terminal = l.last()
 			l.wakeLocked()
 			l.mu.Unlock()
-			r.notifyWaiters(t.ID)
 			return next, nil
 		}
 		if !errdefs.IsConflict(err) {
@@ -177,55 +181,6 @@ func (r *Runtime) releaseLogLocked(l *runLog) {
 	}
 }
 
-// Wait blocks until the task is terminal or waits for input, or ctx ends,
-// and returns it as stored.
-func (r *Runtime) Wait(ctx context.Context, taskID string) (store.Task, error) {
-	for {
-		r.mu.Lock()
-		_, running := r.runs[taskID]
-		var ch chan struct{}
-		if running {
-			ch = make(chan struct{})
-			r.waiters[taskID] = append(r.waiters[taskID], ch)
-		}
-		r.mu.Unlock()
-		t, err := r.st.GetTask(ctx, taskID)
-		if err != nil {
-			return store.Task{}, err
-		}
-		if t.State.Terminal() || t.State.Interrupted() {
-			return t, nil
-		}
-		if !running {
-			// Executing elsewhere (another replica): poll.
-			ch = make(chan struct{})
-			timer := time.AfterFunc(pollInterval, func() { close(ch) })
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				return t, ctx.Err()
-			case <-ch:
-			}
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return t, ctx.Err()
-		case <-ch:
-		}
-	}
-}
-
-func (r *Runtime) notifyWaiters(taskID string) {
-	r.mu.Lock()
-	ws := r.waiters[taskID]
-	delete(r.waiters, taskID)
-	r.mu.Unlock()
-	for _, w := range ws {
-		close(w)
-	}
-}
-
 // Shutdown drains the runtime: new work is refused, running attempts get
 // until ctx's deadline to finish, then are asked to checkpoint and
 // interrupted (cause host_shutdown) so another replica can resume them;
@@ -277,6 +232,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.mu.Unlock()
 	for _, x := range queued {
 		x.release(true)
+		r.closeEnded(x)
 	}
 	r.cancel() // stops the flusher after a final flush
 	done := make(chan struct{})
@@ -297,10 +253,7 @@ type usageCounter struct{ n atomic.Int64 }
 
 func (c *usageCounter) add(n int64) int64 { return c.n.Add(n) }
 
-func (r *Runtime) agentUsage(id string) *usageCounter {
-	c, _ := r.agentUsed.LoadOrStore(id, &usageCounter{})
-	return c.(*usageCounter)
-}
+func (r *Runtime) agentUsage(id string) *usageCounter { return r.agentUsed[id] }
 
 // launched counts the executions whose goroutine runs.
 func (r *Runtime) launched() int {

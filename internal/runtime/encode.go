@@ -61,10 +61,14 @@ func (e *eventBody) appendMembers(b []byte) []byte {
 	return append(b, '}')
 }
 
+// frameSize is about how many bytes frame appends.
+func frameSize(runID, typ string, body *eventBody) int {
+	return len(`{"run_id":"","seq":,"type":"","time":""}`) + 20 + len(runID) + len(typ) + len(time.RFC3339Nano) + body.size()
+}
+
 // frame builds a store.Event whose Data is run_id, seq, type and time
-// followed by the body's members.
-func frame(runID string, seq int64, typ string, at time.Time, body *eventBody) store.Event {
-	b := make([]byte, 0, len(runID)+len(typ)+80+body.size())
+// followed by the body's members, appended to b (room for it, frameSize).
+func frame(b []byte, runID string, seq int64, typ string, at time.Time, body *eventBody) store.Event {
 	b = append(b, `{"run_id":`...)
 	b = appendQuoted(b, runID)
 	b = append(b, `,"seq":`...)

@@ -75,7 +75,7 @@ func TestStateBodiesMatchEncodingJSON(t *testing.T) {
 			if !stateBody(body) {
 				t.Fatalf("%#v is not encoded by hand", body)
 			}
-			got := frame(runID, int64(i), EventStatus, at, &eventBody{state: body}).Data
+			got := frame(nil, runID, int64(i), EventStatus, at, &eventBody{state: body}).Data
 			if want := referenceFrame(t, runID, int64(i), EventStatus, at, body); !bytes.Equal(got, want) {
 				t.Errorf("body %#v:\n got %s\nwant %s", body, got, want)
 			}
@@ -97,7 +97,7 @@ func TestMarshalledBodiesAreSpliced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := frame("r", 1, EventInput, time.Unix(0, 0), &eventBody{object: enc}).Data
+		got := frame(nil, "r", 1, EventInput, time.Unix(0, 0), &eventBody{object: enc}).Data
 		if want := referenceFrame(t, "r", 1, EventInput, time.Unix(0, 0), body); !bytes.Equal(got, want) {
 			t.Errorf("body %#v:\n got %s\nwant %s", body, got, want)
 		}
@@ -113,14 +113,14 @@ func TestSplicedBodiesMatchObjects(t *testing.T) {
 	for _, tc := range []struct{ key, value string }{{"text", `"hi \"there\""`}, {"payload", `{"a":[1,2]}`}, {"payload", `null`}} {
 		spliced := eventBody{actor: "echo_iter1", key: tc.key, value: []byte(tc.value)}
 		object := eventBody{object: []byte(`{"actor":"echo_iter1","` + tc.key + `":` + tc.value + `}`)}
-		a := frame("r", 7, EventDelta, time.Unix(1, 2), &spliced).Data
-		b := frame("r", 7, EventDelta, time.Unix(1, 2), &object).Data
+		a := frame(nil, "r", 7, EventDelta, time.Unix(1, 2), &spliced).Data
+		b := frame(nil, "r", 7, EventDelta, time.Unix(1, 2), &object).Data
 		if !bytes.Equal(a, b) || !json.Valid(a) {
 			t.Errorf("spliced %s, object %s", a, b)
 		}
 	}
 	for _, body := range []eventBody{{}, {object: []byte(`{}`)}} {
-		got := frame("r", 1, EventGap, time.Unix(0, 0), &body).Data
+		got := frame(nil, "r", 1, EventGap, time.Unix(0, 0), &body).Data
 		if want := referenceFrame(t, "r", 1, EventGap, time.Unix(0, 0), struct{}{}); !bytes.Equal(got, want) {
 			t.Errorf("empty body: got %s, want %s", got, want)
 		}
@@ -166,7 +166,7 @@ func FuzzStateBodies(f *testing.F) {
 			RunEndData{State: store.TaskState(s2), Usage: model.TokenUsage{InputTokens: n1, OutputTokens: n2, TotalTokens: n1 ^ n2}},
 			GapData{PrunedThrough: n1},
 		} {
-			got := frame(s1, n2, s2, at, &eventBody{state: body}).Data
+			got := frame(nil, s1, n2, s2, at, &eventBody{state: body}).Data
 			if want := referenceFrame(t, s1, n2, s2, at, body); !bytes.Equal(got, want) {
 				t.Fatalf("body %#v:\n got %s\nwant %s", body, got, want)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,21 +25,44 @@ type execution struct {
 	runID, contextID, tenant string
 	agent                    *Agent
 	log                      *runLog
-	host                     *host
+	// host is the attempt's engine.Host.
+	host host
 	// task is the stored task as last written by this execution.
 	task store.Task
-	// msg is the user message that started the attempt.
-	msg model.Message
+	// write is the task a commit of the execution's goroutine writes. It,
+	// user and key are fields so that store changes point into the
+	// execution rather than to allocations of their own.
+	write store.Task
+	// user is the user message that started the attempt.
+	user [1]store.Message
+	// key is the idempotency key of that message.
+	key store.IdempotencyKey
 	// resume is why this attempt resumes ("" = fresh).
 	resume string
+	// createdTask says the submission that made this attempt created the
+	// task: the task's transcript is the user message and then what finish
+	// stores. newContext says it also opened the context, which then holds
+	// only that message when the attempt starts (see history).
+	createdTask, newContext bool
 	// seeded lists the ids of the transcript messages a fresh attempt's
 	// board started from (set by history).
 	seeded []string
+	// finished says finish stored the attempt's outcome, with the
+	// transcript messages stored.
+	finished bool
+	stored   []store.Message
 
-	ctx        context.Context
+	ctx context.Context
+	// bg has ctx's values but not its cancellation, for the writes that
+	// must happen whatever becomes of the attempt.
+	bg         context.Context
 	hardCancel context.CancelFunc
 	interrupts chan engine.Interrupt
-	done       chan struct{}
+	// ended is closed once the execution is gone from the runtime: its
+	// attempt ended and ended() ran, or it never ran (dequeued, forgotten).
+	// endedClosed guards it (under Runtime.mu).
+	ended       chan struct{}
+	endedClosed bool
 	// launched is set (under Runtime.mu) once the goroutine starts.
 	launched bool
 	// created is closed once the submission that made this attempt is
@@ -132,7 +156,6 @@ func (x *execution) abandon(err error) {
 
 // run executes the attempt and records its outcome.
 func (x *execution) run() {
-	defer close(x.done)
 	defer x.hardCancel()
 	<-x.created
 	if x.createErr != nil {
@@ -150,14 +173,15 @@ func (x *execution) run() {
 	}
 	defer func() { x.release(x.handover) }()
 	if x.task.State == store.StateSubmitted {
-		t := x.task
+		t := &x.write
+		*t = x.task
 		t.State, t.Attempt = store.StateWorking, 1
-		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: &t}, stateEvent{body: StatusData{State: store.StateWorking}}); err != nil {
+		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: t}, stateEvent{body: StatusData{State: store.StateWorking}}); err != nil {
 			r.log.Error("run could not start", "run_id", x.runID, "err", err)
 			return
 		}
 		t.Version++
-		x.task = t
+		x.task = *t
 	}
 
 	res, runErr := x.execute()
@@ -188,7 +212,7 @@ func (x *execution) execute() (*agent.Result, error) {
 		return nil, err
 	}
 	opts := []agent.RunOption{
-		agent.WithEngineHost(x.host),
+		agent.WithEngineHost(&x.host),
 		agent.WithBoardSeed(agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
 			b := engine.NewBoard()
 			b.SetChannel(engine.MainChannel, history)
@@ -211,14 +235,23 @@ func (x *execution) execute() (*agent.Result, error) {
 			})
 		}
 	}
-	req := agent.Request{Message: x.msg, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
+	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
 	return agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts...)
 }
 
 // history loads the transcript that seeds the board: the context's latest
 // messages, leaving out those of tasks created after this one (queued
 // behind it). Task ids are time-ordered UUIDs, so "after" is a comparison.
+//
+// When the attempt's submission opened the context, the transcript holds
+// exactly the user message committed with the task — messages of later
+// tasks (queued behind it, or interrupting it) are left out anyway — so it
+// is not read back when the store holds the message as it is.
 func (x *execution) history(ctx context.Context) ([]model.Message, error) {
+	if m := x.user[0].Message; x.newContext && storedAsIs(m) {
+		x.seeded = []string{m.ID}
+		return []model.Message{m}, nil
+	}
 	limit := x.agent.HistoryLimit
 	if limit <= 0 {
 		limit = 200
@@ -306,7 +339,8 @@ func failure(err error) outcome {
 // run.end — all durable before run.end becomes visible (invariant 6).
 func (x *execution) finish(res *agent.Result, runErr error) error {
 	o := x.classify(res, runErr)
-	t := x.task
+	t := &x.write
+	*t = x.task
 	x.mu.Lock()
 	t.Usage = t.Usage.Add(x.usage)
 	if len(x.artifacts) > 0 {
@@ -324,7 +358,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	if o.status != nil && o.state != store.StateWorking {
 		m := *o.status
 		m.ID = messageID(t.ID, -t.Attempt)
-		m.CreatedAt = time.Now().UTC()
+		m.CreatedAt = storedNow()
 		t.StatusMessage = &m
 		if o.state == store.StateInputRequired || o.err == nil {
 			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
@@ -342,7 +376,6 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	}
 	evs[n] = stateEvent{body: RunEndData{State: o.state, Error: o.err, Usage: t.Usage}}
 	n++
-	ctx := context.WithoutCancel(x.ctx)
 	x.host.mu.Lock()
 	x.host.ended = true
 	x.host.mu.Unlock()
@@ -353,7 +386,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		if tries++; tries > 5 {
 			return store.Change{}, conflict
 		}
-		fresh, err := x.r.st.GetTask(ctx, t.ID)
+		fresh, err := x.r.st.GetTask(x.bg, t.ID)
 		if err != nil {
 			return store.Change{}, err
 		}
@@ -361,13 +394,14 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 			return store.Change{}, fmt.Errorf("run %s ended elsewhere as %s: %w", t.ID, fresh.State, conflict)
 		}
 		t.Version, t.CancelRequested = fresh.Version, fresh.CancelRequested
-		return store.Change{UpdateTask: &t, Messages: msgs}, nil
+		return store.Change{UpdateTask: t, Messages: msgs}, nil
 	}
-	if _, err := x.r.commitRebasing(ctx, x.log, store.Change{UpdateTask: &t, Messages: msgs}, rebase, evs[:n]...); err != nil {
+	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs}, rebase, evs[:n]...); err != nil {
 		return err
 	}
 	t.Version++
-	x.task = t
+	x.task = *t
+	x.finished, x.stored = true, msgs
 	x.handover = o.state == store.StateWorking
 	if o.state.Terminal() {
 		x.log.mu.Lock()
@@ -378,51 +412,66 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 }
 
 // newMessages returns the main-channel messages of the final board that the
-// transcript does not hold yet, named deterministically when unnamed.
+// transcript does not hold yet, named deterministically when unnamed, with
+// their times as the store keeps them.
 //
 // A fresh attempt's board started from the transcript it read (history),
 // and nobody else writes this task's messages while it executes, so the
 // messages it seeded are the ones to leave out; a resumed attempt's board
 // comes from a checkpoint, so the transcript is read again.
 func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
-	known := map[string]bool{}
-	if x.resume == "" {
-		for _, id := range x.seeded {
-			known[id] = true
-		}
-	} else {
-		ctx := context.WithoutCancel(x.ctx)
+	known := x.seeded
+	if x.resume != "" {
 		var page store.MessagePage
-		err := x.r.retry(ctx, "transcript read", x.runID, func() (err error) {
-			page, err = x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: 1000})
+		err := x.r.retry(x.bg, "transcript read", x.runID, func() (err error) {
+			page, err = x.r.st.ListMessages(x.bg, store.MessageQuery{ContextID: x.contextID, Last: 1000})
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range page.Messages {
-			known[m.ID] = true
+		known = make([]string, len(page.Messages))
+		for i, m := range page.Messages {
+			known[i] = m.ID
+		}
+	}
+	var index map[string]bool // ids to leave out, for long transcripts; short ones are scanned
+	if len(known) > 16 {
+		index = make(map[string]bool, len(known))
+		for _, id := range known {
+			index[id] = true
 		}
 	}
 	var out []store.Message
-	now := time.Now().UTC()
+	now := storedNow()
 	for i, m := range b.Channel(engine.MainChannel) {
 		if m.ID == "" {
 			m.ID = messageID(x.runID, i)
 		}
-		if known[m.ID] {
+		if index != nil {
+			if index[m.ID] {
+				continue
+			}
+			index[m.ID] = true
+		} else if slices.Contains(known, m.ID) || slices.ContainsFunc(out, hasID(m.ID)) {
 			continue
 		}
 		if m.CreatedAt.IsZero() {
 			m.CreatedAt = now
+		} else {
+			m.CreatedAt = storedTime(m.CreatedAt)
 		}
 		if m.Name == "" && m.Role == model.RoleAssistant {
 			m.Name = x.agent.ID
 		}
-		known[m.ID] = true
 		out = append(out, store.Message{ContextID: x.contextID, TaskID: x.runID, Message: m})
 	}
 	return out, nil
+}
+
+// hasID matches a message by id.
+func hasID(id string) func(store.Message) bool {
+	return func(m store.Message) bool { return m.ID == id }
 }
 
 func mergeArtifacts(old, cur []model.Artifact) []model.Artifact {

@@ -32,6 +32,14 @@ type flusher struct {
 	// stored counts the leading events of a batch the store already holds
 	// (after a write whose commit outcome was unknown).
 	stored func(ctx context.Context, runID string, evs []store.Event) int
+
+	// batch is flush's memory, reused from one flush to the next (only the
+	// flusher's goroutine flushes).
+	batch struct {
+		logs, locked []*runLog
+		events       []store.Event
+		lasts        []int64
+	}
 }
 
 func newFlusher(st store.Store, window time.Duration, log *slog.Logger) *flusher {
@@ -94,25 +102,34 @@ func (f *flusher) flushLog(ctx context.Context, l *runLog) error {
 	return nil
 }
 
+// maxBatchKept bounds the events a flush keeps room for until the next.
+const maxBatchKept = 4096
+
 // flush writes every dirty run's pending events.
 func (f *flusher) flush(ctx context.Context) {
+	b := &f.batch
+	defer func() {
+		// Keep the memory, not what it points to, nor much of it.
+		clear(b.logs)
+		clear(b.locked)
+		clear(b.events)
+		b.logs, b.locked, b.events, b.lasts = b.logs[:0], b.locked[:0], b.events[:0], b.lasts[:0]
+		if cap(b.events) > maxBatchKept {
+			b.events = nil
+		}
+	}()
 	f.mu.Lock()
-	logs := make([]*runLog, 0, len(f.dirty))
 	for l := range f.dirty {
-		logs = append(logs, l)
+		b.logs = append(b.logs, l)
 	}
 	clear(f.dirty)
 	f.mu.Unlock()
-	if len(logs) == 0 {
+	if len(b.logs) == 0 {
 		return
 	}
 
-	var (
-		locked []*runLog
-		events []store.Event
-		lasts  []int64
-	)
-	for _, l := range logs {
+	locked, events, lasts := b.locked, b.events, b.lasts
+	for _, l := range b.logs {
 		if !l.flushMu.TryLock() {
 			continue // a state commit holds it and will carry the events
 		}
@@ -125,6 +142,7 @@ func (f *flusher) flush(ctx context.Context) {
 		events = append(events, p...)
 		lasts = append(lasts, p[len(p)-1].Seq)
 	}
+	b.locked, b.events, b.lasts = locked, events, lasts
 	if len(locked) == 0 {
 		return
 	}

@@ -22,8 +22,8 @@ import (
 // the run in input-required; Checkpoint persists; ReportUsage enforces
 // budgets.
 type host struct {
-	x      *execution
-	prefix string // "engine.run.<id>."
+	x  *execution
+	id string // the run's id as subjects carry it (engine.SanitiseID)
 
 	mu     sync.Mutex
 	prompt *engine.UserPrompt
@@ -31,16 +31,18 @@ type host struct {
 	ended  bool // the attempt's run.end was logged; later envelopes are dropped
 }
 
-func newHost(x *execution) *host {
-	return &host{x: x, prefix: engine.SubjectPrefix + engine.SanitiseID(x.runID) + "."}
-}
-
 // Publish appends the envelope to the run's event log. Engine lifecycle
 // envelopes (run start/end) are not logged: the runtime frames every attempt
 // with its own run.start and run.end so that invariant 2 holds whatever the
 // engine does.
 func (h *host) Publish(_ context.Context, env event.Envelope) error {
-	rest, ok := strings.CutPrefix(string(env.Subject), h.prefix)
+	rest, ok := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix)
+	if ok {
+		rest, ok = strings.CutPrefix(rest, h.id)
+	}
+	if ok {
+		rest, ok = strings.CutPrefix(rest, ".")
+	}
 	if !ok {
 		return errdefs.Validationf("publish: subject %q does not belong to run %s", env.Subject, h.x.runID)
 	}

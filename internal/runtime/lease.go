@@ -64,10 +64,9 @@ func (x *execution) release(handover bool) {
 	if l.RunID == "" {
 		return
 	}
-	ctx := context.WithoutCancel(x.ctx)
 	if handover {
-		x.r.expire(ctx, l)
-	} else if err := x.r.st.ReleaseLease(ctx, l); err != nil {
+		x.r.expire(x.bg, l)
+	} else if err := x.r.st.ReleaseLease(x.bg, l); err != nil {
 		x.r.log.Warn("lease release failed", "run_id", l.RunID, "err", err)
 	}
 }

@@ -63,7 +63,19 @@ type runLog struct {
 	// terminal is the seq of the run's final run.end once the task reached
 	// a terminal state (0 before).
 	terminal int64
+	// chunk is room for event data: frames are cut from chunks, so that an
+	// event is not an allocation of its own. Cut data is never written
+	// again.
+	chunk []byte
 }
+
+// Event data is cut from chunks of these sizes: the first holds a short
+// run's events, later ones grow for long runs; an event larger than a
+// quarter of the largest has memory of its own.
+const (
+	firstChunk = 2 << 10
+	maxChunk   = 32 << 10
+)
 
 func newRunLog(runID string, lastSeq int64, volatile bool) *runLog {
 	// Room for a short run's events (a one-turn answer logs nine): the
@@ -78,10 +90,28 @@ func (l *runLog) last() int64 { return l.base + int64(len(l.events)) }
 // appends it; it becomes visible once persisted. Callers hold mu.
 func (l *runLog) appendLocked(typ string, body *eventBody) store.Event {
 	seq := l.last() + 1
-	ev := frame(l.runID, seq, typ, time.Now(), body)
+	n := frameSize(l.runID, typ, body)
+	room, inChunk := l.room(n)
+	ev := frame(room, l.runID, seq, typ, time.Now(), body)
+	if n = len(ev.Data); inChunk && n <= cap(room) { // written into the chunk
+		l.chunk = l.chunk[:len(l.chunk)+n]
+		ev.Data = ev.Data[:n:n] // a reader's append must not reach the next event
+	}
 	l.events = append(l.events, ev)
 	l.dirty = true
 	return ev
+}
+
+// room returns empty room for n bytes of event data, and whether it is
+// the chunk's. Callers hold mu.
+func (l *runLog) room(n int) ([]byte, bool) {
+	if n > maxChunk/4 {
+		return make([]byte, 0, n), false
+	}
+	if cap(l.chunk)-len(l.chunk) < n {
+		l.chunk = make([]byte, 0, min(max(2*cap(l.chunk), firstChunk), maxChunk))
+	}
+	return l.chunk[len(l.chunk):], true
 }
 
 // appendLive appends a live event (delta, step, artifact) and, in a

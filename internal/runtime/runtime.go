@@ -100,7 +100,8 @@ type Runtime struct {
 	volatile   bool
 	leaseTTL   time.Duration
 	sweepEvery time.Duration
-	agentUsed  sync.Map // agent id -> *usageCounter
+	// agentUsed counts each agent's usage (made in New, read-only after).
+	agentUsed map[string]*usageCounter
 
 	// ctx is the runtime's lifetime: runs derive from it, not from requests
 	// (invariant 5).
@@ -121,7 +122,6 @@ type Runtime struct {
 	// resume cannot start under it.
 	canceling map[string]bool
 	draining  bool
-	waiters   map[string][]chan struct{}
 }
 
 // New builds a runtime and starts its background work. Call Shutdown to
@@ -133,6 +133,7 @@ func New(opts Options) (*Runtime, error) {
 	r := &Runtime{
 		st:        opts.Store,
 		agents:    map[string]*Agent{},
+		agentUsed: map[string]*usageCounter{},
 		replica:   opts.ReplicaID,
 		grace:     opts.CancelGrace,
 		log:       opts.Logger,
@@ -140,7 +141,6 @@ func New(opts Options) (*Runtime, error) {
 		runs:      map[string]*execution{},
 		contexts:  map[string]*contextQueue{},
 		canceling: map[string]bool{},
-		waiters:   map[string][]chan struct{}{},
 		handoff:   make(chan *execution),
 	}
 	if r.replica == "" {
@@ -175,6 +175,7 @@ func New(opts Options) (*Runtime, error) {
 			return nil, errdefs.Validationf("agents[%d] (%s): unknown multitask policy %q (want reject, enqueue or interrupt)", i, a.ID, a.Multitask)
 		}
 		r.agents[a.ID] = a
+		r.agentUsed[a.ID] = &usageCounter{}
 		r.order = append(r.order, a.ID)
 	}
 	window := max(opts.FlushWindow, 0)

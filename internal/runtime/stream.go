@@ -155,7 +155,7 @@ func (s *Stream) readStore(ctx context.Context, max int, res readResult) ([]stor
 	var out []store.Event
 	if page.PrunedThrough > s.after {
 		gap := eventBody{state: GapData{PrunedThrough: page.PrunedThrough}}
-		out = append(out, frame(s.runID, page.PrunedThrough, EventGap, time.Now(), &gap))
+		out = append(out, frame(nil, s.runID, page.PrunedThrough, EventGap, time.Now(), &gap))
 		s.after = page.PrunedThrough
 	}
 	for _, ev := range page.Events {

@@ -82,16 +82,15 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	if contextID == "" {
 		contextID = newID()
 	}
-	msg.ContextID = contextID
 	now := time.Now().UTC()
-	t := store.Task{
-		ID: newID(), ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted,
-		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
-	}
-	msg.TaskID = t.ID
-	l := newRunLog(t.ID, 0, r.volatile)
+	taskID := newID()
+	l := newRunLog(taskID, 0, r.volatile)
 	l.refs, l.active = 1, true
-	x := r.newExecution(a, t, l, msg.Message, "")
+	x := r.newExecution(a, store.Task{
+		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted,
+		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
+	}, l, msg.Message, "")
+	x.createdTask, x.newContext = true, req.ContextID == ""
 
 	// Decide under the lock whether the context is free, so that two racing
 	// messages cannot both start.
@@ -140,21 +139,23 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	r.submitting.Add(1)
 	defer r.submitting.Done()
 	if start {
-		q.active = t.ID
+		q.active = taskID
 	} else {
 		// Queue now, under the same lock as the decision, so that the running
 		// task cannot end without seeing it; it starts only once created.
 		q.queue = append(q.queue, x)
 	}
-	r.logs[t.ID] = l
-	r.runs[t.ID] = x
+	r.logs[taskID] = l
+	r.runs[taskID] = x
 	r.mu.Unlock()
 
+	// x.task, x.user and x.key are the submission's until x.created is
+	// closed: the execution's goroutine waits for that.
 	_, err = r.commit(ctx, l, store.Change{
-		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: msg.ID},
-		TaskID:      t.ID,
-		CreateTask:  &t,
-		Messages:    []store.Message{msg},
+		Idempotency: &x.key,
+		TaskID:      taskID,
+		CreateTask:  &x.task,
+		Messages:    x.user[:],
 	}, stateEvent{body: RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
 		stateEvent{body: StatusData{State: store.StateSubmitted}})
 	if err != nil {
@@ -174,7 +175,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		r.launch(x)
 	} else {
 		if displaced != nil {
-			displaced.interrupt(engine.CauseUserInput, "superseded by task "+t.ID)
+			displaced.interrupt(engine.CauseUserInput, "superseded by task "+taskID)
 		}
 	}
 	return Submission{Task: created}, nil
@@ -183,11 +184,11 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 // submittedLocked returns the execution the message msgID opened in q, if it
 // is active or queued here. Callers hold r.mu.
 func (r *Runtime) submittedLocked(q *contextQueue, msgID string) *execution {
-	if x := r.runs[q.active]; x != nil && x.msg.ID == msgID {
+	if x := r.runs[q.active]; x != nil && x.user[0].ID == msgID {
 		return x
 	}
 	for _, x := range q.queue {
-		if x.msg.ID == msgID {
+		if x.user[0].ID == msgID {
 			return x
 		}
 	}
@@ -221,7 +222,6 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		}
 		return Submission{}, errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
 	}
-	msg.ContextID, msg.TaskID = t.ContextID, t.ID
 	l, err := r.activeLog(ctx, t.ID)
 	if err != nil {
 		return Submission{}, err
@@ -264,16 +264,16 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	r.mu.Unlock()
 
 	first, err := r.commit(ctx, l, store.Change{
-		Idempotency: &store.IdempotencyKey{ContextID: t.ContextID, MessageID: msg.ID},
+		Idempotency: &x.key,
 		TaskID:      t.ID,
-		UpdateTask:  &next,
-		Messages:    []store.Message{msg},
+		UpdateTask:  &x.task,
+		Messages:    x.user[:],
 	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
 		stateEvent{body: StatusData{State: store.StateWorking}})
 	if err != nil {
 		return r.abandonSubmission(ctx, x, err)
 	}
-	x.task.Version = next.Version + 1
+	x.task.Version++
 	close(x.created)
 	resumed := x.task
 	r.launch(x)
@@ -323,16 +323,27 @@ func (r *Runtime) logEnd(ctx context.Context, runID string) int64 {
 	return page.LastSeq
 }
 
+// newExecution makes an attempt of task t with the user message msg that
+// started it.
 func (r *Runtime) newExecution(a *Agent, t store.Task, l *runLog, msg model.Message, resume string) *execution {
-	ctx, cancel := context.WithCancel(store.WithTenant(r.ctx, tenantOf(t)))
+	tenant := tenantOf(t)
+	base, bg := r.ctx, context.Background()
+	if tenant != store.DefaultTenant { // the store assumes it otherwise
+		base, bg = store.WithTenant(base, tenant), store.WithTenant(bg, tenant)
+	}
+	ctx, cancel := context.WithCancel(base)
 	x := &execution{
-		r: r, runID: t.ID, contextID: t.ContextID, tenant: tenantOf(t), agent: a, log: l, task: t, msg: msg, resume: resume,
-		ctx: ctx, hardCancel: cancel,
+		r: r, runID: t.ID, contextID: t.ContextID, tenant: tenant, agent: a, log: l, task: t, resume: resume,
+		user:       [1]store.Message{{ContextID: t.ContextID, TaskID: t.ID, Message: msg}},
+		key:        store.IdempotencyKey{ContextID: t.ContextID, MessageID: msg.ID},
+		ctx:        ctx,
+		bg:         bg,
+		hardCancel: cancel,
 		interrupts: make(chan engine.Interrupt, 1),
-		done:       make(chan struct{}),
+		ended:      make(chan struct{}),
 		created:    make(chan struct{}),
 	}
-	x.host = newHost(x)
+	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
 	return x
 }
 
@@ -401,8 +412,6 @@ func (r *Runtime) ended(x *execution) {
 		r.dequeueLocked(next)
 		handover, next = next, nil
 	}
-	ws := r.waiters[x.runID]
-	delete(r.waiters, x.runID)
 	cancelParked := parked && (cancelled || x.task.CancelRequested) && !r.canceling[x.runID]
 	if cancelParked {
 		r.canceling[x.runID] = true
@@ -410,12 +419,12 @@ func (r *Runtime) ended(x *execution) {
 	r.mu.Unlock()
 	if handover != nil {
 		handover.release(true)
+		r.closeEnded(handover)
 	}
 	if cancelParked {
 		// A cancel arrived while the run was parking: the task waits for
 		// input now, so cancel it as such.
-		ctx := context.WithoutCancel(x.ctx)
-		if _, err := r.cancelIdle(ctx, x.task); err != nil {
+		if _, err := r.cancelIdle(x.bg, x.task); err != nil {
 			r.log.Warn("cancel of a parked run failed", "run_id", x.runID, "err", err)
 		}
 		r.mu.Lock()
@@ -427,9 +436,7 @@ func (r *Runtime) ended(x *execution) {
 	x.log.wakeLocked()
 	x.log.mu.Unlock()
 	r.releaseLog(x.log)
-	for _, w := range ws {
-		close(w)
-	}
+	r.closeEnded(x)
 	if next != nil && r.ctx.Err() == nil {
 		r.launch(next)
 	}
@@ -479,6 +486,7 @@ func (r *Runtime) forget(x *execution) {
 	x.log.mu.Unlock()
 	x.hardCancel()
 	r.releaseLog(x.log)
+	r.closeEnded(x)
 	if next != nil && r.ctx.Err() == nil {
 		r.launch(next)
 	}
@@ -494,18 +502,20 @@ func CheckUserMessage(m model.Message) (field string, err error) {
 		return "message.parts", errdefs.Validationf("must not be empty")
 	}
 	for i, p := range m.Parts {
-		field := "message.parts[" + strconv.Itoa(i) + "]"
 		if p.Type == model.PartToolCall || p.Type == model.PartToolResult {
-			return field, errdefs.Validationf("a user message cannot carry %s parts", p.Type)
+			return partField(i), errdefs.Validationf("a user message cannot carry %s parts", p.Type)
 		}
 		if err := p.Validate(); err != nil {
-			return field, errdefs.Validation(err)
+			return partField(i), errdefs.Validation(err)
 		}
 	}
 	return "", nil
 }
 
-// normaliseUserMessage checks a user message and fills in its defaults.
+func partField(i int) string { return "message.parts[" + strconv.Itoa(i) + "]" }
+
+// normaliseUserMessage checks a user message and fills in its defaults; its
+// time is put in the form stores keep (see storedTime).
 func normaliseUserMessage(m model.Message) (store.Message, error) {
 	if field, err := CheckUserMessage(m); err != nil {
 		return store.Message{}, fmt.Errorf("%s: %w", field, err)
@@ -517,7 +527,9 @@ func normaliseUserMessage(m model.Message) (store.Message, error) {
 		m.ID = newID()
 	}
 	if m.CreatedAt.IsZero() {
-		m.CreatedAt = time.Now().UTC()
+		m.CreatedAt = storedNow()
+	} else {
+		m.CreatedAt = storedTime(m.CreatedAt)
 	}
 	return store.Message{Message: m}, nil
 }
