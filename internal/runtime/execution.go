@@ -453,7 +453,7 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 				continue
 			}
 			index[m.ID] = true
-		} else if slices.Contains(known, m.ID) || slices.ContainsFunc(out, hasID(m.ID)) {
+		} else if slices.Contains(known, m.ID) || containsID(out, m.ID) {
 			continue
 		}
 		if m.CreatedAt.IsZero() {
@@ -469,9 +469,14 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 	return out, nil
 }
 
-// hasID matches a message by id.
-func hasID(id string) func(store.Message) bool {
-	return func(m store.Message) bool { return m.ID == id }
+// containsID reports whether msgs holds a message with id.
+func containsID(msgs []store.Message, id string) bool {
+	for i := range msgs {
+		if msgs[i].ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func mergeArtifacts(old, cur []model.Artifact) []model.Artifact {
