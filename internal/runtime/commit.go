@@ -33,6 +33,8 @@ func (e *stateEvent) typ() string {
 		return EventInput
 	case RunEndData:
 		return EventRunEnd
+	case GapData:
+		return EventGap
 	}
 	return ""
 }

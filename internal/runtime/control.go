@@ -94,7 +94,7 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		next := t
 		msg := model.NewText(model.RoleAssistant, "canceled by the user")
 		msg.ID = messageID(t.ID, -1000-attempt-t.Attempt)
-		msg.CreatedAt = time.Now().UTC()
+		msg.CreatedAt = storedNow()
 		next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, false
 		next.UpdatedAt = time.Now().UTC()
 		evs := []stateEvent{{body: StatusData{State: store.StateCanceled, Message: &msg}}}
