@@ -137,6 +137,24 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+func TestAppendTimeMatchesAppendFormat(t *testing.T) {
+	zone := time.FixedZone("z", -(5*3600 + 30*60))
+	for _, at := range []time.Time{
+		{}, time.Unix(0, 0), time.Unix(1, 1), time.Unix(1700000000, 123456789), time.Unix(1700000000, 120000000).In(zone),
+		time.Unix(1700000000, 100), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 5, time.UTC), time.Date(0, 1, 1, 0, 0, 0, 0, zone), time.Now(),
+	} {
+		checkTime(t, at)
+	}
+}
+
+func checkTime(t testing.TB, at time.Time) {
+	t.Helper()
+	if got, want := appendTime(nil, at), at.UTC().AppendFormat(nil, time.RFC3339Nano); !bytes.Equal(got, want) {
+		t.Fatalf("appendTime(%v) = %s, want %s", at, got, want)
+	}
+}
+
 func checkJSONString(t testing.TB, s string) {
 	t.Helper()
 	want, err := json.Marshal(s)
@@ -156,6 +174,7 @@ func FuzzStateBodies(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s1, s2 string, n1, n2 int64) {
 		checkJSONString(t, s1)
+		checkTime(t, time.Unix(n1, n2))
 		at := time.Unix(n1, n2).In(time.FixedZone("z", int(n2%50000)))
 		if at.Year() < 0 || at.Year() > 9999 {
 			at = time.Unix(0, n2)

@@ -86,13 +86,14 @@ func newRunLog(runID string, lastSeq int64, volatile bool) *runLog {
 // last returns the highest seq assigned. Callers hold mu.
 func (l *runLog) last() int64 { return l.base + int64(len(l.events)) }
 
-// appendLocked assigns the next seq to an event of type typ with body and
-// appends it; it becomes visible once persisted. Callers hold mu.
-func (l *runLog) appendLocked(typ string, body *eventBody) store.Event {
+// appendLocked assigns the next seq to an event of type typ with body,
+// logged at time at, and appends it; it becomes visible once persisted.
+// Callers hold mu.
+func (l *runLog) appendLocked(typ string, body *eventBody, at time.Time) store.Event {
 	seq := l.last() + 1
 	n := frameSize(l.runID, typ, body)
 	room, inChunk := l.room(n)
-	ev := frame(room, l.runID, seq, typ, time.Now(), body)
+	ev := frame(room, l.runID, seq, typ, at, body)
 	if n = len(ev.Data); inChunk && n <= cap(room) { // written into the chunk
 		l.chunk = l.chunk[:len(l.chunk)+n]
 		ev.Data = ev.Data[:n:n] // a reader's append must not reach the next event
@@ -121,7 +122,7 @@ func (l *runLog) appendLive(typ string, body *eventBody) (wasClean bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	wasClean = !l.dirty
-	l.appendLocked(typ, body)
+	l.appendLocked(typ, body, time.Now())
 	if l.volatile && !l.committing {
 		l.shown = l.last()
 		l.wakeLocked()
@@ -178,8 +179,9 @@ func (l *runLog) persistLocked(through int64) {
 
 // beginCommit appends a state commit's events, which stay hidden until
 // endCommit(true), and returns the seq of the first. Their bodies are
-// encoded (see commitRebasing).
+// encoded (see commitRebasing); they are logged at the same time.
 func (l *runLog) beginCommit(evs []stateEvent) int64 {
+	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	first := l.last() + 1
@@ -189,7 +191,7 @@ func (l *runLog) beginCommit(evs []stateEvent) int64 {
 		if e.encoded != nil {
 			body = eventBody{object: e.encoded}
 		}
-		l.appendLocked(e.typ(), &body)
+		l.appendLocked(e.typ(), &body, now)
 	}
 	l.committing = true
 	return first
