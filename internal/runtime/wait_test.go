@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -66,12 +67,59 @@ func viewStores(t *testing.T, test func(t *testing.T, newRuntime func(...*Agent)
 	})
 }
 
+// gated runs its engine once it receives a token from release.
+type gated struct {
+	engine.Engine
+	release <-chan struct{}
+}
+
+func (g gated) Capabilities() engine.Capabilities { return engine.CapabilitiesOf(g.Engine) }
+
+func (g gated) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+		return b, ctx.Err()
+	}
+	return g.Engine.Execute(ctx, run, h, b)
+}
+
+// waiting is a context that tells when it is first asked for Done: a
+// waiter of an execution asks in its select, once it found the execution.
+type waiting struct {
+	context.Context
+	once   sync.Once
+	asking chan struct{}
+}
+
+func (w *waiting) Done() <-chan struct{} {
+	w.once.Do(func() { close(w.asking) })
+	return w.Context.Done()
+}
+
+// checkViewWhileRunning is checkView on a run held by a gated engine: it
+// releases the run once WaitView waits for its execution.
+func checkViewWhileRunning(t *testing.T, r *Runtime, st *countingStore, release chan<- struct{}, taskID string) (store.Task, bool) {
+	t.Helper()
+	ctx := &waiting{Context: ctxT(t), asking: make(chan struct{})}
+	go func() {
+		<-ctx.asking
+		release <- struct{}{}
+	}()
+	return checkViewCtx(t, ctx, r, st, taskID)
+}
+
 // checkView compares WaitView with the store's answer and reports whether
 // it read the transcript.
 func checkView(t *testing.T, r *Runtime, st *countingStore, taskID string) (task store.Task, read bool) {
 	t.Helper()
+	return checkViewCtx(t, ctxT(t), r, st, taskID)
+}
+
+func checkViewCtx(t *testing.T, ctx context.Context, r *Runtime, st *countingStore, taskID string) (task store.Task, read bool) {
+	t.Helper()
 	before := st.transcripts.Load()
-	task, msgs, err := r.WaitView(ctxT(t), taskID)
+	task, msgs, err := r.WaitView(ctx, taskID)
 	if err != nil {
 		t.Fatalf("WaitView(%s): %v", taskID, err)
 	}
@@ -119,8 +167,10 @@ func TestWaitViewIsTheStoresAnswer(t *testing.T) {
 		failing := engine.EngineFunc(func(context.Context, engine.Run, engine.Host, *engine.Board) (*engine.Board, error) {
 			return nil, errors.New("engine broke <here>")
 		})
-		r, st := newRuntime(testAgent("ok", answerer()), testAgent("odd", appending(odd)), testAgent("data", appending(withData)),
-			testAgent("meta", appending(withMeta)), testAgent("fail", failing), testAgent("ask", asker{}), testAgent("block", blocker(false, started)))
+		release := make(chan struct{})
+		g := func(id string, eng engine.Engine) *Agent { return testAgent(id, gated{eng, release}) }
+		r, st := newRuntime(g("ok", answerer()), g("odd", appending(odd)), g("data", appending(withData)),
+			g("meta", appending(withMeta)), g("fail", failing), g("ask", asker{}), testAgent("block", blocker(false, started)))
 
 		for _, tc := range []struct {
 			agent    string
@@ -140,7 +190,7 @@ func TestWaitViewIsTheStoresAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			task, read := checkView(t, r, st, sub.Task.ID)
+			task, read := checkViewWhileRunning(t, r, st, release, sub.Task.ID)
 			if task.State != tc.state || read != tc.wantRead {
 				t.Errorf("%s with %q: %s, transcript read %v; want %s, read %v", tc.agent, tc.msg.Text(), task.State, read, tc.state, tc.wantRead)
 			}
@@ -148,13 +198,13 @@ func TestWaitViewIsTheStoresAnswer(t *testing.T) {
 
 		// Parked for input, then continued (a second attempt: read).
 		ask := send(t, r, "ask", "hi")
-		if task, read := checkView(t, r, st, ask.ID); task.State != store.StateInputRequired || read {
+		if task, read := checkViewWhileRunning(t, r, st, release, ask.ID); task.State != store.StateInputRequired || read {
 			t.Errorf("parked task %s, transcript read %v; want input-required served by the execution", task.State, read)
 		}
 		if _, err := r.Send(ctxT(t), SendRequest{AgentID: "ask", TaskID: ask.ID, Message: model.NewText(model.RoleUser, "Ada")}); err != nil {
 			t.Fatal(err)
 		}
-		if task, read := checkView(t, r, st, ask.ID); task.State != store.StateCompleted || !read {
+		if task, read := checkViewWhileRunning(t, r, st, release, ask.ID); task.State != store.StateCompleted || !read {
 			t.Errorf("continued task %s, transcript read %v; want completed, read", task.State, read)
 		}
 
@@ -170,6 +220,7 @@ func TestWaitViewIsTheStoresAnswer(t *testing.T) {
 
 		// No longer executing here: read.
 		done := send(t, r, "ok", "hi")
+		release <- struct{}{}
 		checkView(t, r, st, done.ID)
 		if _, read := checkView(t, r, st, done.ID); !read {
 			t.Error("a task that ended before WaitView was served without reading the transcript")
