@@ -10,15 +10,17 @@ import (
 	"agentd/internal/store"
 )
 
-// Event data is written by hand, in one buffer per event: the frame's
-// members, then the body's. The output is byte for byte what encoding/json
-// writes for the same values (encode_test.go holds the two side by side);
-// bodies of rarer shapes (a status with a message, an input prompt, an
-// artifact) are encoded by encoding/json and spliced in.
+// Event data is written by hand, straight into the memory it is kept in
+// (see runLog.room): the frame's members, then the body's. The output is
+// byte for byte what encoding/json writes for the same values
+// (encode_test.go holds the two side by side); bodies of rarer shapes (a
+// status with a message, an input prompt, an artifact) are encoded by
+// encoding/json and spliced in.
 
 // eventBody is the body of an event on its way into a run's log; the log
 // frames it (see frame). It is one of, in this order of precedence:
-//   - state: a state event's body that appendStateBody encodes;
+//   - state: a state event's body that appendStateBody encodes (one
+//     stateBody accepts);
 //   - actor, key and value: {"actor":actor,key:value}, the fast path of
 //     deltas and steps, with actor and key needing no escaping and value
 //     a JSON value, spliced without an intermediate buffer;

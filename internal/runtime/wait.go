@@ -73,7 +73,7 @@ func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *executi
 			select {
 			case <-ctx.Done():
 				timer.Stop()
-				return t, nil, ctx.Err()
+				return store.Task{}, nil, ctx.Err()
 			case <-timer.C:
 			}
 		}
