@@ -151,7 +151,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		v := viewOf(t)
 		writeRunView(w, http.StatusAccepted, &v)
 	default:
-		t, err = s.rt.Wait(r.Context(), t.ID)
+		t, msgs, err := s.rt.WaitView(r.Context(), t.ID)
 		if err != nil {
 			if r.Context().Err() != nil {
 				return // the client left; the run goes on
@@ -159,11 +159,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 			writeError(w, r, err)
 			return
 		}
-		v, err := s.fullView(r, t)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
+		v := viewOf(t)
+		v.Messages = msgs
 		writeRunView(w, http.StatusOK, &v)
 	}
 }
