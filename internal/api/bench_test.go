@@ -20,6 +20,13 @@ import (
 	"agentd/internal/store/memstore"
 )
 
+// benchOptions runs the runtime as cmd/server runs it on memstore: a
+// volatile store (events shown before they are stored) with its 50 ms
+// flush window.
+func benchOptions(agents []*runtime.Agent) runtime.Options {
+	return runtime.Options{Store: memstore.New(), Agents: agents, VolatileStore: true, FlushWindow: 50 * time.Millisecond}
+}
+
 // newBenchServer serves the demo agents on loopback.
 func newBenchServer(b *testing.B) (string, *http.Client) {
 	b.Helper()
@@ -31,7 +38,7 @@ func newBenchServer(b *testing.B) (string, *http.Client) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rt, err := runtime.New(runtime.Options{Store: memstore.New(), Agents: agents})
+	rt, err := runtime.New(benchOptions(agents))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -139,7 +146,7 @@ func BenchmarkBlockingSendHandler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rt, err := runtime.New(runtime.Options{Store: memstore.New(), Agents: agents})
+	rt, err := runtime.New(benchOptions(agents))
 	if err != nil {
 		b.Fatal(err)
 	}
