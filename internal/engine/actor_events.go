@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
+	"agentd/internal/jsonscan"
 )
 
 // ActorEvents publishes the events of one step actor in one run — step
@@ -107,7 +108,7 @@ func (a *ActorEvents) StepError(ctx context.Context, kind string, detail json.Ra
 }
 
 func (a *ActorEvents) step(ctx context.Context, subject event.Subject, kind string, detail json.RawMessage, stepErr error) error {
-	if len(detail) > 0 && !isMarshalOutput(detail) {
+	if len(detail) > 0 && !jsonscan.Compact(detail) {
 		// What json.Marshal would make of it: compacted and escaped.
 		d, err := json.Marshal(detail)
 		if err != nil {
@@ -184,150 +185,4 @@ func appendStepPayload(b []byte, runID, actor, kind string, detail json.RawMessa
 		b = AppendJSONString(b, string(class))
 	}
 	return append(b, '}')
-}
-
-// isMarshalOutput reports whether raw is exactly what json.Marshal makes
-// of it as a json.RawMessage: one valid JSON value without insignificant
-// whitespace, with <, >, &, U+2028 and U+2029 escaped. It is conservative:
-// a false answer only sends raw through json.Marshal, so values nested
-// deeper than maxDetailDepth are left to it.
-func isMarshalOutput(raw []byte) bool {
-	end, ok := scanValue(raw, 0, 0)
-	return ok && end == len(raw)
-}
-
-// maxDetailDepth bounds the nesting isMarshalOutput follows.
-const maxDetailDepth = 64
-
-// scanValue returns the end of the compact JSON value starting at i,
-// inside depth arrays and objects.
-func scanValue(b []byte, i, depth int) (int, bool) {
-	if i >= len(b) {
-		return i, false
-	}
-	switch c := b[i]; {
-	case (c == '{' || c == '[') && depth == maxDetailDepth:
-		return i, false
-	case c == '{':
-		return scanMembers(b, i+1, '}', depth+1)
-	case c == '[':
-		return scanMembers(b, i+1, ']', depth+1)
-	case c == '"':
-		return scanString(b, i)
-	case c == '-' || '0' <= c && c <= '9':
-		return scanNumber(b, i)
-	}
-	for _, lit := range [...]string{"true", "false", "null"} {
-		if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
-			return i + len(lit), true
-		}
-	}
-	return i, false
-}
-
-// scanMembers scans the members of an object (closing '}': "key":value
-// pairs) or the elements of an array (closing ']') after the opening
-// bracket at i-1.
-func scanMembers(b []byte, i int, closing byte, depth int) (int, bool) {
-	if i < len(b) && b[i] == closing {
-		return i + 1, true
-	}
-	for {
-		var ok bool
-		if closing == '}' {
-			if i, ok = scanString(b, i); !ok || i >= len(b) || b[i] != ':' {
-				return i, false
-			}
-			i++
-		}
-		if i, ok = scanValue(b, i, depth); !ok || i >= len(b) {
-			return i, false
-		}
-		switch b[i] {
-		case closing:
-			return i + 1, true
-		case ',':
-			i++
-		default:
-			return i, false
-		}
-	}
-}
-
-// scanString scans a string literal starting at i, refusing what
-// json.Marshal would escape: <, >, & and U+2028, U+2029.
-func scanString(b []byte, i int) (int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return i, false
-	}
-	for i++; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, true
-		case c < 0x20, c == '<', c == '>', c == '&':
-			return i, false
-		case c == '\\':
-			if i+1 >= len(b) {
-				return i, false
-			}
-			i++
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(b) || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
-					return i, false
-				}
-				i += 4
-			default:
-				return i, false
-			}
-		case c == 0xE2:
-			if i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xA8 {
-				return i, false
-			}
-		}
-	}
-	return i, false
-}
-
-// scanNumber scans a number starting at i:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func scanNumber(b []byte, i int) (int, bool) {
-	if b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		i = skipDigits(b, i)
-	default:
-		return i, false
-	}
-	if i < len(b) && b[i] == '.' {
-		if j := skipDigits(b, i+1); j > i+1 {
-			i = j
-		} else {
-			return i, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := skipDigits(b, i)
-		if j == i {
-			return i, false
-		}
-		i = j
-	}
-	return i, true
-}
-
-func skipDigits(b []byte, i int) int {
-	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-		i++
-	}
-	return i
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"agentd/internal/errdefs"
@@ -91,80 +90,4 @@ func FuzzStepPayload(f *testing.F) {
 			checkStepPayload(t, runID, actor, kind, map[string]string{"t": text}, e)
 		}
 	})
-}
-
-// rawDetails are encoded details, canonical or not.
-var rawDetails = []string{
-	`0`, `-0`, `01`, `1.`, `1.5`, `-1.5e+10`, `1E-2`, `1e`, `-`, `tru`, `true`, `false`, `nul`, `[true,false,null]`,
-	`{"a":{"b":[1,{"c":"d"}]},"e":[]}`, `{"a":}`, `{"a" :1}`, `{,}`, `[1,]`, `[,1]`, `{"a":1"b":2}`, `"\uZZZZ"`,
-	`"\u00e9"`, `"\x"`, `"a\"`, `"\/"`, "\"tab\there\"", `{"a":1}x`, `{"a":1}{}`, `[[[[]]]]`,
-	`{}`, `{"iteration":1}`, `{"iteration":1,"tool":"calc","call_id":"c 1"}`, `[1,2,3]`, `"str"`, `null`, `12.5e3`,
-	` {}`, `{ }`, "{\n}", `{"a":"<"}`, `{"a":"\u003c"}`, `{"a":"&"}`, "{\"a\":\"\u2028\"}", `{"a":"\u2028"}`,
-	`{"a":"x\"y"}`, `{"a":"x\\"}`, `{"a":"x\\\" y"}`, `{"a":" spaced "}`, "{\"a\":\"\xff\"}", `{"a":1,}`, `{`, ``,
-	`"\u00e9"`, `["a", "b"]`, `["a","b"]`, "{\"a\":\"\xe2\x80\"}",
-}
-
-// checkMarshalOutput checks isMarshalOutput against json.Marshal: a true
-// answer means Marshal leaves raw as it is, and — but for nesting beyond
-// maxDetailDepth — a false one that it does not.
-func checkMarshalOutput(t *testing.T, raw []byte) {
-	t.Helper()
-	got, err := json.Marshal(json.RawMessage(raw))
-	same := err == nil && bytes.Equal(got, raw) && len(raw) > 0
-	if is := isMarshalOutput(raw); is != same && (is || depth(raw) <= maxDetailDepth) {
-		t.Fatalf("isMarshalOutput(%q) = %v, but json.Marshal gives %q, %v", raw, is, got, err)
-	}
-}
-
-// depth is how deeply brackets nest in raw, strings ignored.
-func depth(raw []byte) int {
-	d, deepest, inString := 0, 0, false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case !inString && (c == '{' || c == '['):
-			d++
-			deepest = max(deepest, d)
-		case !inString && (c == '}' || c == ']'):
-			d--
-		}
-	}
-	return deepest
-}
-
-func TestIsMarshalOutput(t *testing.T) {
-	canonical := 0
-	for _, raw := range rawDetails {
-		checkMarshalOutput(t, []byte(raw))
-		if isMarshalOutput([]byte(raw)) {
-			canonical++
-		}
-		// Whatever json.Marshal produces is recognised.
-		if out, err := json.Marshal(json.RawMessage(raw)); err == nil && len(raw) > 0 && !isMarshalOutput(out) {
-			t.Errorf("json.Marshal(%q) = %q is not recognised as its own output", raw, out)
-		}
-	}
-	if canonical < 10 {
-		t.Errorf("only %d of the canonical details were recognised", canonical)
-	}
-}
-
-func FuzzIsMarshalOutput(f *testing.F) {
-	for _, raw := range rawDetails {
-		f.Add([]byte(raw))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) { checkMarshalOutput(t, raw) })
-}
-
-func TestIsMarshalOutputDepth(t *testing.T) {
-	for _, n := range []int{1, maxDetailDepth - 1, maxDetailDepth, maxDetailDepth + 1, maxDetailDepth + 2, 20000} {
-		raw := []byte(strings.Repeat("[", n) + strings.Repeat("]", n))
-		checkMarshalOutput(t, raw)
-		if want := n <= maxDetailDepth; isMarshalOutput(raw) != want {
-			t.Errorf("depth %d: isMarshalOutput = %v, want %v", n, !want, want)
-		}
-	}
 }

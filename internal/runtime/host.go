@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
+	"agentd/internal/jsonscan"
 	"agentd/internal/model"
 	"agentd/internal/store"
 )
@@ -146,11 +146,11 @@ func tokenBody(rest string, payload []byte) (eventBody, bool) {
 }
 
 // stepBody is the fast path of step events: the body encodeBody(StepData)
-// would produce, spliced by the log from a payload that is valid JSON on
-// one line (engine.publishStep's are), without decoding and re-encoding
-// it. ok is false when the fast path does not apply.
+// would produce, spliced by the log from a payload that json.Marshal would
+// leave as it is (engine.ActorEvents' payloads are), without decoding and
+// re-encoding it. ok is false when the fast path does not apply.
 func stepBody(actor string, payload []byte) (eventBody, bool) {
-	if !plainJSON(actor) || len(payload) == 0 || bytes.ContainsAny(payload, "\r\n") || !json.Valid(payload) {
+	if !plainJSON(actor) || !jsonscan.Compact(payload) {
 		return eventBody{}, false
 	}
 	return eventBody{actor: actor, key: "payload", value: payload}, true

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/jsonscan"
 	"agentd/internal/store"
 )
 
@@ -176,7 +177,7 @@ func prepareEvents(evs []store.Event) ([]store.Event, error) {
 		if e.RunID == "" || e.Type == "" {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): run id and type are required", i, e.RunID, e.Seq)
 		}
-		if len(e.Data) == 0 || !validJSON(e.Data) {
+		if len(e.Data) == 0 || !jsonscan.Valid(e.Data) {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): data must be a valid JSON value", i, e.RunID, e.Seq)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/jsonscan"
 )
 
 // Values on their way into the store are validated and normalised as
@@ -89,7 +90,7 @@ func inRaw(b json.RawMessage, field fieldName) (json.RawMessage, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	if !validJSON(b) {
+	if !jsonscan.Valid(b) {
 		return nil, errdefs.Validationf("%s: invalid JSON", field())
 	}
 	return slices.Clone(b), nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/jsonscan"
 	"agentd/internal/model"
 )
 
@@ -132,7 +133,7 @@ func putRaw(b []byte, raw []byte, field fieldName) ([]byte, error) {
 	if len(raw) == 0 {
 		return putBytes(b, nil), nil
 	}
-	if !validJSON(raw) {
+	if !jsonscan.Valid(raw) {
 		return b, errdefs.Validationf("%s: invalid JSON", field())
 	}
 	return putBytes(b, raw), nil
