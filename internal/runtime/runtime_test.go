@@ -2,8 +2,10 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,8 +24,8 @@ func TestSendCompletesAndFramesTheAttempt(t *testing.T) {
 func testSendCompletesAndFramesTheAttempt(t *testing.T) {
 	r := newTestRuntime(t, nil, testAgent("s", streamer(5, nil)))
 	task := send(t, r, "s", "hi")
-	if task.State != store.StateSubmitted || task.ContextID == "" || task.Version != 1 {
-		t.Fatalf("Send returned %+v, want a submitted task with a context", task)
+	if task.State != store.StateWorking || task.Attempt != 1 || task.ContextID == "" || task.Version != 1 {
+		t.Fatalf("Send returned %+v, want a task created working, in attempt 1, with a context", task)
 	}
 	done := wait(t, r, task.ID)
 	if done.State != store.StateCompleted {
@@ -35,16 +37,31 @@ func testSendCompletesAndFramesTheAttempt(t *testing.T) {
 		t.Fatalf("events %v: want run.start first and run.end last", types(evs))
 	}
 	starts, ends := 0, 0
+	var states []string
 	for _, ev := range evs {
 		switch ev.Type {
 		case EventRunStart:
 			starts++
 		case EventRunEnd:
 			ends++
+		case EventStatus:
+			var s StatusData
+			if err := json.Unmarshal(ev.Data, &s); err != nil {
+				t.Fatal(err)
+			}
+			states = append(states, string(s.State))
 		}
 	}
 	if starts != 1 || ends != 1 {
 		t.Fatalf("events %v: want exactly one run.start and one run.end", types(evs))
+	}
+	// Created working, the task still reports submitted first (A2A clients
+	// expect it), and the two statuses sit in the creating commit together.
+	if got := strings.Join(states, " "); got != "submitted working completed" {
+		t.Fatalf("status events %q, want submitted working completed", got)
+	}
+	if evs[1].Type != EventStatus || evs[2].Type != EventStatus {
+		t.Fatalf("events %v: want run.start, then the submitted and working statuses", types(evs))
 	}
 	page, err := r.Store().ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
 	if err != nil {

@@ -59,7 +59,9 @@ type contextQueue struct {
 // Send validates and records the message, then starts (or queues, or
 // resumes) the run in the background: the task and its first events are
 // durable before Send returns, and the run does not depend on ctx beyond
-// that (invariant 5).
+// that (invariant 5). A new task that starts at once is created working (its
+// status events still say submitted, then working); a queued one is created
+// submitted.
 func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error) {
 	a, err := r.Agent(req.AgentID)
 	if err != nil {
@@ -151,13 +153,24 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 
 	// x.task, x.user and x.key are the submission's until x.created is
 	// closed: the execution's goroutine waits for that.
+	evs := [3]stateEvent{
+		{body: RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
+		{body: StatusData{State: store.StateSubmitted}},
+	}
+	n := 2
+	if start {
+		// A task that starts at once is created working: its events still
+		// pass through submitted, and one commit does what two did.
+		x.task.State, x.task.Attempt = store.StateWorking, 1
+		evs[n] = stateEvent{body: StatusData{State: store.StateWorking}}
+		n++
+	}
 	_, err = r.commit(ctx, l, store.Change{
 		Idempotency: &x.key,
 		TaskID:      taskID,
 		CreateTask:  &x.task,
 		Messages:    x.user[:],
-	}, stateEvent{body: RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
-		stateEvent{body: StatusData{State: store.StateSubmitted}})
+	}, evs[:n]...)
 	if err != nil {
 		return r.abandonSubmission(ctx, x, err)
 	}
