@@ -72,7 +72,9 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 	defer l.flushMu.Unlock()
 	first := l.beginCommit(evs)
 	pending := l.pending()
-	c.Events = withEvents(c.Events, pending)
+	// The log's events are encoded here (or spliced from checked payloads):
+	// the store need not scan them again.
+	c.Events, c.EventsValid = withEvents(c.Events, pending), true
 	var last int64
 	if len(pending) > 0 {
 		last = pending[len(pending)-1].Seq
@@ -102,7 +104,7 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 			if rerr != nil {
 				return 0, rerr
 			}
-			next.Events = withEvents(next.Events, pending)
+			next.Events, next.EventsValid = withEvents(next.Events, pending), true
 			c = next
 			continue
 		}

@@ -93,7 +93,7 @@ func (f *flusher) flushLog(ctx context.Context, l *runLog) error {
 	if len(p) == 0 {
 		return nil
 	}
-	if err := f.st.Apply(ctx, store.Change{Events: p}); err != nil {
+	if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true}); err != nil {
 		l.markDirty()
 		f.mark(l)
 		return err
@@ -146,7 +146,7 @@ func (f *flusher) flush(ctx context.Context) {
 	if len(locked) == 0 {
 		return
 	}
-	err := f.st.Apply(ctx, store.Change{Events: events})
+	err := f.st.Apply(ctx, store.Change{Events: events, EventsValid: true})
 	if err != nil && len(locked) > 1 && errdefs.IsConflict(err) {
 		// One run's log was taken over; write the others on their own.
 		f.applyEach(ctx, locked)
@@ -165,7 +165,7 @@ func (f *flusher) flush(ctx context.Context) {
 func (f *flusher) applyEach(ctx context.Context, logs []*runLog) {
 	for _, l := range logs {
 		p := l.pending()
-		if err := f.st.Apply(ctx, store.Change{Events: p}); err != nil {
+		if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true}); err != nil {
 			f.failed(ctx, l, p, err)
 		} else {
 			l.markPersisted(p[len(p)-1].Seq)

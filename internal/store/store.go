@@ -160,6 +160,10 @@ type Change struct {
 	// Events are appended to the log of their RunID; their seqs must
 	// continue the log densely.
 	Events []Event
+	// EventsValid promises that every event's Data is one valid JSON value
+	// (the runtime encodes event data itself), so the store need not scan
+	// it again. A store may check anyway; without the promise it must.
+	EventsValid bool
 }
 
 // DuplicateError reports an idempotency key that is already recorded.

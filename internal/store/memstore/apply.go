@@ -102,7 +102,7 @@ func prepare(c store.Change, tenantName string, now time.Time, room *scratch) (p
 	if enc.messages, err = prepareMessages(room.messages[:0], c.Messages, c.TaskID, now); err != nil {
 		return prepared{}, encoded{}, err
 	}
-	if p.events, err = prepareEvents(c.Events); err != nil {
+	if p.events, err = prepareEvents(c.Events, c.EventsValid); err != nil {
 		return prepared{}, encoded{}, err
 	}
 	return p, enc, nil
@@ -169,15 +169,16 @@ func prepareMessages(out []storedMessage, msgs []store.Message, taskID string, n
 	return out, nil
 }
 
-// prepareEvents validates evs. They are copied into their logs under the
+// prepareEvents validates evs (their data only when the writer did not
+// promise it is valid JSON). They are copied into their logs under the
 // lock: a log stores events in its own buffers, so a copy made here would
 // be thrown away.
-func prepareEvents(evs []store.Event) ([]store.Event, error) {
+func prepareEvents(evs []store.Event, valid bool) ([]store.Event, error) {
 	for i, e := range evs {
 		if e.RunID == "" || e.Type == "" {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): run id and type are required", i, e.RunID, e.Seq)
 		}
-		if len(e.Data) == 0 || !jsonscan.Valid(e.Data) {
+		if len(e.Data) == 0 || !valid && !jsonscan.Valid(e.Data) {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): data must be a valid JSON value", i, e.RunID, e.Seq)
 		}
 	}

@@ -72,7 +72,7 @@ func (s *Store) plan(tenant string, c store.Change) (*plan, error) {
 	if p.contexts, err = planMessages(c, now); err != nil {
 		return nil, err
 	}
-	if p.runs, err = planEvents(c.Events, now); err != nil {
+	if p.runs, err = planEvents(c.Events, c.EventsValid, now); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -111,15 +111,16 @@ func planMessages(c store.Change, now time.Time) ([]contextAppend, error) {
 }
 
 // planEvents groups events by run, keeping their order, checks each run's
-// seqs are consecutive, and encodes them into frames.
-func planEvents(events []store.Event, now time.Time) ([]runAppend, error) {
+// seqs are consecutive (and their data, unless the writer promised it is
+// valid JSON), and encodes them into frames.
+func planEvents(events []store.Event, valid bool, now time.Time) ([]runAppend, error) {
 	byRun := map[string][]store.Event{}
 	var runIDs []string
 	for i, e := range events {
 		if e.RunID == "" || e.Type == "" {
 			return nil, errdefs.Validationf("pgstore: events[%d] (run %q, seq %d): run id and type are required", i, e.RunID, e.Seq)
 		}
-		if !json.Valid(e.Data) {
+		if !valid && !json.Valid(e.Data) || len(e.Data) == 0 {
 			return nil, errdefs.Validationf("pgstore: events[%d] (run %q, seq %d): data is not valid JSON", i, e.RunID, e.Seq)
 		}
 		if e.Time.IsZero() {

@@ -47,7 +47,8 @@
 // follow. An unknown context is an empty page, not an error.
 //
 // Events. RunID and Type are required and Data must be valid JSON
-// (Validation); a zero Time is set to the store's clock. One Change may
+// (Validation; with Change.EventsValid the store may skip the JSON scan,
+// not the other checks); a zero Time is set to the store's clock. One Change may
 // append to several runs. ReadEvents: negative after or limit is Validation;
 // limit 0 means 100, more than 1000 means 1000; an unknown run is an empty
 // page with LastSeq 0. PrunedThrough is reported on every read, and events

@@ -198,7 +198,18 @@ func testEventsInvalid(t *testing.T, s store.Store) {
 		spoil[name](&evs[0])
 		wantClass(t, s.Apply(ctx, store.Change{Events: evs}), errdefs.ClassValidation, "appending an event with "+name)
 	}
+	// EventsValid spares the data scan only: what is missing is still refused.
+	for _, name := range []string{"missing run id", "missing type", "missing data"} {
+		evs := runEvents("r-1", 1, 1)
+		spoil[name](&evs[0])
+		wantClass(t, s.Apply(ctx, store.Change{Events: evs, EventsValid: true}), errdefs.ClassValidation, "appending an event promised valid with "+name)
+	}
 	wantPage(t, "run after rejected appends", readEvents(t, ctx, s, "r-1", 0, 10), nil, 0, 0)
+	evs := runEvents("r-1", 1, 2)
+	if err := s.Apply(ctx, store.Change{Events: evs, EventsValid: true}); err != nil {
+		t.Fatalf("appending events promised valid: %v", err)
+	}
+	wantPage(t, "run after an append promised valid", readEvents(t, ctx, s, "r-1", 0, 10), []int64{1, 2}, 2, 0)
 	_, err := s.ReadEvents(ctx, "r-1", -1, 10)
 	wantClass(t, err, errdefs.ClassValidation, "ReadEvents with a negative after")
 	_, err = s.ReadEvents(ctx, "r-1", 0, -1)
