@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -85,20 +86,27 @@ func frame(b []byte, runID string, seq int64, typ string, at time.Time, body *ev
 }
 
 // appendTime appends t in UTC as t.UTC().AppendFormat(b, time.RFC3339Nano)
-// does, faster.
+// does, faster: the date and time of day are formatted once per second.
 func appendTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
-	year, month, day := t.Date()
-	if year < 0 || year > 9999 {
-		return t.AppendFormat(b, time.RFC3339Nano)
+	sec := t.Unix()
+	f := lastSecond.Load()
+	if f == nil || f.unix != sec {
+		year, month, day := t.Date()
+		if year < 0 || year > 9999 {
+			return t.AppendFormat(b, time.RFC3339Nano)
+		}
+		hour, minute, second := t.Clock()
+		f = &formattedSecond{unix: sec}
+		d := appendDigits(f.text[:0], year, 4)
+		d = appendDigits(append(d, '-'), int(month), 2)
+		d = appendDigits(append(d, '-'), day, 2)
+		d = appendDigits(append(d, 'T'), hour, 2)
+		d = appendDigits(append(d, ':'), minute, 2)
+		appendDigits(append(d, ':'), second, 2)
+		lastSecond.Store(f)
 	}
-	hour, minute, second := t.Clock()
-	b = appendDigits(b, year, 4)
-	b = appendDigits(append(b, '-'), int(month), 2)
-	b = appendDigits(append(b, '-'), day, 2)
-	b = appendDigits(append(b, 'T'), hour, 2)
-	b = appendDigits(append(b, ':'), minute, 2)
-	b = appendDigits(append(b, ':'), second, 2)
+	b = append(b, f.text[:]...)
 	if ns := t.Nanosecond(); ns != 0 {
 		n := 9
 		for ns%10 == 0 { // trailing zeros are left out
@@ -109,6 +117,16 @@ func appendTime(b []byte, t time.Time) []byte {
 	}
 	return append(b, 'Z')
 }
+
+// formattedSecond is one second of UTC time, formatted up to its seconds
+// ("2006-01-02T15:04:05"): events are stamped many times a second.
+type formattedSecond struct {
+	unix int64
+	text [19]byte
+}
+
+// lastSecond is the last second appendTime formatted.
+var lastSecond atomic.Pointer[formattedSecond]
 
 // appendDigits appends the n last decimal digits of v >= 0, zero-padded.
 func appendDigits(b []byte, v, n int) []byte {

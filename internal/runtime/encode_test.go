@@ -146,6 +146,13 @@ func TestAppendTimeMatchesAppendFormat(t *testing.T) {
 	} {
 		checkTime(t, at)
 	}
+	// The formatted second is reused within a second and replaced beyond
+	// it, forwards and backwards, whatever the zone.
+	base := time.Unix(1700000000, 0)
+	for _, d := range []time.Duration{0, 1, 999999999, time.Second, time.Second + 5, -1, -time.Second, 59 * time.Second, time.Hour, 24 * time.Hour, 0} {
+		checkTime(t, base.Add(d))
+		checkTime(t, base.Add(d).In(zone))
+	}
 }
 
 func checkTime(t testing.TB, at time.Time) {
