@@ -28,9 +28,11 @@ type prepared struct {
 	events       []store.Event
 
 	// Found by check for commit: the run of the task to update and the
-	// header of its record, unless the change creates the task too.
+	// header of its record, unless the change creates the task too; and
+	// the run and context looked up last.
 	updateRun    *run
 	updateHeader taskHeader
+	look         lookups
 }
 
 // encoded is what prepare encodes for commit to copy: kept apart from
@@ -69,8 +71,8 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if err := t.check(&p); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	if id := t.commit(&p, enc, now); id != "" {
-		s.noteFinished(name, id)
+	if r, h := t.commit(&p, enc, now); r != nil {
+		s.noteFinished(t, r, h)
 	}
 	return nil
 }
@@ -193,12 +195,14 @@ func (t *tenant) check(p *prepared) error {
 			return &store.DuplicateError{Key: p.key, TaskID: owner}
 		}
 	}
-	if p.create.id != "" && t.task(p.create.id) != "" {
-		return errdefs.Conflictf("create task %q: a task with this id exists", p.create.id)
+	if c := p.create.id; c != "" {
+		if r := t.findRun(&p.look, c); r != nil && r.task != "" {
+			return errdefs.Conflictf("create task %q: a task with this id exists", c)
+		}
 	}
 	if u := &p.update; u.id != "" {
 		version := int64(1) // created by the same change
-		if r := t.runs[u.id]; r != nil && r.task != "" {
+		if r := t.findRun(&p.look, u.id); r != nil && r.task != "" {
 			p.updateRun, p.updateHeader = r, headerOf(r.task)
 			version = p.updateHeader.version
 		} else if p.create.id != u.id {
@@ -208,13 +212,13 @@ func (t *tenant) check(p *prepared) error {
 			return errdefs.Conflictf("update task %q: version %d is stale, the stored version is %d", u.id, u.version, version)
 		}
 	}
-	return t.checkEvents(p.events)
+	return t.checkEvents(&p.look, p.events)
 }
 
 // checkEvents reports an event of evs that does not continue its log. A
 // change's events mostly belong to one run, and seq then follows seq; the
 // next seq of each run is kept in a map only when evs turn to another run.
-func (t *tenant) checkEvents(evs []store.Event) error {
+func (t *tenant) checkEvents(m *lookups, evs []store.Event) error {
 	var next map[string]int64 // for runs of evs that evs have turned away from
 	for i, e := range evs {
 		var want int64
@@ -224,7 +228,7 @@ func (t *tenant) checkEvents(evs []store.Event) error {
 			want = n
 		} else {
 			want = 1
-			if r := t.runs[e.RunID]; r != nil {
+			if r := t.findRun(m, e.RunID); r != nil {
 				want = r.log.lastSeq() + 1
 			}
 		}
@@ -241,45 +245,47 @@ func (t *tenant) checkEvents(evs []store.Event) error {
 	return nil
 }
 
-// commit writes a checked change. It returns the id of the task the change
-// finished (moved into a terminal state), if any.
-func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (finished string) {
+// commit writes a checked change. It returns the run and header of the
+// task the change finished (moved into a terminal state), if any.
+func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (doneRun *run, finished taskHeader) {
 	if p.key.ContextID != "" {
 		t.keys[p.key] = p.taskID
-		t.run(p.taskID).addKey(p.key)
+		t.runOf(&p.look, p.taskID).addKey(p.key)
 	}
 	if c := &p.create; c.id != "" {
-		t.insertTask(*c, p.createRecord)
+		r := t.runOf(&p.look, c.id)
+		t.insertTask(r, t.contextOf(&p.look, c.contextID), *c, p.createRecord)
 		if finishedBy("", c.state, true) {
-			finished = c.id
+			doneRun, finished = r, *c
 		}
 	}
 	if u := &p.update; u.id != "" {
 		r, h := p.updateRun, p.updateHeader
 		if r == nil { // created above
-			r = t.runs[u.id]
+			r = t.findRun(&p.look, u.id)
 			h = headerOf(r.task)
 		}
-		if finishedBy(h.state, u.state, false) {
-			finished = u.id
-		}
+		done := finishedBy(h.state, u.state, false)
 		h.version++
 		h.state = u.state
 		if now.After(h.updated) { // else the wall clock stepped back
 			h.updated = now
 		}
-		r.task = taskRecord(h, enc.update)
+		r.setTask(taskRecord(h, enc.update), h.state)
+		if done {
+			doneRun, finished = r, h
+		}
 	}
 	for _, m := range enc.messages {
-		t.context(m.contextID).transcript.append(m)
+		t.contextOf(&p.look, m.contextID).transcript.append(m)
 	}
 	for evs := p.events; len(evs) > 0; {
 		n := 1 // evs[:n] is a run of events of one log
 		for n < len(evs) && evs[n].RunID == evs[0].RunID {
 			n++
 		}
-		t.run(evs[0].RunID).log.append(evs[:n], now)
+		t.runOf(&p.look, evs[0].RunID).log.append(evs[:n], now)
 		evs = evs[n:]
 	}
-	return finished
+	return doneRun, finished
 }

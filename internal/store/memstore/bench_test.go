@@ -192,3 +192,89 @@ func BenchmarkReadEchoRun(b *testing.B) {
 		}
 	}
 }
+
+// sendRun writes and reads what the runtime does for one blocking send to
+// the echo agent today: the create (task working, key, user message and
+// three events), the checkpoint, the lease, the finish (task update,
+// reply and two events), the release and the read of the task.
+func sendRun(ctx context.Context, s *memstore.Store, n int) error {
+	id, contextID := fmt.Sprintf("run-%08d", n), fmt.Sprintf("ctx-%08d", n)
+	at := time.Now().UTC()
+	user := model.Message{ID: "msg-" + id, Role: model.RoleUser, Parts: []model.Part{model.TextPart("hello world")}, CreatedAt: at}
+	reply := model.Message{ID: "reply-" + id, Role: model.RoleAssistant, Name: "echo", Parts: []model.Part{model.TextPart("hello world")}, CreatedAt: at}
+	ev := func(seq int64, typ, body string) store.Event {
+		data := `{"run_id":"` + id + `","seq":` + strconv.FormatInt(seq, 10) + `,"type":"` + typ + `",` + body + `}`
+		return store.Event{RunID: id, Seq: seq, Type: typ, Time: at, Data: json.RawMessage(data)}
+	}
+	task := store.Task{ID: id, ContextID: contextID, AgentID: "echo", State: store.StateWorking, Attempt: 1, CreatedAt: at, UpdatedAt: at}
+	err := s.Apply(ctx, store.Change{
+		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: user.ID},
+		TaskID:      id,
+		CreateTask:  &task,
+		Messages:    []store.Message{{ContextID: contextID, TaskID: id, Message: user}},
+		Events: []store.Event{
+			ev(1, "run.start", `"context_id":"`+contextID+`","agent_id":"echo","attempt":1`),
+			ev(2, "status", `"state":"submitted"`),
+			ev(3, "status", `"state":"working"`),
+		},
+		EventsValid: true,
+	})
+	if err != nil {
+		return err
+	}
+	err = s.SaveCheckpoint(ctx, engine.Checkpoint{
+		ExecID: id, Step: "iter:1", Iteration: 1,
+		Board: &engine.BoardSnapshot{Vars: map[string]any{}, Channels: map[string][]model.Message{engine.MainChannel: {user, reply}}},
+		Attributes: map[string]string{
+			"agent_id": "echo", store.AttrAttempt: "1", "context_id": contextID, "run_id": id, "task_id": id,
+		},
+		Timestamp: at, OriginalStartedAt: at, SpecVersion: "1.0.0",
+	})
+	if err != nil {
+		return err
+	}
+	lease, err := s.AcquireLease(ctx, id, "replica", time.Minute)
+	if err != nil {
+		return err
+	}
+	task.State, task.Version = store.StateCompleted, 1
+	task.Usage = model.TokenUsage{InputTokens: 2, OutputTokens: 2, TotalTokens: 4}
+	err = s.Apply(ctx, store.Change{
+		UpdateTask: &task,
+		Messages:   []store.Message{{ContextID: contextID, TaskID: id, Message: reply}},
+		Events: []store.Event{
+			ev(4, "delta", `"actor":"echo","text":"hello world"`),
+			ev(5, "status", `"state":"completed"`),
+			ev(6, "run.end", `"state":"completed"`),
+		},
+		EventsValid: true,
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.ReleaseLease(ctx, lease); err != nil {
+		return err
+	}
+	_, err = s.GetTask(ctx, id)
+	return err
+}
+
+// BenchmarkSendRetained measures the store's part of one blocking send
+// (sendRun) against a store already holding DefaultRetention finished
+// runs, so that every send also pays for evicting one.
+func BenchmarkSendRetained(b *testing.B) {
+	s, ctx := memstore.New(), b.Context()
+	n := 0
+	for ; n < memstore.DefaultRetention; n++ {
+		if err := sendRun(ctx, s, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		n++
+		if err := sendRun(ctx, s, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

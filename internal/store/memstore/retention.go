@@ -24,21 +24,25 @@ func WithRetention(n int) Option {
 }
 
 // finishedRun names a task that reached a terminal state, in the order
-// runs finished.
+// runs finished, with what eviction needs to know of it: its context and
+// its place in the task indexes, which never change while its run does.
 type finishedRun struct {
-	tenant, id string
+	tenant    *tenant
+	run       *run
+	contextID string
+	key       taskKey
 }
 
-// noteFinished records that task id of tenantName reached a terminal state and
+// noteFinished records that task h of t reached a terminal state and
 // forgets the oldest finished runs once more than the retention are kept.
 // Eviction works in batches — down to 3/4 of the retention — so that the
 // task indexes are rebuilt once per batch rather than once per run. Callers
 // hold the write lock.
-func (s *Store) noteFinished(tenantName, id string) {
+func (s *Store) noteFinished(t *tenant, r *run, h taskHeader) {
 	if s.retain <= 0 {
 		return
 	}
-	s.finished = append(s.finished, finishedRun{tenantName, id})
+	s.finished = append(s.finished, finishedRun{t, r, h.contextID, h.key()})
 	if len(s.finished)-s.finishedHead <= s.retain {
 		return
 	}
@@ -48,12 +52,10 @@ func (s *Store) noteFinished(tenantName, id string) {
 		r := s.finished[s.finishedHead]
 		s.finished[s.finishedHead] = finishedRun{}
 		s.finishedHead++
-		if t := s.tenants[r.tenant]; t != nil {
-			if k, ok := t.forget(r.id); ok {
-				gone[t] = append(gone[t], k)
-				delete(s.leases, r.id)
-				delete(s.released, r.id)
-			}
+		if t := r.tenant; t.forget(r.run, r.contextID, r.key) {
+			gone[t] = append(gone[t], r.key)
+			delete(s.leases, r.key.id)
+			delete(s.released, r.key.id)
 		}
 	}
 	for t, keys := range gone {
@@ -70,38 +72,36 @@ func (s *Store) noteFinished(tenantName, id string) {
 	}
 }
 
-// forget deletes a finished task and what belongs to it, except its entry
-// in allTasks, which the caller removes once per batch: forget returns its
-// key. It reports false (and deletes nothing) when the task is gone or no
-// longer terminal: a task queued twice, or one that moved on after it
-// finished. Callers hold the write lock.
-func (t *tenant) forget(id string) (taskKey, bool) {
-	r := t.runs[id]
-	if r == nil || r.task == "" {
-		return taskKey{}, false
-	}
-	task := headerOf(r.task)
-	if !task.state.Terminal() {
-		return taskKey{}, false
+// forget deletes the finished task of run fr, of context contextID and
+// with index key key, and what belongs to it, except its entry in
+// allTasks, which the caller removes once per batch. It reports false
+// (and deletes nothing) when the run is gone (a task queued twice; the
+// run may have been forgotten and its id used anew) or its task no longer
+// terminal (one that moved on after it finished). Callers hold the write
+// lock.
+func (t *tenant) forget(fr *run, contextID string, key taskKey) bool {
+	id := key.id
+	if r := t.runs[id]; r != fr || !r.terminal {
+		return false
 	}
 	delete(t.runs, id)
-	if c := t.contexts[task.contextID]; c != nil {
-		c.tasks.remove(task.key())
+	if c := t.contexts[contextID]; c != nil {
+		c.tasks.remove(key)
 		if len(c.tasks) == 0 {
 			// The context's last task: its transcript goes with it.
-			delete(t.contexts, task.contextID)
+			delete(t.contexts, contextID)
 		} else {
 			// The context goes on: its history keeps the task's
 			// messages, which no longer list under the forgotten task.
 			c.transcript.forgetTask(id)
 		}
 	}
-	for _, k := range r.keys {
+	for _, k := range fr.keys {
 		// The key is id's: a recorded key is never recorded again, and
 		// only forgetting its run deletes it.
 		delete(t.keys, k)
 	}
-	return task.key(), true
+	return true
 }
 
 // dropIfEmpty forgets the records of runID once nothing is left in them.

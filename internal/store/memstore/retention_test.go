@@ -221,3 +221,59 @@ func TestRetentionInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRetentionReusedID checks that a run finished twice, forgotten and
+// then created anew under the same id (in another context) is evicted by
+// its own finish, not by the stale record of the old run's second one,
+// and that the task indexes stay exact meanwhile.
+func TestRetentionReusedID(t *testing.T) {
+	s, ctx := memstore.New(memstore.WithRetention(4)), context.Background()
+	finish := func(id, contextID string) {
+		t.Helper()
+		runIn(t, ctx, s, id, contextID, store.StateCompleted)
+	}
+	// Finished: a, b0, b1, a again (it moved on in between), b2; a and b0
+	// are forgotten, down to 3.
+	finish("a", "ctx-a")
+	finish("b0", "ctx-b0")
+	finish("b1", "ctx-b1")
+	task, err := s.GetTask(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []store.TaskState{store.StateWorking, store.StateFailed} {
+		task.State = st
+		if err := s.Apply(ctx, store.Change{UpdateTask: &task}); err != nil {
+			t.Fatalf("update a to %s: %v", st, err)
+		}
+		task.Version++
+	}
+	finish("b2", "ctx-b2")
+	if kept(t, ctx, s, "a", "ctx-a") {
+		t.Fatal("a kept")
+	}
+	// Finished: b1, a (the old one's second finish), b2, a (the new one),
+	// c0; b1 and the old a's record are dropped.
+	finish("a", "ctx-a2")
+	finish("c0", "ctx-c0")
+	if !kept(t, ctx, s, "a", "ctx-a2") {
+		t.Fatal("new a forgotten by the old a's second finish")
+	}
+	page, err := s.ListTasks(ctx, store.TaskQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, task := range page.Tasks {
+		ids = append(ids, task.ID)
+	}
+	if want := []string{"c0", "a", "b2"}; !slices.Equal(ids, want) || page.Total != len(want) {
+		t.Fatalf("tasks %v (total %d), want %v", ids, page.Total, want)
+	}
+	for i := range 3 { // the new a's own finish is the oldest then
+		finish(fmt.Sprint("c", i+1), fmt.Sprint("ctx-c", i+1))
+	}
+	if kept(t, ctx, s, "a", "ctx-a2") {
+		t.Fatal("new a kept")
+	}
+}

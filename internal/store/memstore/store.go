@@ -40,7 +40,10 @@ type tenant struct {
 // event log, checkpoint history, push configs and the idempotency keys
 // recorded for it.
 type run struct {
-	task        string
+	task string
+	// terminal says whether task is in a terminal state (setTask), so
+	// that eviction need not read the record.
+	terminal    bool
 	log         eventLog
 	checkpoints []storedCheckpoint
 	push        map[string]store.PushConfig
@@ -50,6 +53,11 @@ type run struct {
 	// it then costs no allocation, nor an object for the collector.
 	firstCheckpoint [1]storedCheckpoint
 	firstKey        [1]store.IdempotencyKey
+}
+
+// setTask stores the task record rec, whose state is state.
+func (r *run) setTask(rec string, state store.TaskState) {
+	r.task, r.terminal = rec, state.Terminal()
 }
 
 // addCheckpoint appends cp to the run's checkpoint history.
@@ -148,10 +156,56 @@ func (s *Store) tenant(name string) *tenant {
 func (t *tenant) run(runID string) *run {
 	r := t.runs[runID]
 	if r == nil {
-		r = &run{log: eventLog{runID: runID}}
-		t.runs[runID] = r
+		r = t.newRun(runID)
 	}
 	return r
+}
+
+// newRun creates the records of runID, which has none. Callers hold s.mu
+// for writing.
+func (t *tenant) newRun(runID string) *run {
+	r := &run{log: eventLog{runID: runID}}
+	t.runs[runID] = r
+	return r
+}
+
+// lookups remembers the run and context a change looked up last: a
+// change mostly names one run and one context, several times over, and
+// then looks each up once.
+type lookups struct {
+	runID     string
+	run       *run
+	runFound  bool
+	contextID string
+	context   *contextRecords
+}
+
+// findRun returns the records of runID, or nil, through m.
+func (t *tenant) findRun(m *lookups, runID string) *run {
+	if !m.runFound || m.runID != runID {
+		m.runID, m.run, m.runFound = runID, t.runs[runID], true
+	}
+	return m.run
+}
+
+// runOf returns the records of runID through m, creating them. Callers
+// hold s.mu for writing.
+func (t *tenant) runOf(m *lookups, runID string) *run {
+	r := t.findRun(m, runID)
+	if r == nil {
+		r = t.newRun(runID)
+		m.run = r
+	}
+	return r
+}
+
+// contextOf returns the records of contextID through m, creating them.
+// Callers hold s.mu for writing.
+func (t *tenant) contextOf(m *lookups, contextID string) *contextRecords {
+	if m.context == nil || m.contextID != contextID {
+		m.contextID, m.context = contextID, t.context(contextID)
+	}
+	return m.context
 }
 
 // task returns the record of task id, or "".

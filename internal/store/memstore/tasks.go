@@ -61,11 +61,12 @@ func (x *taskIndex) removeSorted(gone []taskKey) {
 	})
 }
 
-// insertTask stores a new task and indexes it. Callers hold the write lock.
-func (t *tenant) insertTask(h taskHeader, record string) {
-	t.run(h.id).task = record
+// insertTask stores a new task in its run r and indexes it, in the
+// tenant's index and its context c's. Callers hold the write lock.
+func (t *tenant) insertTask(r *run, c *contextRecords, h taskHeader, record string) {
+	r.setTask(record, h.state)
 	t.allTasks.insert(h.key())
-	t.context(h.contextID).tasks.insert(h.key())
+	c.tasks.insert(h.key())
 }
 
 // GetTask returns the task id of ctx's tenant.
