@@ -35,8 +35,11 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 	l, held := s.leases[runID]
 	switch {
 	case !held:
-		l = store.Lease{RunID: runID, Owner: owner, Generation: s.released[runID] + 1, Tenant: store.TenantFrom(ctx)}
-		delete(s.released, runID)
+		gen, released := s.released[runID]
+		l = store.Lease{RunID: runID, Owner: owner, Generation: gen + 1, Tenant: store.TenantFrom(ctx)}
+		if released { // a first lease has nothing to delete
+			delete(s.released, runID)
+		}
 	case l.Owner == owner:
 		// Extending one's own lease keeps its generation and tenant.
 	case !now.Before(l.ExpiresAt):
