@@ -53,7 +53,22 @@ func (e *Engine) Capabilities() engine.Capabilities {
 // stepPrefix starts the Step of every loop checkpoint: "iter:<n>".
 const stepPrefix = "iter:"
 
-func iterationStep(n int) string { return stepPrefix + strconv.Itoa(n) }
+// iterationSteps holds the Steps of the first iterations, which nearly
+// every run ends within, so their checkpoints need not build the string.
+var iterationSteps = func() (steps [16]string) {
+	for i := range steps {
+		steps[i] = stepPrefix + strconv.Itoa(i)
+	}
+	return steps
+}()
+
+// iterationStep is the Step of iteration n's checkpoint.
+func iterationStep(n int) string {
+	if n >= 0 && n < len(iterationSteps) {
+		return iterationSteps[n]
+	}
+	return stepPrefix + strconv.Itoa(n)
+}
 
 // CanResume accepts the loop's own checkpoints: Step "iter:<n>" agreeing
 // with Iteration, a board, and — when both are set — the engine's
