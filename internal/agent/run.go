@@ -35,8 +35,9 @@ func Run(ctx context.Context, ag Agent, eng engine.Engine, req Request, opts ...
 	if eng == nil {
 		return nil, errdefs.Validationf("run agent %q: engine is nil", ag.ID)
 	}
-	// One allocation holds the options and the request, which both
-	// escape (to the options and to observers).
+	// One allocation holds the options, the request and the first
+	// attempt's Result, which all escape (to the options, to observers,
+	// to the caller).
 	r := &runner{eng: eng, cfg: runConfig{seeder: DefaultSeeder{}}, reqValue: req}
 	cfg := &r.cfg
 	for _, opt := range opts {
@@ -86,6 +87,8 @@ type runner struct {
 	info     RunInfo
 	obs      observers
 	deciders []Decider
+	// first is the Result of attempt 1, allocated with the runner.
+	first Result
 }
 
 func (r *runner) run(ctx context.Context) (*Result, error) {
@@ -158,7 +161,11 @@ func (r *runner) attempt(ctx context.Context, attempt int, board *engine.Board) 
 	if out == nil {
 		out = board
 	}
-	res := &Result{
+	res := &r.first
+	if attempt > 1 {
+		res = new(Result)
+	}
+	*res = Result{
 		TaskID:    r.req.TaskID,
 		ContextID: r.req.ContextID,
 		RunID:     r.info.RunID,
