@@ -137,7 +137,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		return
 	}
 	t := sub.Task
-	w.Header().Set("Location", "/v1/runs/"+t.ID)
+	// Set directly: "Location" is already in canonical form.
+	w.Header()["Location"] = []string{"/v1/runs/" + t.ID}
 	switch {
 	case stream:
 		st, err := s.rt.OpenStream(r.Context(), t.ID, sub.StartSeq)
