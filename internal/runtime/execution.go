@@ -27,12 +27,11 @@ type execution struct {
 	log                      *runLog
 	// host is the attempt's engine.Host.
 	host host
-	// task is the stored task as last written by this execution.
+	// task is the stored task as last written by this execution. A commit
+	// of the execution's goroutine writes it in place (and puts it back if
+	// the commit fails): it, user and key are fields so that store changes
+	// point into the execution rather than to allocations of their own.
 	task store.Task
-	// write is the task a commit of the execution's goroutine writes. It,
-	// user and key are fields so that store changes point into the
-	// execution rather than to allocations of their own.
-	write store.Task
 	// user is the user message that started the attempt.
 	user [1]store.Message
 	// key is the idempotency key of that message.
@@ -44,13 +43,16 @@ type execution struct {
 	// stores. newContext says it also opened the context, which then holds
 	// only that message when the attempt starts (see history).
 	createdTask, newContext bool
-	// seeded lists the ids of the transcript messages a fresh attempt's
-	// board started from (set by history).
-	seeded []string
 	// finished says finish stored the attempt's outcome, with the
 	// transcript messages stored.
 	finished bool
+	// handover is set when the attempt stopped for a drain: the run goes on
+	// elsewhere.
+	handover bool
 	stored   []store.Message
+	// seeded lists the ids of the transcript messages a fresh attempt's
+	// board started from (set by history).
+	seeded []string
 
 	ctx context.Context
 	// bg has ctx's values but not its cancellation, for the writes that
@@ -72,9 +74,6 @@ type execution struct {
 	createErr error
 	// lease is the run's lease while this attempt executes (guarded by mu).
 	lease store.Lease
-	// handover is set when the attempt stopped for a drain: the run goes on
-	// elsewhere.
-	handover bool
 
 	mu          sync.Mutex
 	usage       model.TokenUsage
@@ -173,15 +172,15 @@ func (x *execution) run() {
 	}
 	defer func() { x.release(x.handover) }()
 	if x.task.State == store.StateSubmitted {
-		t := &x.write
-		*t = x.task
+		old := x.task
+		t := &x.task
 		t.State, t.Attempt = store.StateWorking, 1
 		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: t}, stateEvent{body: StatusData{State: store.StateWorking}}); err != nil {
+			x.task = old
 			r.log.Error("run could not start", "run_id", x.runID, "err", err)
 			return
 		}
 		t.Version++
-		x.task = *t
 	}
 
 	res, runErr := x.execute()
@@ -339,8 +338,13 @@ func failure(err error) outcome {
 // run.end — all durable before run.end becomes visible (invariant 6).
 func (x *execution) finish(res *agent.Result, runErr error) error {
 	o := x.classify(res, runErr)
-	t := &x.write
-	*t = x.task
+	old, stored := x.task, false
+	defer func() {
+		if !stored {
+			x.task = old // as last written
+		}
+	}()
+	t := &x.task
 	x.mu.Lock()
 	t.Usage = t.Usage.Add(x.usage)
 	if len(x.artifacts) > 0 {
@@ -399,8 +403,8 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs}, rebase, evs[:n]...); err != nil {
 		return err
 	}
+	stored = true
 	t.Version++
-	x.task = *t
 	x.finished, x.stored = true, msgs
 	x.handover = o.state == store.StateWorking
 	if o.state.Terminal() {

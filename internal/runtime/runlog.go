@@ -47,15 +47,15 @@ type runLog struct {
 	persisted int64
 	// shown is the highest seq readers may see: persisted, or beyond it in
 	// a volatile log.
-	shown int64
+	shown   int64
+	changed chan struct{}
+	// refs counts executors and readers; the runtime forgets an idle log.
+	refs int
 	// volatile shows live events before they are durable (see above).
 	volatile bool
 	// committing is set while a state commit's events are appended but not
 	// yet durable: live events appended meanwhile wait to be shown.
 	committing bool
-	changed    chan struct{}
-	// refs counts executors and readers; the runtime forgets an idle log.
-	refs int
 	// active is true while an attempt executes on this replica.
 	active bool
 	// dirty is set when events await persistence by the flusher.
@@ -67,6 +67,10 @@ type runLog struct {
 	// event is not an allocation of its own. Cut data is never written
 	// again.
 	chunk []byte
+	// firstEvents is the array events starts out in: room for a short
+	// run's events (a one-turn answer logs nine) in the log's own
+	// allocation. Longer runs grow events by doubling, as any slice.
+	firstEvents [10]store.Event
 }
 
 // Event data is cut from chunks of these sizes: the first holds a short
@@ -78,9 +82,9 @@ const (
 )
 
 func newRunLog(runID string, lastSeq int64, volatile bool) *runLog {
-	// Room for a short run's events (a one-turn answer logs nine): the
-	// slice then grows by doubling only for longer runs.
-	return &runLog{runID: runID, base: lastSeq, persisted: lastSeq, shown: lastSeq, volatile: volatile, events: make([]store.Event, 0, 10)}
+	l := &runLog{runID: runID, base: lastSeq, persisted: lastSeq, shown: lastSeq, volatile: volatile}
+	l.events = l.firstEvents[:0]
+	return l
 }
 
 // last returns the highest seq assigned. Callers hold mu.
