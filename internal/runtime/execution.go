@@ -214,7 +214,11 @@ func (x *execution) execute() (*agent.Result, error) {
 		agent.WithEngineHost(&x.host),
 		agent.WithBoardSeed(agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
 			b := engine.NewBoard()
-			b.SetChannel(engine.MainChannel, history)
+			if history == nil { // the user message alone; SetChannel copies it
+				b.SetChannel(engine.MainChannel, []model.Message{x.user[0].Message})
+			} else {
+				b.SetChannel(engine.MainChannel, history)
+			}
 			return b, nil
 		})),
 	}
@@ -245,11 +249,12 @@ func (x *execution) execute() (*agent.Result, error) {
 // When the attempt's submission opened the context, the transcript holds
 // exactly the user message committed with the task — messages of later
 // tasks (queued behind it, or interrupting it) are left out anyway — so it
-// is not read back when the store holds the message as it is.
+// is not read back when the store holds the message as it is; history
+// then returns nil, which stands for that message alone.
 func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 	if m := x.user[0].Message; x.newContext && storedAsIs(m) {
 		x.seeded = []string{m.ID}
-		return []model.Message{m}, nil
+		return nil, nil
 	}
 	limit := x.agent.HistoryLimit
 	if limit <= 0 {
