@@ -10,6 +10,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
 	"agentd/internal/jsonscan"
+	"agentd/internal/model"
 )
 
 // ActorEvents publishes the events of one step actor in one run — step
@@ -165,12 +166,12 @@ func appendStepPayload(b []byte, runID, actor, kind string, detail json.RawMessa
 		b = make([]byte, 0, 64+len(runID)+len(actor)+len(kind)+len(detail)+len(msg)+len(class))
 	}
 	b = append(b, `{"run_id":`...)
-	b = AppendJSONString(b, runID)
+	b = model.AppendJSONString(b, runID)
 	b = append(b, `,"actor":`...)
-	b = AppendJSONString(b, actor)
+	b = model.AppendJSONString(b, actor)
 	if kind != "" {
 		b = append(b, `,"kind":`...)
-		b = AppendJSONString(b, kind)
+		b = model.AppendJSONString(b, kind)
 	}
 	if len(detail) > 0 {
 		b = append(b, `,"detail":`...)
@@ -178,11 +179,11 @@ func appendStepPayload(b []byte, runID, actor, kind string, detail json.RawMessa
 	}
 	if msg != "" {
 		b = append(b, `,"error":`...)
-		b = AppendJSONString(b, msg)
+		b = model.AppendJSONString(b, msg)
 	}
 	if class != "" {
 		b = append(b, `,"error_class":`...)
-		b = AppendJSONString(b, string(class))
+		b = model.AppendJSONString(b, string(class))
 	}
 	return append(b, '}')
 }

@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
+	"agentd/internal/model"
 )
 
 // StreamDeltaType discriminates StreamDeltaPayload. Consumers skip types
@@ -190,7 +191,7 @@ func encodeToken(content string) json.RawMessage {
 
 func appendToken(b []byte, content string) []byte {
 	b = append(b, tokenPrefix...)
-	b = AppendJSONString(b, content)
+	b = model.AppendJSONString(b, content)
 	return append(b, '}')
 }
 
@@ -274,62 +275,6 @@ func validJSONString(b []byte) bool {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// AppendJSONString appends s as encoding/json encodes a string by default:
-// HTML-safe (<, > and & escaped), U+2028 and U+2029 escaped, invalid UTF-8
-// replaced by U+FFFD. Engines that encode their step details by hand for
-// ActorEvents use it for string members.
-func AppendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // newEnvelope encodes payload on subject and stamps the routing fields:

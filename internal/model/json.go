@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -310,4 +311,30 @@ func appendRawJSON(dst, raw []byte) ([]byte, error) {
 		}
 	}
 	return append(dst, raw[start:]...), nil
+}
+
+// FlatJSON reports whether every key and value of m comes back unchanged
+// from an encoding/json round trip: keys and strings of valid UTF-8, finite
+// numbers (float64), booleans and nulls, nothing nested. A shallow copy of
+// such a map is a deep one, and storing it as JSON loses nothing.
+func FlatJSON(m map[string]any) bool {
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		switch v := v.(type) {
+		case nil, bool:
+		case string:
+			if !utf8.ValidString(v) {
+				return false
+			}
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -167,4 +168,25 @@ func BenchmarkMessageJSON(b *testing.B) {
 			_, _ = json.Marshal(m)
 		}
 	})
+}
+
+// TestFlatJSON checks FlatJSON against an encoding/json round trip.
+func TestFlatJSON(t *testing.T) {
+	for _, m := range []map[string]any{
+		nil, {}, {"a": "x", "b": 1.5, "c": true, "d": nil}, {"a": "\xff"}, {"\xff": 1.0},
+		{"a": math.NaN()}, {"a": math.Inf(1)}, {"a": 1}, {"a": []any{"x"}}, {"a": map[string]any{}},
+	} {
+		b, err := json.Marshal(m)
+		var back map[string]any
+		if err == nil {
+			err = json.Unmarshal(b, &back)
+		}
+		same := err == nil && reflect.DeepEqual(back, m) || err == nil && len(m) == 0
+		if got := FlatJSON(m); got && !same {
+			t.Errorf("FlatJSON(%#v) = true, but a round trip gives %#v (%v)", m, back, err)
+		}
+	}
+	if !FlatJSON(map[string]any{"a": "x", "b": 1.5, "c": true, "d": nil}) || FlatJSON(map[string]any{"a": 1}) {
+		t.Error("FlatJSON misjudges a plain map or an int")
+	}
 }

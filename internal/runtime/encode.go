@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 	"agentd/internal/store"
 )
 
@@ -170,14 +170,14 @@ func appendStateBody(b []byte, body any) ([]byte, bool) {
 	switch v := body.(type) {
 	case RunStartData:
 		b = append(b, `,"context_id":`...)
-		b = appendJSONString(b, v.ContextID)
+		b = model.AppendJSONString(b, v.ContextID)
 		b = append(b, `,"agent_id":`...)
-		b = appendJSONString(b, v.AgentID)
+		b = model.AppendJSONString(b, v.AgentID)
 		b = append(b, `,"attempt":`...)
 		b = strconv.AppendInt(b, int64(v.Attempt), 10)
 		if v.Resumed != "" {
 			b = append(b, `,"resumed":`...)
-			b = appendJSONString(b, v.Resumed)
+			b = model.AppendJSONString(b, v.Resumed)
 		}
 	case StatusData:
 		if v.Message != nil {
@@ -206,7 +206,7 @@ func appendStateBody(b []byte, body any) ([]byte, bool) {
 
 func appendStateMember(b []byte, s store.TaskState) []byte {
 	b = append(b, `,"state":`...)
-	return appendJSONString(b, string(s))
+	return model.AppendJSONString(b, string(s))
 }
 
 // appendTaskError appends an optional "error" member.
@@ -215,9 +215,9 @@ func appendTaskError(b []byte, e *store.TaskError) []byte {
 		return b
 	}
 	b = append(b, `,"error":{"class":`...)
-	b = appendJSONString(b, e.Class)
+	b = model.AppendJSONString(b, e.Class)
 	b = append(b, `,"message":`...)
-	b = appendJSONString(b, e.Message)
+	b = model.AppendJSONString(b, e.Message)
 	return append(b, '}')
 }
 
@@ -236,59 +236,4 @@ func marshalBody(body any) (json.RawMessage, error) {
 		return json.Marshal(v)
 	}
 	return nil, errdefs.Internalf("no encoding for this event body") // the caller names the event
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string exactly as encoding/json
-// writes it: with <, > and & escaped, invalid UTF-8 replaced by U+FFFD,
-// and U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -168,8 +168,8 @@ func checkJSONString(t testing.TB, s string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-		t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+	if got := model.AppendJSONString(nil, s); !bytes.Equal(got, want) {
+		t.Fatalf("model.AppendJSONString(%q) = %s, want %s", s, got, want)
 	}
 }
 

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"math"
 	"time"
 	"unicode/utf8"
 
@@ -138,32 +137,8 @@ func storedAsIs(m model.Message) bool {
 	return true
 }
 
-// plainMetadata reports whether md is nil, or a non-empty map of strings,
-// finite numbers, booleans and nulls under valid UTF-8 keys.
+// plainMetadata reports whether md is nil, or a non-empty map that a JSON
+// round trip (a store's) gives back unchanged.
 func plainMetadata(md map[string]any) bool {
-	if md == nil {
-		return true
-	}
-	if len(md) == 0 {
-		return false
-	}
-	for k, v := range md {
-		if !utf8.ValidString(k) {
-			return false
-		}
-		switch v := v.(type) {
-		case nil, bool:
-		case string:
-			if !utf8.ValidString(v) {
-				return false
-			}
-		case float64:
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
+	return md == nil || len(md) > 0 && model.FlatJSON(md)
 }

@@ -24,9 +24,9 @@ func appendToolDetail(b []byte, d toolDetail) []byte {
 	b = append(b, `{"iteration":`...)
 	b = strconv.AppendInt(b, int64(d.Iteration), 10)
 	b = append(b, `,"tool":`...)
-	b = engine.AppendJSONString(b, d.Tool)
+	b = model.AppendJSONString(b, d.Tool)
 	b = append(b, `,"call_id":`...)
-	b = engine.AppendJSONString(b, d.CallID)
+	b = model.AppendJSONString(b, d.CallID)
 	return append(b, '}')
 }
 

@@ -37,7 +37,7 @@ func appendModelDetail(b []byte, d modelDetail) []byte {
 	}
 	if d.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
-		b = engine.AppendJSONString(b, d.FinishReason)
+		b = model.AppendJSONString(b, d.FinishReason)
 	}
 	return append(b, '}')
 }

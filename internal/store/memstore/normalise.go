@@ -3,13 +3,12 @@ package memstore
 import (
 	"encoding/json"
 	"maps"
-	"math"
 	"slices"
 	"time"
-	"unicode/utf8"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/jsonscan"
+	"agentd/internal/model"
 )
 
 // Values on their way into the store are validated and normalised as
@@ -47,7 +46,7 @@ func inJSONMap(m map[string]any, field fieldName) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	if canonicalJSON(m) {
+	if model.FlatJSON(m) {
 		return maps.Clone(m), nil
 	}
 	b, err := json.Marshal(m)
@@ -59,30 +58,6 @@ func inJSONMap(m map[string]any, field fieldName) (map[string]any, error) {
 		return nil, errdefs.Validationf("%s: not encodable as JSON: %w", field(), err)
 	}
 	return out, nil
-}
-
-// canonicalJSON reports whether m's keys and values come back unchanged
-// from an encoding/json round trip, so that a shallow copy is a deep one.
-func canonicalJSON(m map[string]any) bool {
-	for k, v := range m {
-		if !utf8.ValidString(k) {
-			return false
-		}
-		switch v := v.(type) {
-		case nil, bool:
-		case string:
-			if !utf8.ValidString(v) {
-				return false
-			}
-		case float64:
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // inRaw copies an optional raw JSON value, rejecting invalid JSON.

@@ -115,7 +115,7 @@ func putJSONMap(b []byte, m map[string]any, field fieldName) ([]byte, error) {
 	case len(m) == 0:
 		return putUint(b, 1), nil
 	}
-	if !canonicalJSON(m) {
+	if !model.FlatJSON(m) {
 		var err error
 		if m, err = inJSONMap(m, field); err != nil {
 			return b, err
