@@ -1,14 +1,3 @@
-// Package jsonscan checks JSON text in place, without decoding it and
-// without allocating: Valid answers what json.Valid answers, several times
-// faster, and Compact whether bytes are exactly what json.Marshal makes of
-// them as a json.RawMessage, so that they can be spliced into
-// encoding/json-shaped output unchanged.
-//
-// The store checks every event on its way in, the runtime every step
-// payload it splices into an event, and the engine every step detail it
-// encodes by hand; encoding/json's table-driven scanner was among the
-// largest single costs of a run. jsonscan imports only the standard
-// library.
 package jsonscan
 
 import (
