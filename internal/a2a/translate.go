@@ -74,8 +74,10 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 	case runtime.EventRunStart:
 		x.answer, x.ended = "", false
 	case runtime.EventStatus:
-		// The Task that opens every stream already says "submitted", and a
-		// task never returns to it.
+		// The Task that opens every stream already says where the task
+		// stands ("submitted" when queued; "working" when it started at once,
+		// whose own "working" update then follows, timed), and a task never
+		// returns to "submitted".
 		if !x.decode(ev) || x.body.State == store.StateSubmitted {
 			return nil
 		}
