@@ -5,6 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/store"
 )
@@ -60,6 +61,12 @@ func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *executi
 			last = x
 		}
 		t, err := r.st.GetTask(ctx, taskID)
+		if errdefs.IsNotFound(err) && last != nil && last.finished && (last.task.State.Terminal() || last.task.State.Interrupted()) {
+			// Ended here and forgotten since by the store's retention (it
+			// takes thousands of runs ending meanwhile): answer it as this
+			// process stored it rather than not at all.
+			return last.task, last, nil
+		}
 		if err != nil {
 			return store.Task{}, nil, err
 		}

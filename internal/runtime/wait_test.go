@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"agentd/internal/engine"
+	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/pgtest"
 	"agentd/internal/store"
@@ -331,5 +332,81 @@ func TestHistoryOfANewContext(t *testing.T) {
 			t.Errorf("second task of a context started from %d messages (history read: %v), want 3 read from the store", len(board), st.history.Load() != before)
 		}
 		wait(t, r, sub.Task.ID)
+	})
+}
+
+// gatedTaskStore holds the first GetTask of one task until release closes.
+type gatedTaskStore struct {
+	store.Store
+	taskID  atomic.Value // string
+	reading chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (g *gatedTaskStore) GetTask(ctx context.Context, id string) (store.Task, error) {
+	if want, _ := g.taskID.Load().(string); want == id {
+		held := false
+		g.once.Do(func() { held = true })
+		if held {
+			close(g.reading)
+			<-g.release
+		}
+	}
+	return g.Store.GetTask(ctx, id)
+}
+
+// askedContext reports the first call of its Done: wait asks for it only
+// once it has found the execution it waits on.
+type askedContext struct {
+	context.Context
+	once  sync.Once
+	asked chan struct{}
+}
+
+func (c *askedContext) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
+}
+
+// A run that ended here answers its waiter even when the store's retention
+// forgot it before the waiter read it back (it takes many runs ending
+// meanwhile; here a retention of one).
+func TestWaitViewAnswersARunForgottenMeanwhile(t *testing.T) {
+	logModes(t, func(t *testing.T) {
+		st := &gatedTaskStore{Store: memstore.New(memstore.WithRetention(1)), reading: make(chan struct{}), release: make(chan struct{})}
+		gate := make(chan struct{})
+		r := newTestRuntime(t, st, testAgent("s", streamer(2, gate)))
+		first := send(t, r, "s", "one")
+		st.taskID.Store(first.ID)
+		type answer struct {
+			task store.Task
+			msgs []model.Message
+			err  error
+		}
+		got := make(chan answer, 1)
+		ctx := &askedContext{Context: ctxT(t), asked: make(chan struct{})}
+		go func() {
+			task, msgs, err := r.WaitView(ctx, first.ID)
+			got <- answer{task, msgs, err}
+		}()
+		<-ctx.asked // the waiter waits on the first run's execution
+		close(gate)
+		<-st.reading // the first run ended; its waiter is about to read it
+		second := send(t, r, "s", "two")
+		if done := wait(t, r, second.ID); done.State != store.StateCompleted {
+			t.Fatalf("second run %s", done.State)
+		}
+		if _, err := st.Store.GetTask(ctxT(t), first.ID); !errdefs.IsNotFound(err) {
+			t.Fatalf("the first run is still stored; the test needs it forgotten (err %v)", err)
+		}
+		close(st.release)
+		a := <-got
+		if a.err != nil || a.task.ID != first.ID || a.task.State != store.StateCompleted {
+			t.Fatalf("WaitView = %+v, %v; want the completed first run", a.task, a.err)
+		}
+		if len(a.msgs) != 2 || a.msgs[0].Text() != "one" {
+			t.Fatalf("WaitView messages %+v, want the question and the answer", a.msgs)
+		}
 	})
 }
