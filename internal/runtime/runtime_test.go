@@ -55,8 +55,8 @@ func testSendCompletesAndFramesTheAttempt(t *testing.T) {
 	if starts != 1 || ends != 1 {
 		t.Fatalf("events %v: want exactly one run.start and one run.end", types(evs))
 	}
-	// Created working, the task still reports submitted first (A2A clients
-	// expect it), and the two statuses sit in the creating commit together.
+	// Created working, the task's log still reports submitted first, and the
+	// two statuses sit in the creating commit together.
 	if got := strings.Join(states, " "); got != "submitted working completed" {
 		t.Fatalf("status events %q, want submitted working completed", got)
 	}

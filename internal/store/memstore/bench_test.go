@@ -16,20 +16,48 @@ import (
 	"agentd/internal/store/memstore"
 )
 
+// echoFixture is one echo run's ids, messages and event maker.
+type echoFixture struct {
+	id, contextID, atText string
+	at                    time.Time
+	user, reply           model.Message
+}
+
+func newEchoFixture(n int) echoFixture {
+	id, at := fmt.Sprintf("run-%08d", n), time.Now().UTC()
+	return echoFixture{
+		id: id, contextID: fmt.Sprintf("ctx-%08d", n), at: at, atText: at.Format(time.RFC3339Nano),
+		user:  model.Message{ID: "msg-" + id, Role: model.RoleUser, Parts: []model.Part{model.TextPart("hello world")}, CreatedAt: at},
+		reply: model.Message{ID: "reply-" + id, Role: model.RoleAssistant, Name: "echo", Parts: []model.Part{model.TextPart("hello world")}, CreatedAt: at},
+	}
+}
+
+// ev is event seq of the run, of type typ, with body's members.
+func (f echoFixture) ev(seq int64, typ, body string) store.Event {
+	data := `{"run_id":"` + f.id + `","seq":` + strconv.FormatInt(seq, 10) + `,"type":"` + typ + `","time":"` + f.atText + `",` + body + `}`
+	return store.Event{RunID: f.id, Seq: seq, Type: typ, Time: f.at, Data: json.RawMessage(data)}
+}
+
+// checkpoint saves the run's checkpoint after its one iteration.
+func (f echoFixture) checkpoint(ctx context.Context, s *memstore.Store) error {
+	return s.SaveCheckpoint(ctx, engine.Checkpoint{
+		ExecID: f.id, Step: "iter:1", Iteration: 1,
+		Board: &engine.BoardSnapshot{Vars: map[string]any{}, Channels: map[string][]model.Message{engine.MainChannel: {f.user, f.reply}}},
+		Attributes: map[string]string{
+			"agent_id": "echo", store.AttrAttempt: "1", "context_id": f.contextID, "run_id": f.id, "task_id": f.id,
+		},
+		Timestamp: f.at, OriginalStartedAt: f.at, SpecVersion: "1.0.0",
+	})
+}
+
 // echoRun writes and reads what the runtime does for one blocking send to
 // the demo echo agent: the create (idempotency key, task, user message,
 // run.start and status), the start, a checkpoint of the two-message board,
 // the step's events, the finish (assistant message, status and run.end)
 // and the reads between them.
 func echoRun(ctx context.Context, s *memstore.Store, n int) error {
-	id, contextID := fmt.Sprintf("run-%08d", n), fmt.Sprintf("ctx-%08d", n)
-	at := time.Now().UTC()
-	user := model.Message{ID: "msg-" + id, Role: model.RoleUser, Parts: []model.Part{model.TextPart("hello world")}, CreatedAt: at}
-	reply := model.Message{ID: "reply-" + id, Role: model.RoleAssistant, Name: "echo", Parts: []model.Part{model.TextPart("hello world")}, CreatedAt: at}
-	ev := func(seq int64, typ, body string) store.Event {
-		data := `{"run_id":"` + id + `","seq":` + strconv.FormatInt(seq, 10) + `,"type":"` + typ + `","time":"` + at.Format(time.RFC3339Nano) + `",` + body + `}`
-		return store.Event{RunID: id, Seq: seq, Type: typ, Time: at, Data: json.RawMessage(data)}
-	}
+	f := newEchoFixture(n)
+	id, contextID, at, user, reply, ev := f.id, f.contextID, f.at, f.user, f.reply, f.ev
 	payload := `"payload":{"run_id":"` + id + `","actor":"echo","kind":"model","detail":{"iteration":1}}`
 
 	task := store.Task{ID: id, ContextID: contextID, AgentID: "echo", State: store.StateSubmitted, CreatedAt: at, UpdatedAt: at}
@@ -60,14 +88,7 @@ func echoRun(ctx context.Context, s *memstore.Store, n int) error {
 	if _, err := s.ListMessages(ctx, store.MessageQuery{ContextID: contextID, Last: 200}); err != nil {
 		return err
 	}
-	err = s.SaveCheckpoint(ctx, engine.Checkpoint{
-		ExecID: id, Step: "iter:1", Iteration: 1,
-		Board: &engine.BoardSnapshot{Vars: map[string]any{}, Channels: map[string][]model.Message{engine.MainChannel: {user, reply}}},
-		Attributes: map[string]string{
-			"agent_id": "echo", store.AttrAttempt: "1", "context_id": contextID, "run_id": id, "task_id": id,
-		},
-		Timestamp: at, OriginalStartedAt: at, SpecVersion: "1.0.0",
-	})
+	err = f.checkpoint(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -198,14 +219,8 @@ func BenchmarkReadEchoRun(b *testing.B) {
 // three events), the checkpoint, the lease, the finish (task update,
 // reply and two events), the release and the read of the task.
 func sendRun(ctx context.Context, s *memstore.Store, n int) error {
-	id, contextID := fmt.Sprintf("run-%08d", n), fmt.Sprintf("ctx-%08d", n)
-	at := time.Now().UTC()
-	user := model.Message{ID: "msg-" + id, Role: model.RoleUser, Parts: []model.Part{model.TextPart("hello world")}, CreatedAt: at}
-	reply := model.Message{ID: "reply-" + id, Role: model.RoleAssistant, Name: "echo", Parts: []model.Part{model.TextPart("hello world")}, CreatedAt: at}
-	ev := func(seq int64, typ, body string) store.Event {
-		data := `{"run_id":"` + id + `","seq":` + strconv.FormatInt(seq, 10) + `,"type":"` + typ + `",` + body + `}`
-		return store.Event{RunID: id, Seq: seq, Type: typ, Time: at, Data: json.RawMessage(data)}
-	}
+	f := newEchoFixture(n)
+	id, contextID, at, user, reply, ev := f.id, f.contextID, f.at, f.user, f.reply, f.ev
 	task := store.Task{ID: id, ContextID: contextID, AgentID: "echo", State: store.StateWorking, Attempt: 1, CreatedAt: at, UpdatedAt: at}
 	err := s.Apply(ctx, store.Change{
 		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: user.ID},
@@ -222,14 +237,7 @@ func sendRun(ctx context.Context, s *memstore.Store, n int) error {
 	if err != nil {
 		return err
 	}
-	err = s.SaveCheckpoint(ctx, engine.Checkpoint{
-		ExecID: id, Step: "iter:1", Iteration: 1,
-		Board: &engine.BoardSnapshot{Vars: map[string]any{}, Channels: map[string][]model.Message{engine.MainChannel: {user, reply}}},
-		Attributes: map[string]string{
-			"agent_id": "echo", store.AttrAttempt: "1", "context_id": contextID, "run_id": id, "task_id": id,
-		},
-		Timestamp: at, OriginalStartedAt: at, SpecVersion: "1.0.0",
-	})
+	err = f.checkpoint(ctx, s)
 	if err != nil {
 		return err
 	}
