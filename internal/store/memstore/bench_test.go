@@ -38,6 +38,22 @@ func (f echoFixture) ev(seq int64, typ, body string) store.Event {
 	return store.Event{RunID: f.id, Seq: seq, Type: typ, Time: f.at, Data: json.RawMessage(data)}
 }
 
+// create stores the run's task with the idempotency key of its user
+// message, the message, run.start and the status events evs (at most two).
+func (f echoFixture) create(ctx context.Context, s *memstore.Store, task *store.Task, eventsValid bool, evs ...store.Event) error {
+	var all [3]store.Event
+	all[0] = f.ev(1, "run.start", `"context_id":"`+f.contextID+`","agent_id":"echo","attempt":1`)
+	n := 1 + copy(all[1:], evs)
+	return s.Apply(ctx, store.Change{
+		Idempotency: &store.IdempotencyKey{ContextID: f.contextID, MessageID: f.user.ID},
+		TaskID:      f.id,
+		CreateTask:  task,
+		Messages:    []store.Message{{ContextID: f.contextID, TaskID: f.id, Message: f.user}},
+		Events:      all[:n],
+		EventsValid: eventsValid,
+	})
+}
+
 // checkpoint saves the run's checkpoint after its one iteration.
 func (f echoFixture) checkpoint(ctx context.Context, s *memstore.Store) error {
 	return s.SaveCheckpoint(ctx, engine.Checkpoint{
@@ -57,20 +73,11 @@ func (f echoFixture) checkpoint(ctx context.Context, s *memstore.Store) error {
 // and the reads between them.
 func echoRun(ctx context.Context, s *memstore.Store, n int) error {
 	f := newEchoFixture(n)
-	id, contextID, at, user, reply, ev := f.id, f.contextID, f.at, f.user, f.reply, f.ev
+	id, contextID, at, reply, ev := f.id, f.contextID, f.at, f.reply, f.ev
 	payload := `"payload":{"run_id":"` + id + `","actor":"echo","kind":"model","detail":{"iteration":1}}`
 
 	task := store.Task{ID: id, ContextID: contextID, AgentID: "echo", State: store.StateSubmitted, CreatedAt: at, UpdatedAt: at}
-	err := s.Apply(ctx, store.Change{
-		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: user.ID},
-		TaskID:      id,
-		CreateTask:  &task,
-		Messages:    []store.Message{{ContextID: contextID, TaskID: id, Message: user}},
-		Events: []store.Event{
-			ev(1, "run.start", `"context_id":"`+contextID+`","agent_id":"echo","attempt":1`),
-			ev(2, "status", `"state":"submitted"`),
-		},
-	})
+	err := f.create(ctx, s, &task, false, ev(2, "status", `"state":"submitted"`))
 	if err != nil {
 		return err
 	}
@@ -220,20 +227,9 @@ func BenchmarkReadEchoRun(b *testing.B) {
 // reply and two events), the release and the read of the task.
 func sendRun(ctx context.Context, s *memstore.Store, n int) error {
 	f := newEchoFixture(n)
-	id, contextID, at, user, reply, ev := f.id, f.contextID, f.at, f.user, f.reply, f.ev
+	id, contextID, at, reply, ev := f.id, f.contextID, f.at, f.reply, f.ev
 	task := store.Task{ID: id, ContextID: contextID, AgentID: "echo", State: store.StateWorking, Attempt: 1, CreatedAt: at, UpdatedAt: at}
-	err := s.Apply(ctx, store.Change{
-		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: user.ID},
-		TaskID:      id,
-		CreateTask:  &task,
-		Messages:    []store.Message{{ContextID: contextID, TaskID: id, Message: user}},
-		Events: []store.Event{
-			ev(1, "run.start", `"context_id":"`+contextID+`","agent_id":"echo","attempt":1`),
-			ev(2, "status", `"state":"submitted"`),
-			ev(3, "status", `"state":"working"`),
-		},
-		EventsValid: true,
-	})
+	err := f.create(ctx, s, &task, true, ev(2, "status", `"state":"submitted"`), ev(3, "status", `"state":"working"`))
 	if err != nil {
 		return err
 	}
