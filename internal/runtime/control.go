@@ -234,7 +234,7 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 		x.release(true)
 		r.closeEnded(x)
 	}
-	r.cancel() // stops the flusher after a final flush
+	r.stop() // the flusher stops after a final flush
 	done := make(chan struct{})
 	go func() {
 		r.wg.Wait()
@@ -246,6 +246,18 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	case <-time.After(r.grace + 5*time.Second):
 		return errors.New("runtime: an engine ignored cancellation; shutdown gave up waiting for it")
 	}
+}
+
+// stop cancels the runtime's context, which stops its background work,
+// and every execution it holds; an execution registered later is canceled
+// as it registers.
+func (r *Runtime) stop() {
+	r.cancel()
+	r.mu.Lock()
+	for _, x := range r.runs {
+		x.hardCancel()
+	}
+	r.mu.Unlock()
 }
 
 // usageCounter accumulates an agent's token usage.

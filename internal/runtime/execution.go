@@ -51,8 +51,10 @@ type execution struct {
 	handover bool
 	stored   []store.Message
 	// seeded lists the ids of the transcript messages a fresh attempt's
-	// board started from (set by history).
-	seeded []string
+	// board started from (set by history); it is firstSeeded's memory when
+	// that is the user message alone.
+	seeded      []string
+	firstSeeded [1]string
 
 	ctx context.Context
 	// bg has ctx's values but not its cancellation, for the writes that
@@ -253,7 +255,8 @@ func (x *execution) execute() (*agent.Result, error) {
 // then returns nil, which stands for that message alone.
 func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 	if m := x.user[0].Message; x.newContext && storedAsIs(m) {
-		x.seeded = []string{m.ID}
+		x.firstSeeded[0] = m.ID
+		x.seeded = x.firstSeeded[:]
 		return nil, nil
 	}
 	limit := x.agent.HistoryLimit

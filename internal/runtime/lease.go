@@ -195,7 +195,7 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	r.contexts[t.ContextID] = &contextQueue{active: t.ID}
 	x := r.newExecution(a, next, log, msg, resume)
 	x.lease = l
-	r.runs[t.ID] = x
+	r.registerLocked(x)
 	r.mu.Unlock()
 
 	if t.State == store.StateWorking {

@@ -76,7 +76,7 @@ func (k *killable) ReleaseLease(ctx context.Context, l store.Lease) error {
 
 // crash stops a runtime without any of the courtesies of Shutdown.
 func (r *Runtime) crash() {
-	r.cancel()
+	r.stop()
 	r.wg.Wait()
 }
 

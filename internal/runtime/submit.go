@@ -148,7 +148,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		q.queue = append(q.queue, x)
 	}
 	r.logs[taskID] = l
-	r.runs[taskID] = x
+	r.registerLocked(x)
 	r.mu.Unlock()
 
 	// x.task, x.user and x.key are the submission's until x.created is
@@ -273,7 +273,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	next.UpdatedAt = time.Now().UTC()
 	x := r.newExecution(a, next, l, msg.Message, engine.SignalInput)
 	x.host.reply = &engine.UserReply{Parts: msg.Parts}
-	r.runs[t.ID] = x
+	r.registerLocked(x)
 	r.mu.Unlock()
 
 	first, err := r.commit(ctx, l, store.Change{
@@ -340,11 +340,14 @@ func (r *Runtime) logEnd(ctx context.Context, runID string) int64 {
 // started it.
 func (r *Runtime) newExecution(a *Agent, t store.Task, l *runLog, msg model.Message, resume string) *execution {
 	tenant := tenantOf(t)
-	base, bg := r.ctx, context.Background()
+	// The attempt's context is not a child of the runtime's: a child would
+	// cost a locked map insert and delete in the parent per run. The
+	// runtime cancels what it registered when it stops (registerLocked).
+	bg := context.Background()
 	if tenant != store.DefaultTenant { // the store assumes it otherwise
-		base, bg = store.WithTenant(base, tenant), store.WithTenant(bg, tenant)
+		bg = store.WithTenant(bg, tenant)
 	}
-	ctx, cancel := context.WithCancel(base)
+	ctx, cancel := context.WithCancel(bg)
 	x := &execution{
 		r: r, runID: t.ID, contextID: t.ContextID, tenant: tenant, agent: a, log: l, task: t, resume: resume,
 		user:       [1]store.Message{{ContextID: t.ContextID, TaskID: t.ID, Message: msg}},
@@ -358,6 +361,15 @@ func (r *Runtime) newExecution(a *Agent, t store.Task, l *runLog, msg model.Mess
 	}
 	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
 	return x
+}
+
+// registerLocked makes x the runtime's execution of its run; once the
+// runtime has stopped, x is canceled at once. Callers hold r.mu.
+func (r *Runtime) registerLocked(x *execution) {
+	r.runs[x.runID] = x
+	if r.ctx.Err() != nil {
+		x.hardCancel()
+	}
 }
 
 func tenantOf(t store.Task) string {
