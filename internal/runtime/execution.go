@@ -77,8 +77,11 @@ type execution struct {
 	// lease is the run's lease while this attempt executes (guarded by mu).
 	lease store.Lease
 
-	mu          sync.Mutex
-	usage       model.TokenUsage
+	mu sync.Mutex
+	// heldCheckpoint is, with a volatile store, the attempt's latest
+	// checkpoint, not yet written (see host.Checkpoint).
+	heldCheckpoint *engine.Checkpoint
+	usage          model.TokenUsage
 	artifacts   []model.Artifact
 	cancelCause engine.Cause
 	cancelNote  string
@@ -200,6 +203,9 @@ func (x *execution) run() {
 		// Leave the run to the recovery sweep (here or on another replica):
 		// its lease expires now and it resumes from its last checkpoint.
 		x.handover = true
+		if err := x.writeHeldCheckpoint(); err != nil {
+			r.log.Error("checkpoint of a handed over run could not be stored", "run_id", x.runID, "err", err)
+		}
 		r.log.Error("run outcome could not be stored; handing the run over", "run_id", x.runID, "err", err)
 	}
 }
@@ -283,6 +289,26 @@ func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 	return out, nil
 }
 
+// writeHeldCheckpoint stores the checkpoint host.Checkpoint held back, if
+// any; it stays held if the store fails.
+func (x *execution) writeHeldCheckpoint() error {
+	x.mu.Lock()
+	cp := x.heldCheckpoint
+	x.mu.Unlock()
+	if cp == nil {
+		return nil
+	}
+	if err := x.r.saveCheckpoint(x.bg, *cp); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	if x.heldCheckpoint == cp {
+		x.heldCheckpoint = nil
+	}
+	x.mu.Unlock()
+	return nil
+}
+
 // outcome is how an attempt ended, as the task will record it.
 type outcome struct {
 	state  store.TaskState
@@ -360,6 +386,13 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	}
 	x.mu.Unlock()
 	t.State, t.Error, t.StatusMessage = o.state, o.err, o.status
+	if !o.state.Terminal() {
+		// The next attempt resumes from the latest checkpoint: it is
+		// stored before the task says the run can go on.
+		if err := x.writeHeldCheckpoint(); err != nil {
+			return err
+		}
+	}
 	var msgs []store.Message
 	if o.keep && res != nil && res.LastBoard != nil {
 		var err error

@@ -250,6 +250,13 @@ func (h *host) pendingPrompt() *engine.UserPrompt {
 // Checkpoint stamps the attempt (so a stale replica cannot overwrite a newer
 // checkpoint) and the original start time, names unnamed transcript messages
 // deterministically, and saves it.
+//
+// With a volatile store a checkpoint is no more durable in the store than
+// in this process, and only a later attempt reads it: the latest one is
+// held and written when the attempt ends in a state another attempt goes
+// on from (input-required, a handover) — most runs complete, and never
+// need it. The engine's snapshot is a copy of its board (engine.Board
+// Snapshot), so holding it is safe.
 func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	x := h.x
 	if cp.ExecID == "" {
@@ -286,6 +293,12 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		}
 		snap.Channels[engine.MainChannel] = named
 		cp.Board = &snap
+	}
+	if x.r.volatile {
+		x.mu.Lock()
+		x.heldCheckpoint = &cp
+		x.mu.Unlock()
+		return nil
 	}
 	return x.r.saveCheckpoint(ctx, cp)
 }

@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
+	"agentd/internal/engine"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -135,5 +137,70 @@ func TestVolatileLogHidesAFailedCommit(t *testing.T) {
 	l.endCommit(true, 3)
 	if res := l.read(0, 10); len(res.events) != 3 || l.persisted != 3 {
 		t.Fatalf("after a commit: %d shown, %d durable; want 3 and 3", len(res.events), l.persisted)
+	}
+}
+
+// With a volatile store, a checkpoint is written only when another attempt
+// may go on from it: a completed run leaves none, a run parked for input or
+// handed over by a drain leaves its latest one.
+func TestVolatileCheckpointsWrittenWhenAnotherAttemptNeedsThem(t *testing.T) {
+	st := memstore.New()
+	started := make(chan string, 1)
+	checkpointed := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
+		for i := 1; i <= 2; i++ {
+			if err := h.Checkpoint(ctx, engine.Checkpoint{ExecID: run.ID, Step: "step " + strconv.Itoa(i), Board: b.Snapshot(), Timestamp: time.Now()}); err != nil {
+				return b, err
+			}
+		}
+		if msgs := b.Channel(engine.MainChannel); msgs[len(msgs)-1].Text() == "done" {
+			return b, nil
+		}
+		started <- run.ID
+		intr := <-h.Interrupts() // the drain
+		return b, engine.Interrupted(intr)
+	})
+	r, err := New(Options{
+		Store: st, Agents: []*Agent{testAgent("c", checkpointed), testAgent("a", asker{})},
+		VolatileStore: true, CancelGrace: 300 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Shutdown(ctxT(t)) })
+	checkpoints := func(id string) []engine.Checkpoint {
+		t.Helper()
+		cps, err := st.ListCheckpoints(ctxT(t), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cps
+	}
+
+	done := send(t, r, "c", "done")
+	if got := wait(t, r, done.ID); got.State != store.StateCompleted {
+		t.Fatalf("run ended %s, want completed", got.State)
+	}
+	if cps := checkpoints(done.ID); len(cps) != 0 {
+		t.Fatalf("a completed run left %d checkpoints in a volatile store, want none", len(cps))
+	}
+
+	parked := send(t, r, "a", "hi")
+	if got := wait(t, r, parked.ID); got.State != store.StateInputRequired {
+		t.Fatalf("run ended %s, want input-required", got.State)
+	}
+	if cps := checkpoints(parked.ID); len(cps) != 1 || cps[0].Step != "ask" {
+		t.Fatalf("a parked run left %d checkpoints (%+v), want its one", len(cps), cps)
+	}
+
+	drained := send(t, r, "c", "wait")
+	<-started
+	if err := r.Shutdown(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.GetTask(ctxT(t), drained.ID); got.State != store.StateWorking {
+		t.Fatalf("drained run is %s, want working", got.State)
+	}
+	if cps := checkpoints(drained.ID); len(cps) != 1 || cps[0].Step != "step 2" {
+		t.Fatalf("a drained run left %d checkpoints (%+v), want its latest (step 2)", len(cps), cps)
 	}
 }
