@@ -311,6 +311,41 @@ func TestEventLogTypesAndPrune(t *testing.T) {
 	}
 }
 
+// TestKnownType checks that knownType numbers knownTypes as they are
+// listed, and nothing else.
+func TestKnownType(t *testing.T) {
+	for i, typ := range knownTypes {
+		if got := knownType(typ); got != uint8(i+1) {
+			t.Errorf("knownType(%q) = %d, want %d", typ, got, i+1)
+		}
+	}
+	for _, typ := range []string{"", "custom", "run.star", "run.starts", "Status"} {
+		if got := knownType(typ); got != 0 {
+			t.Errorf("knownType(%q) = %d, want 0", typ, got)
+		}
+	}
+}
+
+// TestStoredTime checks storedTime against Truncate, which it replaces.
+func TestStoredTime(t *testing.T) {
+	zone := time.FixedZone("x", -7200)
+	times := []time.Time{
+		{}, time.Now(), time.Now().In(zone), time.Unix(0, 0), time.Unix(-1, 999_999_999),
+		time.Unix(-62135596800, 1), time.Date(1, 1, 1, 0, 0, 0, 1500, time.UTC),
+		time.Date(2026, 1, 2, 3, 4, 5, 123456789, zone), time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, zone), time.Date(-50, 6, 1, 0, 0, 0, 7, time.UTC),
+	}
+	for _, in := range times {
+		want := time.Time{}
+		if !in.IsZero() {
+			want = in.UTC().Truncate(time.Microsecond)
+		}
+		if got := storedTime(in); got != want {
+			t.Errorf("storedTime(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
+
 func TestUvarintLen(t *testing.T) {
 	for _, v := range []uint64{0, 1, 127, 128, 16383, 16384, 1<<32 - 1, 1 << 63, 1<<64 - 1} {
 		if got, want := uvarintLen(v), len(putUint(nil, v)); got != want {
