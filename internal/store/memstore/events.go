@@ -83,12 +83,14 @@ type eventEntry struct {
 // lastSeq is the highest seq ever appended.
 func (l *eventLog) lastSeq() int64 { return l.pruned + int64(len(l.index)) }
 
-// Sizes of a log's first arena and index: a short run's events — its
-// start, statuses, one step and end, 1.5 KB or so — fit in them.
-const (
-	minArena = 2048
-	minIndex = 16
-)
+// logRoom is a log's first arena and index, in one allocation that holds
+// no pointers: a short run's events — its start, statuses, one step and
+// end, 1.5 KB or so — fit in it. Its 2304 bytes are a size class of the
+// allocator, so that none of it is rounding.
+type logRoom struct {
+	arena [1920]byte
+	index [16]eventEntry
+}
 
 // append copies evs, which continue l and belong to its run, into l; an
 // event without a time gets now. The arena grows at most once per call,
@@ -100,14 +102,12 @@ func (l *eventLog) append(evs []store.Event, now time.Time) {
 	for _, e := range evs {
 		size += storedSize(e)
 	}
-	switch {
-	case l.arena == nil:
-		l.arena = make([]byte, 0, max(size, minArena))
-	case cap(l.arena)-len(l.arena) < size:
-		l.arena = slices.Grow(l.arena, len(l.arena)+size)
+	if l.index == nil { // a new log, or one pruned through its last event
+		room := new(logRoom)
+		l.arena, l.index = room.arena[:0], room.index[:0]
 	}
-	if l.index == nil {
-		l.index = make([]eventEntry, 0, max(len(evs), minIndex))
+	if cap(l.arena)-len(l.arena) < size {
+		l.arena = slices.Grow(l.arena, len(l.arena)+size)
 	}
 	for _, e := range evs {
 		at := orNow(e.Time, now)
@@ -223,21 +223,18 @@ func (l *eventLog) prune(through int64) {
 	if through <= l.pruned {
 		return
 	}
-	// Copy the rest so the pruned events' memory is released.
 	keep := l.index[through-l.pruned:]
-	base := len(l.arena)
-	if len(keep) > 0 {
-		base = keep[0].start
+	l.pruned = through
+	if len(keep) == 0 { // the next append starts a new arena and index
+		l.arena, l.index = nil, nil
+		return
 	}
-	var rest []byte // nil when nothing is left: the arena is allocated anew
-	if base < len(l.arena) {
-		rest = slices.Clone(l.arena[base:])
-	}
-	l.arena = rest
+	// Copy the rest so the pruned events' memory is released.
+	base := keep[0].start
+	l.arena = slices.Clone(l.arena[base:])
 	l.index = make([]eventEntry, len(keep))
 	for i, x := range keep {
 		x.start -= base
 		l.index[i] = x
 	}
-	l.pruned = through
 }

@@ -309,6 +309,11 @@ func TestEventLogTypesAndPrune(t *testing.T) {
 	if l.arena != nil || len(l.index) != 0 {
 		t.Fatalf("a log pruned through its last event keeps %d bytes and %d entries", len(l.arena), len(l.index))
 	}
+	next := store.Event{RunID: "r", Seq: int64(len(want) + 1), Type: "status", Time: want[0].Time, Data: json.RawMessage(`{"i":9}`)}
+	l.append([]store.Event{next}, now)
+	if got := l.read(0, 1); l.lastSeq() != next.Seq || !reflect.DeepEqual(got, []store.Event{next}) {
+		t.Fatalf("appended after pruning everything: last seq %d, read back %v, want %v", l.lastSeq(), got, next)
+	}
 }
 
 // TestKnownType checks that knownType numbers knownTypes as they are
