@@ -86,11 +86,12 @@ func (t *tenant) forget(fr *run, contextID string, key taskKey) bool {
 	}
 	delete(t.runs, id)
 	if c := t.contexts[contextID]; c != nil {
-		c.tasks.remove(key)
-		if len(c.tasks) == 0 {
-			// The context's last task: its transcript goes with it.
+		if len(c.tasks) == 1 {
+			// The context's last task (the task is listed in its
+			// context until it is forgotten): its transcript goes with it.
 			delete(t.contexts, contextID)
 		} else {
+			c.tasks.remove(key)
 			// The context goes on: its history keeps the task's
 			// messages, which no longer list under the forgotten task.
 			c.transcript.forgetTask(id)

@@ -26,8 +26,13 @@ type taskKey struct {
 	id      string
 }
 
+// compareKeys orders a and b by taskKey. It compares the ids only when
+// the times tie, which they rarely do: cmp.Or would compare them always.
 func compareKeys(a, b taskKey) int {
-	return cmp.Or(cmp.Compare(a.created, b.created), strings.Compare(a.id, b.id))
+	if c := cmp.Compare(a.created, b.created); c != 0 {
+		return c
+	}
+	return strings.Compare(a.id, b.id)
 }
 
 // taskIndex is a set of tasks sorted by taskKey, oldest first. Tasks mostly
