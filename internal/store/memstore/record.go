@@ -48,12 +48,32 @@ func putBytes(b []byte, p []byte) []byte {
 	return append(putUint(b, uint64(len(p))+1), p...)
 }
 
-// putTime appends t, which is in UTC; the zero time stays zero.
+// How putTime writes a time: a tag, then (timeMicros) Unix microseconds
+// as 8 bytes, little-endian, or (timeOther) nanoseconds and Unix seconds
+// as varints.
+const (
+	timeZero byte = iota
+	timeMicros
+	timeOther
+)
+
+// Unix seconds whose microseconds fit an int64: some 292,000 years around
+// 1970.
+const maxMicrosSec = math.MaxInt64/int64(time.Second/time.Microsecond) - 1
+
+// putTime appends t, which is in UTC; the zero time stays zero. Stored
+// times are at microsecond precision and mostly within maxMicrosSec of
+// 1970, and these take 9 bytes written and read without a varint loop;
+// any other time is kept exactly too.
 func putTime(b []byte, t time.Time) []byte {
 	if t.IsZero() {
-		return putUint(b, 0)
+		return append(b, timeZero)
 	}
-	return putInt(putUint(b, uint64(t.Nanosecond())+1), t.Unix())
+	sec, ns := t.Unix(), t.Nanosecond()
+	if ns%int(time.Microsecond) == 0 && -maxMicrosSec <= sec && sec <= maxMicrosSec {
+		return binary.LittleEndian.AppendUint64(append(b, timeMicros), uint64(t.UnixMicro()))
+	}
+	return putInt(putUint(append(b, timeOther), uint64(ns)), sec)
 }
 
 // The kinds of a decoded JSON value (putValue).
@@ -240,12 +260,26 @@ func (r *reader) bytes() []byte {
 	return []byte(r.s[r.i-n+1 : r.i])
 }
 
-func (r *reader) time() time.Time {
-	nsec := r.uint()
-	if nsec == 0 {
-		return time.Time{}
+// uint64LE returns the next 8 bytes, little-endian.
+func (r *reader) uint64LE() uint64 {
+	var v uint64
+	for j := 7; j >= 0; j-- {
+		v = v<<8 | uint64(r.s[r.i+j])
 	}
-	return time.Unix(r.int(), int64(nsec-1)).UTC()
+	r.i += 8
+	return v
+}
+
+func (r *reader) time() time.Time {
+	r.i++
+	switch r.s[r.i-1] {
+	case timeMicros:
+		return time.UnixMicro(int64(r.uint64LE())).UTC()
+	case timeOther:
+		nsec := r.uint()
+		return time.Unix(r.int(), int64(nsec)).UTC()
+	}
+	return time.Time{}
 }
 
 // jsonMap returns a fresh map of fresh JSON values (nil stays nil).
@@ -270,12 +304,7 @@ func (r *reader) value() any {
 	case jsonTrue:
 		return true
 	case jsonNumber:
-		var bits uint64
-		for j := 7; j >= 0; j-- { // little-endian, as putValue writes it
-			bits = bits<<8 | uint64(r.s[r.i+j])
-		}
-		r.i += 8
-		return math.Float64frombits(bits)
+		return math.Float64frombits(r.uint64LE())
 	case jsonString:
 		return r.str()
 	case jsonObject:

@@ -351,6 +351,27 @@ func TestStoredTime(t *testing.T) {
 	}
 }
 
+// TestTimeRoundTrip checks that putTime and reader.time keep every time,
+// in either of their forms.
+func TestTimeRoundTrip(t *testing.T) {
+	for _, in := range []time.Time{
+		{}, time.Unix(0, 0), time.Unix(-1, 999_999_000), time.Unix(1_700_000_000, 123_456_000), time.Unix(1_700_000_000, 123_456_789),
+		time.Date(1, 1, 1, 0, 0, 0, 1000, time.UTC), time.Date(-290_000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(300_000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Unix(maxMicrosSec, 999_999_000), time.Unix(-maxMicrosSec, 0), time.Unix(maxMicrosSec+1, 0), time.Unix(-maxMicrosSec-1, 5000),
+		time.Unix(1<<62, 7), time.Unix(-1<<62, 999_999_999),
+	} {
+		in = in.UTC()
+		if in.IsZero() {
+			in = time.Time{}
+		}
+		b := putTime([]byte("x"), in)
+		r := reader{s: string(b) + "y", i: 1}
+		if got := r.time(); got != in || r.s[r.i:] != "y" {
+			t.Errorf("%v (%d bytes) read back as %v, %q left", in, len(b)-1, got, r.s[r.i:])
+		}
+	}
+}
+
 func TestUvarintLen(t *testing.T) {
 	for _, v := range []uint64{0, 1, 127, 128, 16383, 16384, 1<<32 - 1, 1 << 63, 1<<64 - 1} {
 		if got, want := uvarintLen(v), len(putUint(nil, v)); got != want {
