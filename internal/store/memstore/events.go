@@ -110,8 +110,15 @@ func (l *eventLog) append(evs []store.Event, now time.Time) {
 		l.arena = slices.Grow(l.arena, len(l.arena)+size)
 	}
 	for _, e := range evs {
-		at := orNow(e.Time, now)
-		x := eventEntry{sec: at.Unix(), nsec: int32(at.Nanosecond()), start: len(l.arena), known: knownType(e.Type)}
+		at := e.Time
+		if at.IsZero() {
+			at = now
+		}
+		// The seconds and nanoseconds of orNow(e.Time, now), without
+		// building that time: neither the zone nor dropping the
+		// nanoseconds below a microsecond changes the seconds.
+		ns := at.Nanosecond()
+		x := eventEntry{sec: at.Unix(), nsec: int32(ns - ns%int(time.Microsecond)), start: len(l.arena), known: knownType(e.Type)}
 		if x.known == 0 {
 			l.arena = putString(l.arena, e.Type)
 		}
