@@ -298,7 +298,7 @@ func (x *execution) writeHeldCheckpoint() error {
 	if cp == nil {
 		return nil
 	}
-	if err := x.r.saveCheckpoint(x.bg, *cp); err != nil {
+	if err := x.r.saveCheckpoint(x.bg, x.stamp(*cp)); err != nil {
 		return err
 	}
 	x.mu.Lock()

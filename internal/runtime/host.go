@@ -247,16 +247,14 @@ func (h *host) pendingPrompt() *engine.UserPrompt {
 	return h.prompt
 }
 
-// Checkpoint stamps the attempt (so a stale replica cannot overwrite a newer
-// checkpoint) and the original start time, names unnamed transcript messages
-// deterministically, and saves it.
+// Checkpoint saves cp, stamped for this attempt (see stamp).
 //
 // With a volatile store a checkpoint is no more durable in the store than
 // in this process, and only a later attempt reads it: the latest one is
-// held and written when the attempt ends in a state another attempt goes
-// on from (input-required, a handover) — most runs complete, and never
-// need it. The engine's snapshot is a copy of its board (engine.Board
-// Snapshot), so holding it is safe.
+// held, and stamped and written only when the attempt ends in a state
+// another attempt goes on from (input-required, a handover) — most runs
+// complete, and never need it. The engine's snapshot is a copy of its
+// board (engine.Board Snapshot), so holding it is safe.
 func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	x := h.x
 	if cp.ExecID == "" {
@@ -268,6 +266,20 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	if cp.Board == nil {
 		return errdefs.Validationf("checkpoint of run %s at step %q: no board", x.runID, cp.Step)
 	}
+	if x.r.volatile {
+		x.mu.Lock()
+		x.heldCheckpoint = &cp
+		x.mu.Unlock()
+		return nil
+	}
+	return x.r.saveCheckpoint(ctx, x.stamp(cp))
+}
+
+// stamp returns cp with the attempt (so that a stale replica cannot
+// overwrite a newer checkpoint) and the original start time, and with
+// unnamed transcript messages named deterministically; cp's maps and
+// slices, the engine's, are copied rather than changed.
+func (x *execution) stamp(cp engine.Checkpoint) engine.Checkpoint {
 	attrs := make(map[string]string, len(cp.Attributes)+1)
 	for k, v := range cp.Attributes {
 		attrs[k] = v
@@ -278,7 +290,6 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		cp.OriginalStartedAt = x.task.CreatedAt
 	}
 	if msgs := cp.Board.Channels[engine.MainChannel]; slices.ContainsFunc(msgs, unnamed) {
-		// Name on a copy: the board belongs to the engine.
 		named := make([]model.Message, len(msgs))
 		for i, m := range msgs {
 			named[i] = m
@@ -294,13 +305,7 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		snap.Channels[engine.MainChannel] = named
 		cp.Board = &snap
 	}
-	if x.r.volatile {
-		x.mu.Lock()
-		x.heldCheckpoint = &cp
-		x.mu.Unlock()
-		return nil
-	}
-	return x.r.saveCheckpoint(ctx, cp)
+	return cp
 }
 
 func unnamed(m model.Message) bool { return m.ID == "" }

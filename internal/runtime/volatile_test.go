@@ -188,8 +188,8 @@ func TestVolatileCheckpointsWrittenWhenAnotherAttemptNeedsThem(t *testing.T) {
 	if got := wait(t, r, parked.ID); got.State != store.StateInputRequired {
 		t.Fatalf("run ended %s, want input-required", got.State)
 	}
-	if cps := checkpoints(parked.ID); len(cps) != 1 || cps[0].Step != "ask" {
-		t.Fatalf("a parked run left %d checkpoints (%+v), want its one", len(cps), cps)
+	if cps := checkpoints(parked.ID); len(cps) != 1 || cps[0].Step != "ask" || cps[0].Attributes[store.AttrAttempt] != "1" || cps[0].OriginalStartedAt.IsZero() {
+		t.Fatalf("a parked run left %d checkpoints (%+v), want its one, stamped with attempt 1 and the start", len(cps), cps)
 	}
 
 	drained := send(t, r, "c", "wait")
