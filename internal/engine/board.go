@@ -212,6 +212,23 @@ func (b *Board) ChannelFrom(name string, from int) []model.Message {
 	return slices.Clone(msgs[from:])
 }
 
+// ChannelView returns the named channel's messages without copying them,
+// nil when there are none. It is for readers that only look — a model
+// request, a scan — and must treat the messages as immutable. The view
+// stays as it was while the board changes: the board never writes to a
+// message already in a channel (it appends past it or replaces the
+// channel), and the view's capacity is its length, so appending to it
+// copies instead of writing into the board.
+func (b *Board) ChannelView(name string) []model.Message {
+	b.mu.RLock()
+	msgs := b.channel(name)
+	b.mu.RUnlock()
+	if len(msgs) == 0 {
+		return nil
+	}
+	return msgs[:len(msgs):len(msgs)]
+}
+
 // ChannelLen returns how many messages the named channel holds.
 func (b *Board) ChannelLen(name string) int {
 	b.mu.RLock()

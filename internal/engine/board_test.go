@@ -223,6 +223,40 @@ func TestChannelFromAndLen(t *testing.T) {
 	}
 }
 
+// A view keeps the messages it was taken with through every later change
+// of the board, and appending to it never writes into the board.
+func TestChannelViewStaysAsItWas(t *testing.T) {
+	b := engine.NewBoard()
+	if got := b.ChannelView(engine.MainChannel); got != nil {
+		t.Errorf("ChannelView of a fresh board = %#v, want nil", got)
+	}
+	texts := func(msgs []model.Message) string {
+		var out []string
+		for _, m := range msgs {
+			out = append(out, m.Text())
+		}
+		return fmt.Sprint(out)
+	}
+	for _, name := range []string{engine.MainChannel, "side"} {
+		b.SetChannel(name, []model.Message{model.NewText(model.RoleUser, "a")})
+		b.AppendChannelMessage(name, model.NewText(model.RoleUser, "b"))
+		view := b.ChannelView(name)
+		if got := texts(view); got != "[a b]" || cap(view) != len(view) {
+			t.Fatalf("%s: ChannelView = %s (cap %d), want [a b] capped", name, got, cap(view))
+		}
+		_ = append(view, model.NewText(model.RoleUser, "appended to the view"))
+		b.AppendChannelMessage(name, model.NewText(model.RoleUser, "c"))
+		if got := texts(b.Channel(name)); got != "[a b c]" {
+			t.Errorf("%s: board after appending to a view = %s", name, got)
+		}
+		b.SetChannel(name, []model.Message{model.NewText(model.RoleUser, "x")})
+		b.RestoreFrom(&engine.BoardSnapshot{Channels: map[string][]model.Message{name: {model.NewText(model.RoleUser, "y")}}})
+		if got := texts(view); got != "[a b]" {
+			t.Errorf("%s: view after the board changed = %s, want [a b]", name, got)
+		}
+	}
+}
+
 func TestFreshBoardEncodesLikeBefore(t *testing.T) {
 	b := engine.NewBoard()
 	if v := b.Vars(); v == nil || len(v) != 0 {
@@ -296,6 +330,9 @@ func TestBoardConcurrentAccess(t *testing.T) {
 				b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleUser, key))
 				_, _ = b.GetVar(key)
 				_ = b.Channel(engine.MainChannel)
+				for _, m := range b.ChannelView(engine.MainChannel) {
+					_ = m.Text()
+				}
 				_ = b.Vars()
 				if i%20 == 0 {
 					_ = b.Snapshot()

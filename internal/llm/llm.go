@@ -34,6 +34,9 @@ type Request struct {
 	Model string
 	// Messages is the conversation so far, oldest first. Assistant messages
 	// may carry tool-call parts, tool messages carry tool-result parts.
+	// The caller may share them with its own state (the loop engine passes
+	// its board's messages as they are): providers read them and never
+	// modify them.
 	Messages []model.Message
 	// Tools the model may call.
 	Tools []ToolSpec

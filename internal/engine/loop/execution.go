@@ -33,7 +33,7 @@ type execution struct {
 
 // loop runs iterations first … MaxIterations.
 func (x *execution) loop(first int) error {
-	if first > 1 && answered(x.board.Channel(engine.MainChannel)) {
+	if first > 1 && answered(x.board.ChannelView(engine.MainChannel)) {
 		return nil // resumed from the checkpoint of the final answer
 	}
 	limit := x.e.cfg.MaxIterations

@@ -93,7 +93,7 @@ func (x *execution) toolStep(d toolDetail) json.RawMessage {
 // chunks into acc and publishing text deltas at once: a subscriber sees
 // the first token before the turn ends.
 func (x *execution) stream(acc *llm.Accumulator) error {
-	s, err := x.e.cfg.Provider.Stream(&x.work, x.e.request(x.board.Channel(engine.MainChannel), x.run.ID, x.actor))
+	s, err := x.e.cfg.Provider.Stream(&x.work, x.e.request(x.board.ChannelView(engine.MainChannel), x.run.ID, x.actor))
 	if err != nil {
 		return err
 	}
