@@ -38,6 +38,8 @@ type ActorEvents struct {
 	stepError       event.Subject
 	streamDelta     event.Subject
 	tokens          tokenArena
+	// trusted is set by TrustDetails: step details are not checked.
+	trusted bool
 }
 
 // noCopy makes go vet's copylocks check report copies of a struct that
@@ -87,6 +89,14 @@ func NewActorEvents(pub Publisher, runID, stepActor string) ActorEvents {
 	}
 }
 
+// TrustDetails declares that every step detail given to a from now on is
+// already json.Marshal output — compact and escaped, a fixed point of
+// encoding it as a json.RawMessage — so the step methods use it as is
+// instead of checking it. It is for engines that encode their details by
+// hand with model.AppendJSONString and test them against encoding/json;
+// call it before a is in use.
+func (a *ActorEvents) TrustDetails() { a.trusted = true }
+
 // StepStart publishes step.start for a step of kind with detail, the
 // step's Detail encoded as JSON (empty for none).
 func (a *ActorEvents) StepStart(ctx context.Context, kind string, detail json.RawMessage) error {
@@ -109,7 +119,7 @@ func (a *ActorEvents) StepError(ctx context.Context, kind string, detail json.Ra
 }
 
 func (a *ActorEvents) step(ctx context.Context, subject event.Subject, kind string, detail json.RawMessage, stepErr error) error {
-	if len(detail) > 0 && !jsonscan.Compact(detail) {
+	if len(detail) > 0 && !a.trusted && !jsonscan.Compact(detail) {
 		// What json.Marshal would make of it: compacted and escaped.
 		d, err := json.Marshal(detail)
 		if err != nil {
