@@ -42,9 +42,14 @@ func asInterrupt(err error) (engine.Interrupt, bool) {
 }
 
 // producedMessages returns the main channel of b beyond its first start
-// messages — what the turn appended (see Result.Messages).
+// messages — what the turn appended (see Result.Messages) — without
+// copying them: the engine is done with the board.
 func producedMessages(b *engine.Board, start int) []model.Message {
-	return b.ChannelFrom(engine.MainChannel, start)
+	msgs := b.ChannelView(engine.MainChannel)
+	if len(msgs) <= start {
+		return nil
+	}
+	return msgs[start:]
 }
 
 // harvestArtifacts bundles each named channel of b into one artifact,

@@ -62,8 +62,9 @@ type Result struct {
 	// board's main channel beyond that length. Engines therefore only ever
 	// append to engine.MainChannel during a turn (compaction works on an
 	// engine-private view); a final main channel shorter than the start
-	// yields no messages. Their parts are shared with LastBoard: treat
-	// them as immutable.
+	// yields no messages. They are shared with LastBoard's main channel
+	// (appending to Messages copies, the board is never written through
+	// it): treat them as immutable.
 	Messages []model.Message `json:"messages,omitempty"`
 	// Artifacts are the board channels named with WithArtifactChannels,
 	// one per non-empty channel (ID and Name = the channel name, Parts =
