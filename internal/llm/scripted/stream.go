@@ -148,13 +148,18 @@ func wordEnd(s string, from int) int {
 }
 
 // skip advances over whitespace (space=true) or non-whitespace from i.
+// ASCII, nearly all of the text, is looked up in asciiSpace.
 func skip(s string, i int, space bool) int {
 	for i < len(s) {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiSpace[c] != space {
+				return i
+			}
+			i++
+			continue
 		}
-		if isSpace(r) != space {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) != space {
 			return i
 		}
 		i += size
@@ -162,13 +167,8 @@ func skip(s string, i int, space bool) int {
 	return i
 }
 
-func isSpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '\v', '\f':
-		return true
-	}
-	return r >= utf8.RuneSelf && unicode.IsSpace(r)
-}
+// asciiSpace marks the ASCII characters unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{' ': true, '\t': true, '\n': true, '\r': true, '\v': true, '\f': true}
 
 // countWords counts whitespace-separated words: the scripted provider's
 // deterministic token measure.
