@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"agentd/internal/event"
 )
@@ -39,7 +40,9 @@ func SanitiseID(id string) string {
 	if id == "" {
 		return "_"
 	}
-	if strings.IndexFunc(id, unsafeSubjectRune) < 0 {
+	// Every unsafe rune is ASCII, and UTF-8 never uses an ASCII byte
+	// inside another rune, so looking at bytes finds exactly them.
+	if !hasUnsafeSubjectByte(id) {
 		return id
 	}
 	return strings.Map(func(r rune) rune {
@@ -50,13 +53,21 @@ func SanitiseID(id string) string {
 	}, id)
 }
 
-func unsafeSubjectRune(r rune) bool {
-	switch r {
-	case '.', '*', '>', ' ', '\t', '\n', '\r', '\v', '\f':
-		return true
+func hasUnsafeSubjectByte(id string) bool {
+	for i := 0; i < len(id); i++ {
+		if unsafeSubjectByte[id[i]] {
+			return true
+		}
 	}
 	return false
 }
+
+func unsafeSubjectRune(r rune) bool {
+	return r >= 0 && r < utf8.RuneSelf && unsafeSubjectByte[r]
+}
+
+// unsafeSubjectByte marks the characters SanitiseID replaces, all ASCII.
+var unsafeSubjectByte = [256]bool{'.': true, '*': true, '>': true, ' ': true, '\t': true, '\n': true, '\r': true, '\v': true, '\f': true}
 
 func runSubject(runID, suffix string) event.Subject {
 	return event.Subject(SubjectPrefix + SanitiseID(runID) + suffix)

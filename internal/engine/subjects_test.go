@@ -61,13 +61,16 @@ func TestPatternsMatchTheirSubjects(t *testing.T) {
 
 func TestSanitiseID(t *testing.T) {
 	tests := map[string]string{
-		"":               "_",
-		"plain-id_42":    "plain-id_42",
-		"a.b":            "a_b",
-		"a*b>c":          "a_b_c",
-		"with space\tx":  "with_space_x",
-		"0193e0a1-uuid7": "0193e0a1-uuid7",
-		"ünï.cødé":       "ünï_cødé",
+		"":                 "_",
+		"plain-id_42":      "plain-id_42",
+		"a.b":              "a_b",
+		"a*b>c":            "a_b_c",
+		"with space\tx":    "with_space_x",
+		"0193e0a1-uuid7":   "0193e0a1-uuid7",
+		"ünï.cødé":         "ünï_cødé",
+		"bad\xff.\xe2\x80": "bad\ufffd_\ufffd\ufffd", // strings.Map replaces invalid bytes
+		"ok\xff":           "ok\xff",                 // left alone when nothing is unsafe
+		"\u2028\u00a0":     "\u2028\u00a0",           // only ASCII whitespace is unsafe
 	}
 	for in, want := range tests {
 		if got := engine.SanitiseID(in); got != want {
