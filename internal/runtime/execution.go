@@ -218,20 +218,23 @@ func (x *execution) execute() (*agent.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []agent.RunOption{
-		agent.WithEngineHost(&x.host),
-		agent.WithBoardSeed(agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
-			b := engine.NewBoard()
-			if history == nil { // the user message alone; SetChannel copies it
-				b.SetChannel(engine.MainChannel, []model.Message{x.user[0].Message})
-			} else {
-				b.SetChannel(engine.MainChannel, history)
-			}
-			return b, nil
-		})),
-	}
+	// The options are filled in by index (appends would move them and their
+	// closures to the heap); agent.Run keeps none of them.
+	var opts [4]agent.RunOption
+	opts[0] = agent.WithEngineHost(&x.host)
+	opts[1] = agent.WithBoardSeed(agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
+		b := engine.NewBoard()
+		if history == nil { // the user message alone; SetChannel copies it
+			b.SetChannel(engine.MainChannel, []model.Message{x.user[0].Message})
+		} else {
+			b.SetChannel(engine.MainChannel, history)
+		}
+		return b, nil
+	}))
+	n := 2
 	if x.agent.Deps != nil {
-		opts = append(opts, agent.WithDependencies(x.agent.Deps))
+		opts[n] = agent.WithDependencies(x.agent.Deps)
+		n++
 	}
 	if x.resume != "" {
 		cp, err := r.st.LoadCheckpoint(ctx, x.runID)
@@ -239,7 +242,8 @@ func (x *execution) execute() (*agent.Result, error) {
 			return nil, err
 		}
 		if cp != nil && engine.CapabilitiesOf(x.agent.Engine).SupportsResume {
-			opts = append(opts, agent.WithResumeFrom(cp))
+			opts[n] = agent.WithResumeFrom(cp)
+			n++
 			ctx = engine.WithResumeContext(ctx, engine.ResumeContext{
 				Attempt: x.task.Attempt, StartedAt: cp.OriginalStartedAt, Signal: x.resume,
 				CheckpointAt: cp.Timestamp, Step: cp.Step,
@@ -247,7 +251,7 @@ func (x *execution) execute() (*agent.Result, error) {
 		}
 	}
 	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
-	return agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts...)
+	return agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
 }
 
 // history loads the transcript that seeds the board: the context's latest
