@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -153,6 +155,128 @@ func FuzzAppendJSON(f *testing.F) {
 	})
 }
 
+// isPlain is PlainLen's byte class, spelled out.
+func isPlain(c byte) bool {
+	return 0x20 <= c && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+}
+
+// checkString compares AppendJSONString with json.Marshal and PlainLen
+// with a byte-by-byte search.
+func checkString(t *testing.T, s string) {
+	t.Helper()
+	sameJSON(t, s, func(b []byte) ([]byte, error) { return AppendJSONString(b, s), nil })
+	want := 0
+	for want < len(s) && isPlain(s[want]) {
+		want++
+	}
+	if got := PlainLen(s); got != want {
+		t.Fatalf("PlainLen(%q) = %d, want %d", s, got, want)
+	}
+}
+
+// TestAppendJSONStringEveryPosition puts every byte value, and the
+// multi-byte sequences that need care (U+2028, U+2029, invalid and
+// truncated UTF-8, valid runes), at every position of plain strings of
+// every length from 0 to 40, so that each lands in a full word, in the
+// overlapping last word and in a string shorter than a word.
+func TestAppendJSONStringEveryPosition(t *testing.T) {
+	seqs := []string{"\u2028", "\u2029", "é", "日", "🙂", "\xe2\x80", "\xe2\x80\xa7", "\xed\xa0\x80", "\xc3", "\xff\xfe", "\x7f<"}
+	for c := range 256 {
+		seqs = append(seqs, string([]byte{byte(c)}))
+	}
+	for n := range 41 {
+		plain := []byte(strings.Repeat("abcdefgh", 6)[:n])
+		checkString(t, string(plain))
+		for pos := range n {
+			for _, seq := range seqs {
+				s := string(plain[:pos]) + seq + string(plain[pos:])
+				checkString(t, s)
+				checkString(t, s[:n]) // cut, maybe inside seq
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		b := make([]byte, r.IntN(41))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+			if r.IntN(4) > 0 {
+				b[i] = 'a' + byte(i%26) // mostly plain, so runs span words
+			}
+		}
+		checkString(t, string(b))
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range trickyStrings {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkString(t, s)
+		if len(s) > 0 {
+			checkString(t, s[1:]) // another alignment
+		}
+	})
+}
+
+// checkTime compares AppendRFC3339Nano with time.Format and
+// AppendJSONTime with json.Marshal.
+func checkTime(t *testing.T, tm time.Time) {
+	t.Helper()
+	prefix := []byte("prefix:")
+	got := AppendRFC3339Nano(prefix, tm)
+	if want := tm.AppendFormat(prefix[:len(prefix):len(prefix)], time.RFC3339Nano); !bytes.Equal(got, want) {
+		t.Fatalf("AppendRFC3339Nano(%v) = %s, want %s", tm, got, want)
+	}
+	sameJSON(t, tm, func(b []byte) ([]byte, error) { return AppendJSONTime(b, tm) })
+}
+
+// TestAppendRFC3339Nano covers every month end of the leap-year cases,
+// the ends of the four-digit years, fractions with every number of
+// trailing zeros, other zones, and random instants across the range.
+func TestAppendRFC3339Nano(t *testing.T) {
+	for _, tm := range trickyTimes {
+		checkTime(t, tm)
+	}
+	zones := []*time.Location{time.UTC, time.Local, time.FixedZone("z", -(5*3600 + 30*60)), time.FixedZone("zero", 0)}
+	for _, year := range []int{0, 1, 4, 99, 100, 399, 400, 1600, 1900, 1969, 1970, 2000, 2024, 2100, 2400, 9996, 9999} {
+		for month := time.January; month <= time.December; month++ {
+			first := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
+			for _, tm := range []time.Time{first, first.Add(-time.Nanosecond), first.Add(12*time.Hour + 34*time.Minute + 56*time.Second + 7)} {
+				for _, z := range zones {
+					checkTime(t, tm.In(z))
+				}
+			}
+		}
+	}
+	for _, tm := range []time.Time{time.Unix(unixYear0, 0), time.Unix(unixYear0-1, 999999999), time.Unix(unixYear10000, 0), time.Unix(unixYear10000-1, 999999999), time.Unix(0, 0), time.Unix(-1, 0)} {
+		checkTime(t, tm.UTC())
+	}
+	base := time.Date(2026, 11, 22, 8, 30, 15, 0, time.UTC)
+	for ns := 1; ns < 1e9; ns *= 10 {
+		for _, v := range []int{ns, 9 * ns, 123456789 / ns * ns, 1e9 - ns} {
+			checkTime(t, base.Add(time.Duration(v)))
+		}
+	}
+	checkTime(t, time.Now().UTC()) // with a monotonic reading
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		checkTime(t, time.Unix(unixYear0+r.Int64N(unixYear10000-unixYear0), r.Int64N(1e9)).UTC())
+	}
+}
+
+func FuzzAppendRFC3339Nano(f *testing.F) {
+	f.Add(int64(1700000000), int64(123456000), 0)
+	f.Add(int64(unixYear0), int64(0), 1)
+	f.Add(int64(unixYear10000-1), int64(999999999), 0)
+	f.Fuzz(func(t *testing.T, sec, nsec int64, zone int) {
+		tm := time.Unix(sec, nsec).UTC()
+		checkTime(t, tm)
+		checkTime(t, tm.In(time.FixedZone("z", zone%100000)))
+	})
+}
+
 func BenchmarkMessageJSON(b *testing.B) {
 	m := Message{ID: NewID(), Role: RoleAssistant, Name: "echo", Parts: []Part{TextPart("hello world")}, CreatedAt: time.Now()}
 	b.Run("AppendJSON", func(b *testing.B) {
@@ -188,5 +312,46 @@ func TestFlatJSON(t *testing.T) {
 	}
 	if !FlatJSON(map[string]any{"a": "x", "b": 1.5, "c": true, "d": nil}) || FlatJSON(map[string]any{"a": 1}) {
 		t.Error("FlatJSON misjudges a plain map or an int")
+	}
+}
+
+// benchStrings are strings of the shapes agentd encodes most: ids, short
+// names, message text, longer prose and non-ASCII text.
+var benchStrings = []struct{ name, s string }{
+	{"id", "0198c3a2-7b1e-7c4d-9f00-1a2b3c4d5e6f"},
+	{"name", "echo"},
+	{"text", "hello world"},
+	{"prose", "The quick brown fox jumps over the lazy dog. \"Quoted\", she said;\nthen <b>bold</b> & more text follows here, " +
+		"long enough to span a few dozen machine words of plain ASCII."},
+	{"unicode", "Grüße aus Köln — 日本語のテキスト 🙂 and some ASCII too"},
+}
+
+func BenchmarkAppendJSONString(b *testing.B) {
+	buf := make([]byte, 0, 512)
+	for _, c := range benchStrings {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.s)))
+			for b.Loop() {
+				buf = AppendJSONString(buf[:0], c.s)
+			}
+		})
+	}
+}
+
+func BenchmarkAppendJSONTime(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	for _, c := range []struct {
+		name string
+		t    time.Time
+	}{
+		{"micros", time.Date(2026, 11, 22, 8, 30, 15, 123456000, time.UTC)},
+		{"nanos", time.Date(2026, 11, 22, 8, 30, 15, 123456789, time.UTC)},
+		{"whole", time.Date(2026, 11, 22, 8, 30, 15, 0, time.UTC)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				buf, _ = AppendJSONTime(buf[:0], c.t)
+			}
+		})
 	}
 }
