@@ -3,7 +3,6 @@ package runtime
 import (
 	"encoding/json"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"agentd/internal/errdefs"
@@ -86,66 +85,17 @@ func frame(b []byte, runID string, seq int64, typ string, at time.Time, body *ev
 }
 
 // appendTime appends t in UTC as t.UTC().AppendFormat(b, time.RFC3339Nano)
-// does, faster: the date and time of day are formatted once per second.
+// does.
 func appendTime(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	sec := t.Unix()
-	f := lastSecond.Load()
-	if f == nil || f.unix != sec {
-		year, month, day := t.Date()
-		if year < 0 || year > 9999 {
-			return t.AppendFormat(b, time.RFC3339Nano)
-		}
-		hour, minute, second := t.Clock()
-		f = &formattedSecond{unix: sec}
-		d := appendDigits(f.text[:0], year, 4)
-		d = appendDigits(append(d, '-'), int(month), 2)
-		d = appendDigits(append(d, '-'), day, 2)
-		d = appendDigits(append(d, 'T'), hour, 2)
-		d = appendDigits(append(d, ':'), minute, 2)
-		appendDigits(append(d, ':'), second, 2)
-		lastSecond.Store(f)
-	}
-	b = append(b, f.text[:]...)
-	if ns := t.Nanosecond(); ns != 0 {
-		n := 9
-		for ns%10 == 0 { // trailing zeros are left out
-			ns /= 10
-			n--
-		}
-		b = appendDigits(append(b, '.'), ns, n)
-	}
-	return append(b, 'Z')
-}
-
-// formattedSecond is one second of UTC time, formatted up to its seconds
-// ("2006-01-02T15:04:05"): events are stamped many times a second.
-type formattedSecond struct {
-	unix int64
-	text [19]byte
-}
-
-// lastSecond is the last second appendTime formatted.
-var lastSecond atomic.Pointer[formattedSecond]
-
-// appendDigits appends the n last decimal digits of v >= 0, zero-padded.
-func appendDigits(b []byte, v, n int) []byte {
-	var d [9]byte
-	for i := n - 1; i >= 0; i-- {
-		d[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return append(b, d[:n]...)
+	return model.AppendRFC3339Nano(b, t.UTC())
 }
 
 // appendQuoted appends s quoted as strconv.Quote quotes it, as frames
 // always carried run ids and types; for the runtime's ids and types that
 // is also how encoding/json writes them.
 func appendQuoted(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, s)
-		}
+	if model.PlainLen(s) < len(s) {
+		return strconv.AppendQuote(b, s)
 	}
 	b = append(b, '"')
 	b = append(b, s...)

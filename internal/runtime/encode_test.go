@@ -146,12 +146,38 @@ func TestAppendTimeMatchesAppendFormat(t *testing.T) {
 	} {
 		checkTime(t, at)
 	}
-	// The formatted second is reused within a second and replaced beyond
-	// it, forwards and backwards, whatever the zone.
+	// Around a second, forwards and backwards, whatever the zone.
 	base := time.Unix(1700000000, 0)
 	for _, d := range []time.Duration{0, 1, 999999999, time.Second, time.Second + 5, -1, -time.Second, 59 * time.Second, time.Hour, 24 * time.Hour, 0} {
 		checkTime(t, base.Add(d))
 		checkTime(t, base.Add(d).In(zone))
+	}
+}
+
+// TestAppendQuotedMatchesStrconv puts every byte value, and runes that
+// strconv.Quote writes as they are or escapes, at every position of ids of
+// every length from 0 to 40 (whole words, the overlapping last word and
+// strings shorter than a word).
+func TestAppendQuotedMatchesStrconv(t *testing.T) {
+	seqs := []string{"é", "\u2028", "\ufffd", "\xff", "\xe2\x82", "\u00a0"}
+	for c := range 256 {
+		seqs = append(seqs, string([]byte{byte(c)}))
+	}
+	const id = "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b-xyz"
+	for n := range len(id) + 1 {
+		checkQuoted(t, id[:n])
+		for pos := range n {
+			for _, seq := range seqs {
+				checkQuoted(t, id[:pos]+seq+id[pos:n])
+			}
+		}
+	}
+}
+
+func checkQuoted(t testing.TB, s string) {
+	t.Helper()
+	if got, want := appendQuoted([]byte("x"), s), strconv.AppendQuote([]byte("x"), s); !bytes.Equal(got, want) {
+		t.Fatalf("appendQuoted(%q) = %s, want %s", s, got, want)
 	}
 }
 
@@ -181,6 +207,7 @@ func FuzzStateBodies(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s1, s2 string, n1, n2 int64) {
 		checkJSONString(t, s1)
+		checkQuoted(t, s1)
 		checkTime(t, time.Unix(n1, n2))
 		at := time.Unix(n1, n2).In(time.FixedZone("z", int(n2%50000)))
 		if at.Year() < 0 || at.Year() > 9999 {
@@ -198,4 +225,16 @@ func FuzzStateBodies(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkFrame frames a status event, as the runtime does several times
+// per run: a quoted run id and type, a time and a body of strings.
+func BenchmarkFrame(b *testing.B) {
+	runID := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+	at := time.Date(2026, 11, 22, 8, 30, 15, 123456000, time.UTC)
+	body := &eventBody{state: StatusData{State: store.StateWorking}}
+	buf := make([]byte, 0, 256)
+	for b.Loop() {
+		_ = frame(buf[:0], runID, 7, "run.status", at, body)
+	}
 }
