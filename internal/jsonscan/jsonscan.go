@@ -122,11 +122,7 @@ func (s scanner) members(b []byte, i int, closing byte, depth int) (int, bool) {
 func (s scanner) str(b []byte, i int) (int, bool) {
 	for i < len(b) {
 		if len(b)-i >= 8 {
-			w := binary.LittleEndian.Uint64(b[i:])
-			m := specialBytes(w)
-			if s.compact {
-				m |= escapedBytes(w)
-			}
+			m := s.stopBytes(binary.LittleEndian.Uint64(b[i:]))
 			if m == 0 {
 				i += 8
 				continue
@@ -165,28 +161,27 @@ func (s scanner) str(b []byte, i int) (int, bool) {
 	return i, false
 }
 
+// Word-at-a-time ("SWAR") byte tests: ones has 1 in every byte, highs the
+// high bit of every byte.
 const ones, highs = 0x0101010101010101, 0x8080808080808080
 
-// specialBytes returns a mask whose lowest set bit is the high bit of the
-// first byte of w (little-endian) that is a quote, a backslash or a
-// control character, or 0 if none is. Bits above that one may be set
-// wrongly, for a byte's borrow carries into the next.
-func specialBytes(w uint64) uint64 {
-	return (equal(w, '"') | equal(w, '\\') | (w-ones*0x20)&^w) & highs
-}
-
-// escapedBytes is specialBytes for the bytes json.Marshal escapes or must
-// look at in compact mode: <, >, & and 0xE2 (the lead byte of U+2028 and
-// U+2029).
-func escapedBytes(w uint64) uint64 {
-	return (equal(w, '<') | equal(w, '>') | equal(w, '&') | equal(w, 0xE2)) & highs
-}
-
-// equal has the high bit of the first byte of w equal to c set (and maybe
-// some above it).
-func equal(w uint64, c byte) uint64 {
-	x := w ^ (ones * uint64(c))
-	return (x - ones) &^ x
+// stopBytes returns the high bits of the bytes of w that str must look at:
+// a quote, a backslash or a control character, and in compact mode also
+// <, >, & and 0xE2 (the lead byte of U+2028 and U+2029). It computes on
+// the low seven bits of each byte, where adding at most 0x80 cannot carry
+// into the next byte, so that every bit is exact: a byte is ASCII and x >=
+// 0x20, or x is not c, when its sum has the high bit.
+func (s scanner) stopBytes(w uint64) uint64 {
+	x := w &^ highs
+	ok := (x + ones*(0x80-0x20)) & ((x ^ ones*'\\') + ones*0x7f) // not control, not '\\'
+	if !s.compact {
+		ok &= (x ^ ones*'"') + ones*0x7f
+		return ^ok &^ w & highs // of the ASCII bytes
+	}
+	ok &= ((x | ones*4) ^ ones*'&') + ones*0x7f      // neither '"' (0x22) nor '&' (0x26)
+	ok &= ((x &^ (ones * 2)) ^ ones*'<') + ones*0x7f // neither '<' (0x3c) nor '>' (0x3e)
+	e2 := ^((x ^ ones*(0xE2&0x7f)) + ones*0x7f) & w  // 0xE2
+	return (^ok&^w | e2) & highs
 }
 
 func isHex(c byte) bool {

@@ -103,7 +103,7 @@ func FuzzValid(f *testing.F) {
 	})
 }
 
-// TestMasks checks specialBytes and escapedBytes against a byte-by-byte
+// TestMasks checks stopBytes in both modes against a byte-by-byte
 // search, on words of every byte value at every position, among plain and
 // random neighbours.
 func TestMasks(t *testing.T) {
@@ -114,8 +114,8 @@ func TestMasks(t *testing.T) {
 		mask func(uint64) uint64
 		is   func(byte) bool
 	}{
-		{"specialBytes", specialBytes, special},
-		{"specialBytes|escapedBytes", func(w uint64) uint64 { return specialBytes(w) | escapedBytes(w) }, escaped},
+		{"stopBytes", scanner{}.stopBytes, special},
+		{"stopBytes (compact)", scanner{compact: true}.stopBytes, escaped},
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	var w [8]byte
@@ -167,4 +167,24 @@ func BenchmarkValid(b *testing.B) {
 			json.Valid(ev)
 		}
 	})
+}
+
+// BenchmarkCompactStep checks the two shapes of the send path: a step
+// payload as engine.ActorEvents encodes it (which the runtime checks before
+// splicing it) and a step detail.
+func BenchmarkCompactStep(b *testing.B) {
+	for _, c := range []struct{ name, json string }{
+		{"payload", `{"run_id":"019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b","actor":"echo","kind":"model","detail":{"iteration":1,"finish_reason":"stop"}}`},
+		{"detail", `{"iteration":1}`},
+	} {
+		raw := []byte(c.json)
+		if !Compact(raw) {
+			b.Fatalf("%s is not compact", raw)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				Compact(raw)
+			}
+		})
+	}
 }
