@@ -291,19 +291,17 @@ func appendUTCTime(dst []byte, t time.Time) ([]byte, bool) {
 
 // put2 writes v < 100 as two decimal digits to b[0:2].
 func put2(b []byte, v uint32) {
-	b[0], b[1] = decimalPairs[2*v], decimalPairs[2*v+1]
+	binary.LittleEndian.PutUint16(b, digitPairs[v])
 }
 
-const decimalPairs = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
+// digitPairs holds the two decimal digits of 0–99, the first in the low
+// byte, for put2 to store in one go.
+var digitPairs = func() (pairs [100]uint16) {
+	for v := range pairs {
+		pairs[v] = uint16('0'+v/10) | uint16('0'+v%10)<<8
+	}
+	return pairs
+}()
 
 // AppendJSONString appends s as a JSON string, escaped as encoding/json
 // escapes it: quotes, backslashes and control characters; <, > and & (as
