@@ -127,7 +127,9 @@ func (a *ActorEvents) step(ctx context.Context, subject event.Subject, kind stri
 		}
 		detail = d
 	}
-	return a.pub.Publish(ctx, a.envelope(subject, appendStepPayload(nil, a.runID, a.actor, kind, detail, stepErr)))
+	env := a.envelope(subject, appendStepPayload(nil, a.runID, a.actor, kind, detail, stepErr))
+	env.PayloadMarshalled = true
+	return a.pub.Publish(ctx, env)
 }
 
 // Token publishes one piece of assistant text, as EmitStreamToken does.

@@ -66,6 +66,22 @@ func TestActorEventsMatchThePackageHelpers(t *testing.T) {
 	}
 }
 
+// A step envelope vouches for its payload, which is json.Marshal output
+// whatever detail it was given (compacted and escaped if need be).
+func TestActorEventsStepPayloadsAreMarshalled(t *testing.T) {
+	for _, d := range []string{"", `{"iteration":1}`, ` { "a" : "<b>" } `, "[1,\n2]"} {
+		var p pubRecorder
+		a := engine.NewActorEvents(&p, "run-1", "agent")
+		if err := a.StepError(t.Context(), "model", json.RawMessage(d), errors.New("<boom>")); err != nil {
+			t.Fatal(err)
+		}
+		env := p.envs[0]
+		if enc, err := json.Marshal(env.Payload); err != nil || !bytes.Equal(enc, env.Payload) || !env.PayloadMarshalled {
+			t.Fatalf("detail %q: payload %s (marshalled %v), json.Marshal makes %s (%v)", d, env.Payload, env.PayloadMarshalled, enc, err)
+		}
+	}
+}
+
 // Details that are json.Marshal output publish the same envelopes whether
 // or not the ActorEvents trusts them.
 func TestActorEventsTrustedDetails(t *testing.T) {

@@ -82,11 +82,11 @@ type execution struct {
 	// checkpoint, not yet written (see host.Checkpoint).
 	heldCheckpoint *engine.Checkpoint
 	usage          model.TokenUsage
-	artifacts   []model.Artifact
-	cancelCause engine.Cause
-	cancelNote  string
-	lostErr     error
-	graceTimer  *time.Timer
+	artifacts      []model.Artifact
+	cancelCause    engine.Cause
+	cancelNote     string
+	lostErr        error
+	graceTimer     *time.Timer
 }
 
 // appendLive logs a live event (delta, step, artifact); the flusher makes

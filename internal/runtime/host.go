@@ -102,7 +102,7 @@ func (h *host) translate(rest string, env event.Envelope) (string, eventBody, er
 		if typ == "" {
 			break
 		}
-		if body, ok := stepBody(actor, env.Payload); ok {
+		if body, ok := stepBody(actor, env.Payload, env.PayloadMarshalled); ok {
 			return typ, body, nil
 		}
 		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
@@ -147,27 +147,19 @@ func tokenBody(rest string, payload []byte) (eventBody, bool) {
 
 // stepBody is the fast path of step events: the body encodeBody(StepData)
 // would produce, spliced by the log from a payload that json.Marshal would
-// leave as it is (engine.ActorEvents' payloads are), without decoding and
-// re-encoding it. ok is false when the fast path does not apply.
-func stepBody(actor string, payload []byte) (eventBody, bool) {
-	if !plainJSON(actor) || !jsonscan.Compact(payload) {
+// leave as it is (engine.ActorEvents' payloads are, and say so: marshalled),
+// without decoding and re-encoding it. ok is false when the fast path does
+// not apply.
+func stepBody(actor string, payload []byte, marshalled bool) (eventBody, bool) {
+	if !plainJSON(actor) || !marshalled && !jsonscan.Compact(payload) {
 		return eventBody{}, false
 	}
 	return eventBody{actor: actor, key: "payload", value: payload}, true
 }
 
-// plainJSON reports whether s needs no escaping in a JSON string (as
-// encoding/json escapes: control characters, quote, backslash, <, >, &,
-// and anything beyond ASCII is left to the slow path).
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c >= 0x80, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
-	}
-	return true
-}
+// plainJSON reports whether s needs no escaping in a JSON string (DEL and
+// anything beyond ASCII are left to the slow path).
+func plainJSON(s string) bool { return model.PlainLen(s) == len(s) }
 
 func encodeDelta(actor string, d engine.StreamDeltaPayload) (json.RawMessage, error) {
 	out := DeltaData{Actor: actor}

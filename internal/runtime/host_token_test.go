@@ -71,16 +71,18 @@ func TestStepBodyMatchesEncodedStep(t *testing.T) {
 		`{"error":"\u003cb\u003ebad\u003c/b\u003e \u0026 \"worse\"","detail":{"é":"✓"}}`,
 		`{}`,
 	} {
-		fast, ok := stepBody("echo", []byte(payload))
-		if !ok {
-			t.Fatalf("stepBody(%s): fast path not taken", payload)
-		}
 		slow, err := encodeBody(StepData{Actor: "echo", Payload: json.RawMessage(payload)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := bodyJSON(fast); !bytes.Equal(got, slow) {
-			t.Fatalf("fast body %s, general path %s", got, slow)
+		for _, marshalled := range []bool{false, true} { // checked, or vouched for
+			fast, ok := stepBody("echo", []byte(payload), marshalled)
+			if !ok {
+				t.Fatalf("stepBody(%s, %v): fast path not taken", payload, marshalled)
+			}
+			if got := bodyJSON(fast); !bytes.Equal(got, slow) {
+				t.Fatalf("fast body %s, general path %s", got, slow)
+			}
 		}
 	}
 	for _, tc := range []struct{ actor, payload string }{
@@ -91,7 +93,7 @@ func TestStepBodyMatchesEncodedStep(t *testing.T) {
 		{"echo", ``},
 		{`e"cho`, `{}`},
 	} {
-		if body, ok := stepBody(tc.actor, []byte(tc.payload)); ok {
+		if body, ok := stepBody(tc.actor, []byte(tc.payload), false); ok {
 			t.Errorf("stepBody(%q, %q) = %s, want the general path", tc.actor, tc.payload, bodyJSON(body))
 		}
 	}
