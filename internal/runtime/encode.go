@@ -71,9 +71,21 @@ func frameSize(runID, typ string, body *eventBody) int {
 // frame builds a store.Event whose Data is run_id, seq, type and time
 // followed by the body's members, appended to b (room for it, frameSize).
 func frame(b []byte, runID string, seq int64, typ string, at time.Time, body *eventBody) store.Event {
+	var head [64]byte
+	return frameAfter(b, appendFrameHead(head[:0], runID), runID, seq, typ, at, body)
+}
+
+// appendFrameHead appends how every event of run runID starts, up to its
+// seq: a run's log quotes its id once rather than once per event.
+func appendFrameHead(b []byte, runID string) []byte {
 	b = append(b, `{"run_id":`...)
 	b = appendQuoted(b, runID)
-	b = append(b, `,"seq":`...)
+	return append(b, `,"seq":`...)
+}
+
+// frameAfter is frame for a head made by appendFrameHead(runID).
+func frameAfter(b, head []byte, runID string, seq int64, typ string, at time.Time, body *eventBody) store.Event {
+	b = append(b, head...)
 	b = strconv.AppendInt(b, seq, 10)
 	b = append(b, `,"type":`...)
 	b = appendQuoted(b, typ)

@@ -35,6 +35,10 @@ import (
 // serialises the store writes of one run (flusher vs. state commits).
 type runLog struct {
 	runID string
+	// head is how each of the run's events starts (appendFrameHead), in
+	// headRoom for a run id of the runtime's.
+	head     []byte
+	headRoom [64]byte
 
 	flushMu sync.Mutex
 
@@ -83,6 +87,7 @@ const (
 
 func newRunLog(runID string, lastSeq int64, volatile bool) *runLog {
 	l := &runLog{runID: runID, base: lastSeq, persisted: lastSeq, shown: lastSeq, volatile: volatile}
+	l.head = appendFrameHead(l.headRoom[:0], runID)
 	l.events = l.firstEvents[:0]
 	return l
 }
@@ -97,7 +102,7 @@ func (l *runLog) appendLocked(typ string, body *eventBody, at time.Time) store.E
 	seq := l.last() + 1
 	n := frameSize(l.runID, typ, body)
 	room, inChunk := l.room(n)
-	ev := frame(room, l.runID, seq, typ, at, body)
+	ev := frameAfter(room, l.head, l.runID, seq, typ, at, body)
 	if n = len(ev.Data); inChunk && n <= cap(room) { // written into the chunk
 		l.chunk = l.chunk[:len(l.chunk)+n]
 		ev.Data = ev.Data[:n:n] // a reader's append must not reach the next event
