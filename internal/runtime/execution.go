@@ -74,8 +74,10 @@ type execution struct {
 	// before that and waits.
 	created   chan struct{}
 	createErr error
-	// lease is the run's lease while this attempt executes (guarded by mu).
-	lease store.Lease
+	// lease is the run's lease while this attempt executes (guarded by mu;
+	// renewals and the release also hold leaseMu, see renew).
+	lease   store.Lease
+	leaseMu sync.Mutex
 
 	mu sync.Mutex
 	// heldCheckpoint is, with a volatile store, the attempt's latest

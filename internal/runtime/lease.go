@@ -58,8 +58,11 @@ func (x *execution) acquire() error {
 // release gives the lease up; handover lets it expire now instead, so that
 // another replica resumes the run at its next sweep.
 func (x *execution) release(handover bool) {
+	x.leaseMu.Lock()
+	defer x.leaseMu.Unlock()
 	x.mu.Lock()
 	l := x.lease
+	x.lease = store.Lease{} // no renewal after this
 	x.mu.Unlock()
 	if l.RunID == "" {
 		return
@@ -96,6 +99,10 @@ func (r *Runtime) keepLeases(ctx context.Context) {
 }
 
 func (r *Runtime) renew(ctx context.Context, x *execution) {
+	// Under leaseMu, so that a renewal cannot read the lease before a
+	// release and write it after: it would extend a handed-over lease.
+	x.leaseMu.Lock()
+	defer x.leaseMu.Unlock()
 	x.mu.Lock()
 	l := x.lease
 	x.mu.Unlock()
