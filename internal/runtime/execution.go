@@ -510,7 +510,7 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 		if m.CreatedAt.IsZero() {
 			m.CreatedAt = now
 		} else {
-			m.CreatedAt = storedTime(m.CreatedAt)
+			m.CreatedAt = store.StoredTime(m.CreatedAt)
 		}
 		if m.Name == "" && m.Role == model.RoleAssistant {
 			m.Name = x.agent.ID

@@ -540,7 +540,7 @@ func CheckUserMessage(m model.Message) (field string, err error) {
 func partField(i int) string { return "message.parts[" + strconv.Itoa(i) + "]" }
 
 // normaliseUserMessage checks a user message and fills in its defaults; its
-// time is put in the form stores keep (see storedTime).
+// time is put in the form stores keep (see store.StoredTime).
 func normaliseUserMessage(m model.Message) (store.Message, error) {
 	if field, err := CheckUserMessage(m); err != nil {
 		return store.Message{}, fmt.Errorf("%s: %w", field, err)
@@ -554,7 +554,7 @@ func normaliseUserMessage(m model.Message) (store.Message, error) {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = storedNow()
 	} else {
-		m.CreatedAt = storedTime(m.CreatedAt)
+		m.CreatedAt = store.StoredTime(m.CreatedAt)
 	}
 	return store.Message{Message: m}, nil
 }

@@ -118,12 +118,8 @@ func (x *execution) transcript(t store.Task) ([]model.Message, bool) {
 	return msgs, true
 }
 
-// storedTime is t as the stores keep a message's time: in UTC, at
-// microsecond precision (PostgreSQL's).
-func storedTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
-
 // storedNow is the time now as stores keep it.
-func storedNow() time.Time { return storedTime(time.Now()) }
+func storedNow() time.Time { return store.StoredTime(time.Now()) }
 
 // storedAsIs reports whether every store returns m exactly as it is (deep
 // equal): valid UTF-8 (a JSON encoding would replace invalid bytes), a time

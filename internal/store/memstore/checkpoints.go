@@ -136,8 +136,8 @@ func encodeCheckpoint(cp engine.Checkpoint) (storedCheckpoint, error) {
 	if cp.Timestamp.IsZero() {
 		cp.Timestamp = now()
 	}
-	b = putTime(b, storedTime(cp.Timestamp))
-	b = putTime(b, storedTime(cp.OriginalStartedAt))
+	b = putTime(b, store.StoredTime(cp.Timestamp))
+	b = putTime(b, store.StoredTime(cp.OriginalStartedAt))
 	b = putString(b, cp.SpecVersion)
 	return storedCheckpoint{attempt: attempt, record: string(b)}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/jsonscan"
 	"agentd/internal/model"
+	"agentd/internal/store"
 )
 
 // Values on their way into the store are validated and normalised as
@@ -21,28 +22,12 @@ import (
 // eagerly, names cost allocations on every write.
 type fieldName func() string
 
-// storedTime is t at microsecond precision in UTC; zero stays zero. It is
-// t.UTC().Truncate(time.Microsecond) without Truncate's general division
-// and Add's overflow and monotonic-clock checks: a microsecond divides a
-// second, so only t's nanoseconds change, and a time already stored keeps
-// them. (UTC drops the monotonic reading, as Truncate does.)
-func storedTime(t time.Time) time.Time {
-	if t.IsZero() {
-		return time.Time{}
-	}
-	t = t.UTC()
-	if ns := t.Nanosecond(); ns%int(time.Microsecond) != 0 {
-		t = time.Unix(t.Unix(), int64(ns-ns%int(time.Microsecond))).UTC()
-	}
-	return t
-}
-
 // orNow returns t at stored precision, or now when t is zero.
 func orNow(t, now time.Time) time.Time {
 	if t.IsZero() {
 		return now
 	}
-	return storedTime(t)
+	return store.StoredTime(t)
 }
 
 // inJSONMap round-trips m through encoding/json: the result is a fresh map

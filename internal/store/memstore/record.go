@@ -9,6 +9,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/jsonscan"
 	"agentd/internal/model"
+	"agentd/internal/store"
 )
 
 // Tasks, transcript messages and checkpoints — most of what a finished
@@ -164,7 +165,7 @@ func putMessage(b []byte, m model.Message, field fieldName) ([]byte, error) {
 	b = putString(b, m.ID)
 	b = putString(b, string(m.Role))
 	b = putString(b, m.Name)
-	b = putTime(b, storedTime(m.CreatedAt))
+	b = putTime(b, store.StoredTime(m.CreatedAt))
 	var err error
 	if b, err = putParts(b, m.Parts, func() string { return field() + ".parts" }); err != nil {
 		return b, err

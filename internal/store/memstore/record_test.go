@@ -79,7 +79,7 @@ func normalMessage(t *testing.T, m model.Message) model.Message {
 		}
 		return out
 	}
-	m.CreatedAt = storedTime(m.CreatedAt)
+	m.CreatedAt = store.StoredTime(m.CreatedAt)
 	m.Metadata = normal(m.Metadata)
 	if m.Parts != nil {
 		m.Parts = slices.Clone(m.Parts)
@@ -217,8 +217,8 @@ func normalCheckpoint(t *testing.T, cp engine.Checkpoint) engine.Checkpoint {
 		}
 	}
 	cp.Board = &board
-	cp.Timestamp = storedTime(cp.Timestamp)
-	cp.OriginalStartedAt = storedTime(cp.OriginalStartedAt)
+	cp.Timestamp = store.StoredTime(cp.Timestamp)
+	cp.OriginalStartedAt = store.StoredTime(cp.OriginalStartedAt)
 	return cp
 }
 
@@ -287,12 +287,12 @@ func TestEventLogTypesAndPrune(t *testing.T) {
 			Data: json.RawMessage(`{"i":` + string(rune('0'+i)) + `}`),
 		})
 	}
-	now := storedTime(time.Now())
+	now := store.StoredTime(time.Now())
 	l := &eventLog{runID: "r"}
 	l.append(want[:2], now)
 	l.append(want[2:], now)
 	for i := range want {
-		want[i].Time = storedTime(want[i].Time)
+		want[i].Time = store.StoredTime(want[i].Time)
 	}
 	if got := l.read(0, len(want)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("read back\n%v\nwant\n%v", got, want)
@@ -327,26 +327,6 @@ func TestKnownType(t *testing.T) {
 	for _, typ := range []string{"", "custom", "run.star", "run.starts", "Status"} {
 		if got := knownType(typ); got != 0 {
 			t.Errorf("knownType(%q) = %d, want 0", typ, got)
-		}
-	}
-}
-
-// TestStoredTime checks storedTime against Truncate, which it replaces.
-func TestStoredTime(t *testing.T) {
-	zone := time.FixedZone("x", -7200)
-	times := []time.Time{
-		{}, time.Now(), time.Now().In(zone), time.Unix(0, 0), time.Unix(-1, 999_999_999),
-		time.Unix(-62135596800, 1), time.Date(1, 1, 1, 0, 0, 0, 1500, time.UTC),
-		time.Date(2026, 1, 2, 3, 4, 5, 123456789, zone), time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 999999999, zone), time.Date(-50, 6, 1, 0, 0, 0, 7, time.UTC),
-	}
-	for _, in := range times {
-		want := time.Time{}
-		if !in.IsZero() {
-			want = in.UTC().Truncate(time.Microsecond)
-		}
-		if got := storedTime(in); got != want {
-			t.Errorf("storedTime(%v) = %v, want %v", in, got, want)
 		}
 	}
 }

@@ -228,7 +228,7 @@ func (t *tenant) context(contextID string) *contextRecords {
 }
 
 // now is the store's clock at PostgreSQL's precision.
-func now() time.Time { return storedTime(time.Now()) }
+func now() time.Time { return store.StoredTime(time.Now()) }
 
 // live fails once ctx is done, as a database call would.
 func live(ctx context.Context) error {

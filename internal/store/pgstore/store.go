@@ -132,7 +132,7 @@ func (s *Store) Close() error {
 // now is the store's clock, truncated to PostgreSQL's microsecond
 // resolution so that a value handed back equals the one stored.
 func (s *Store) now() time.Time {
-	return s.cfg.now().UTC().Truncate(time.Microsecond)
+	return store.StoredTime(s.cfg.now())
 }
 
 // String names the store for logs without revealing credentials.
