@@ -2,14 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -231,27 +228,4 @@ func cancelRun(client *http.Client, target, runID string) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-}
-
-// readRSS returns the resident set of process pid in KiB (0 when pid is 0).
-func readRSS(pid int) (int64, error) {
-	if pid == 0 {
-		return 0, nil
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, fmt.Errorf("-server-pid %d: %w", pid, err)
-	}
-	for line := range bytes.Lines(b) {
-		rest, ok := bytes.CutPrefix(line, []byte("VmRSS:"))
-		if !ok {
-			continue
-		}
-		f := strings.Fields(string(rest))
-		if len(f) < 1 {
-			break
-		}
-		return strconv.ParseInt(f[0], 10, 64)
-	}
-	return 0, errors.New("-server-pid: no VmRSS in /proc status")
 }

@@ -14,6 +14,11 @@
 //	idle     c open, silent SSE streams of one run: the server's RSS growth
 //	         per stream (needs -server-pid)
 //
+// With -server-pid, the other modes also report the server's CPU time
+// during the load: how busy it was (is the server the bottleneck, or the
+// load generator?) and its CPU time per request or per delta event, a
+// figure that varies less between machines than throughput does.
+//
 // loadgen only talks to loopback addresses, and stops by itself after -d
 // or -max-requests, whichever comes first.
 package main
@@ -73,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Int64Var(&cfg.maxRequests, "max-requests", 2_000_000, "hard bound on requests (streams) started")
 	fs.StringVar(&cfg.agent, "agent", "echo", "agent to load")
 	fs.BoolVar(&cfg.baseline, "baseline", false, "target is cmd/baseline: use its paths (/send, /stream, /idle)")
-	fs.IntVar(&cfg.serverPID, "server-pid", 0, "server process whose VmRSS idle mode reads")
+	fs.IntVar(&cfg.serverPID, "server-pid", 0, "server process to watch: its CPU time (send, stream, latency modes) or its VmRSS (idle mode)")
 	fs.DurationVar(&cfg.settle, "settle", 2*time.Second, "idle mode: wait this long after the streams are open before reading RSS")
 	fs.BoolVar(&cfg.parked, "parked", false, "idle mode on agentd: stream a run parked in input-required (conformance agent) instead of a running one")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the result as JSON")
@@ -134,6 +139,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	client := newClient(cfg.c)
 	defer client.CloseIdleConnections()
+	var cpu0 time.Duration
+	watchCPU := cfg.serverPID > 0 && cfg.mode != "idle"
+	if watchCPU {
+		if cpu0, err = readCPU(cfg.serverPID); err != nil {
+			return err
+		}
+	}
 	var res result
 	switch cfg.mode {
 	case "send":
@@ -145,6 +157,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if watchCPU {
+		cpu1, err := readCPU(cfg.serverPID)
+		if err != nil {
+			return err
+		}
+		res.serverCPU(cpu1 - cpu0)
 	}
 	if cfg.jsonOut {
 		enc := json.NewEncoder(stdout)

@@ -71,9 +71,12 @@ func TestModesAgainstAgentd(t *testing.T) {
 		args  []string
 		check func(t *testing.T, r result)
 	}{
-		{"send", []string{"-mode", "send", "-c", "2", "-d", "5s", "-max-requests", "20"}, func(t *testing.T, r result) {
+		{"send", []string{"-mode", "send", "-c", "2", "-d", "5s", "-max-requests", "20", "-server-pid", pid}, func(t *testing.T, r result) {
 			if r.Requests != 20 || r.Latency == nil || r.Latency.Count != 20 {
 				t.Errorf("got %d requests, latency %+v; want exactly -max-requests=20", r.Requests, r.Latency)
+			}
+			if r.ServerCPUSec < 0 || r.ServerBusy < 0 {
+				t.Errorf("server CPU %v s, busy %v: negative", r.ServerCPUSec, r.ServerBusy)
 			}
 		}},
 		{"stream", []string{"-mode", "stream", "-c", "2", "-n", "50", "-d", "5s", "-max-requests", "4"}, func(t *testing.T, r result) {
@@ -158,5 +161,56 @@ func TestSummarise(t *testing.T) {
 	}
 	if summarise(nil) != nil {
 		t.Fatal("an empty sample has percentiles")
+	}
+}
+
+func TestParseCPU(t *testing.T) {
+	// utime 150 and stime 50 ticks, after a command name with ") " in it.
+	line := "4242 (a) b (c)) S 1 4242 4242 0 -1 4194560 100 0 0 0 150 50 0 0 20 0 5 0 99 0 0\n"
+	cpu, err := parseCPU([]byte(line))
+	if err != nil || cpu != 2*time.Second {
+		t.Fatalf("parseCPU = %v, %v; want 2s", cpu, err)
+	}
+	for _, bad := range []string{"", "4242 comm S 1", "4242 (x) S 1 2 3", "4242 (x) S 1 2 3 4 5 6 7 8 9 10 u 5"} {
+		if _, err := parseCPU([]byte(bad)); err == nil {
+			t.Errorf("parseCPU(%q): no error", bad)
+		}
+	}
+}
+
+// TestReadCPUCountsWork checks readCPU against this process: burning CPU
+// must show up (to the 10 ms resolution of the kernel's counters).
+func TestReadCPUCountsWork(t *testing.T) {
+	before, err := readCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	x := 1
+	for time.Now().Before(deadline) {
+		for i := range 1_000_000 {
+			x = x*31 + i
+		}
+		now, err := readCPU(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now >= before+50*time.Millisecond {
+			return
+		}
+	}
+	t.Fatalf("readCPU did not advance by 50ms of busy work (%d)", x)
+}
+
+func TestServerCPU(t *testing.T) {
+	send := result{Mode: "send", ElapsedSec: 4, Requests: 80_000}
+	send.serverCPU(2 * time.Second)
+	if send.ServerCPUSec != 2 || send.ServerBusy != 0.5 || send.ServerCPUPer != 25 {
+		t.Errorf("send: %v s, busy %v, %v µs per request; want 2 s, 0.5, 25", send.ServerCPUSec, send.ServerBusy, send.ServerCPUPer)
+	}
+	stream := result{Mode: "stream", ElapsedSec: 2, Requests: 8, Events: 400_000}
+	stream.serverCPU(2 * time.Second)
+	if stream.ServerBusy != 1 || stream.ServerCPUPer != 5 {
+		t.Errorf("stream: busy %v, %v µs per event; want 1, 5 (per delta event, not per stream)", stream.ServerBusy, stream.ServerCPUPer)
 	}
 }

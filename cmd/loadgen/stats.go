@@ -31,6 +31,14 @@ type result struct {
 	FirstDelta    *percentiles `json:"first_delta_ms,omitempty"`
 	DeltaToSocket *percentiles `json:"delta_to_socket_ms,omitempty"`
 
+	// With -server-pid in send, stream and latency modes: the CPU time the
+	// server used during the load, as a fraction of the elapsed time (1 is
+	// one core saturated; a server well below its cores is not the
+	// bottleneck), and per request (send) or per delta event.
+	ServerCPUSec float64 `json:"server_cpu_s,omitempty"`
+	ServerBusy   float64 `json:"server_busy,omitempty"`
+	ServerCPUPer float64 `json:"server_cpu_us_per_op,omitempty"`
+
 	RSSBeforeKiB int64   `json:"rss_before_kib,omitempty"`
 	RSSAfterKiB  int64   `json:"rss_after_kib,omitempty"`
 	KiBPerStream float64 `json:"kib_per_stream,omitempty"`
@@ -106,6 +114,13 @@ func (r result) print(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", row.name, row.p.Count, row.p.P50, row.p.P90, row.p.P99, row.p.Max)
 		}
 	}
+	if r.ServerCPUSec > 0 {
+		per := "request"
+		if r.Mode != "send" {
+			per = "delta event"
+		}
+		fmt.Fprintf(tw, "server CPU\t%.2fs (%.2f of a core), %.2f µs per %s\n", r.ServerCPUSec, r.ServerBusy, r.ServerCPUPer, per)
+	}
 	if r.RSSAfterKiB > 0 {
 		fmt.Fprintf(tw, "server RSS\t%d KiB → %d KiB\n", r.RSSBeforeKiB, r.RSSAfterKiB)
 		fmt.Fprintf(tw, "per stream\t%.1f KiB\n", r.KiBPerStream)
@@ -127,6 +142,21 @@ func (e *errorLog) add(err error) {
 }
 
 // mergeErrors folds the workers' error logs into r.
+// serverCPU records the server's CPU time over the load.
+func (r *result) serverCPU(cpu time.Duration) {
+	r.ServerCPUSec = cpu.Seconds()
+	if r.ElapsedSec > 0 {
+		r.ServerBusy = r.ServerCPUSec / r.ElapsedSec
+	}
+	ops := r.Requests
+	if r.Mode != "send" {
+		ops = r.Events
+	}
+	if ops > 0 {
+		r.ServerCPUPer = float64(cpu) / float64(time.Microsecond) / float64(ops)
+	}
+}
+
 func (r *result) mergeErrors(logs []errorLog) {
 	for _, l := range logs {
 		r.Errors += l.n
