@@ -115,3 +115,35 @@ func HTTPStatus(err error) int {
 		return http.StatusInternalServerError
 	}
 }
+
+// FieldError says which member of a request an error is about (a path such
+// as "context_id" or "message.parts[0].text"). It keeps the class of the
+// error it wraps.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+// Error names the field, then the reason.
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// WithField says err is about the request member field. A nil err stays nil.
+func WithField(field string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &FieldError{Field: field, Err: err}
+}
+
+// FieldOf returns the field the outermost FieldError in err's chain names,
+// or "".
+func FieldOf(err error) string {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe.Field
+	}
+	return ""
+}

@@ -72,3 +72,16 @@ func TestUnclassifiedAndContextErrors(t *testing.T) {
 		t.Fatal("classified errors implement Classifier")
 	}
 }
+
+func TestWithFieldKeepsTheClass(t *testing.T) {
+	err := WithField("context_id", Conflictf("task t1 belongs to context c1, not c2"))
+	if !IsConflict(err) || FieldOf(err) != "context_id" || err.Error() != "context_id: task t1 belongs to context c1, not c2" {
+		t.Fatalf("got class %s, field %q, %q", ClassOf(err), FieldOf(err), err)
+	}
+	if FieldOf(fmt.Errorf("sending: %w", err)) != "context_id" {
+		t.Fatal("FieldOf does not see through wrapping")
+	}
+	if WithField("x", nil) != nil || FieldOf(errors.New("plain")) != "" {
+		t.Fatal("nil or plain errors gained a field")
+	}
+}
