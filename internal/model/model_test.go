@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -54,20 +55,31 @@ func TestMessageJSONRoundTrip(t *testing.T) {
 }
 
 func TestPartValidate(t *testing.T) {
-	bad := []Part{
-		{Type: PartText},
-		{Type: PartText, Text: "x", Data: json.RawMessage(`1`)},
-		{Type: PartData, Data: json.RawMessage(`{`)},
-		{Type: PartFile, File: &File{}},
-		{Type: PartFile, File: &File{Bytes: []byte{1}, URL: "u"}},
-		{Type: PartToolCall, ToolCall: &ToolCall{}},
-		{Type: PartToolResult, ToolResult: &ToolResult{}},
-		{Type: "image"},
+	bad := []struct {
+		p      Part
+		member string
+	}{
+		{Part{Type: PartText}, "text"},
+		{Part{Type: PartText, Text: "x", Data: json.RawMessage(`1`)}, "data"},
+		{Part{Type: PartData, Data: json.RawMessage(`{`)}, "data"},
+		{Part{Type: PartData}, "data"},
+		{Part{Type: PartFile}, "file"},
+		{Part{Type: PartFile, File: &File{}}, "file"},
+		{Part{Type: PartFile, File: &File{Bytes: []byte{1}, URL: "u"}}, "file"},
+		{Part{Type: PartFile, Text: "x", File: &File{URL: "u"}}, "text"},
+		{Part{Type: PartToolCall, ToolCall: &ToolCall{}}, "tool_call.name"},
+		{Part{Type: PartToolResult, ToolResult: &ToolResult{}}, "tool_result.tool_call_id"},
+		{Part{Type: "image"}, "type"},
 	}
-	for i, p := range bad {
-		if err := p.Validate(); err == nil {
-			t.Errorf("case %d (%s): want an error", i, p.Type)
+	for i, c := range bad {
+		err := c.p.Validate()
+		var pe *PartError
+		if !errors.As(err, &pe) || pe.Member != c.member {
+			t.Errorf("case %d (%s): got %v, want a PartError about %q", i, c.p.Type, err, c.member)
 		}
+	}
+	if err := (Part{Type: PartText, Text: "x", Data: json.RawMessage(`1`)}).Validate(); err.Error() != `text part: "data" must not be set in a text part (it carries only "text")` {
+		t.Errorf("message %q", err)
 	}
 }
 

@@ -84,41 +84,82 @@ func ToolCallPart(c ToolCall) Part { return Part{Type: PartToolCall, ToolCall: &
 func ToolResultPart(r ToolResult) Part { return Part{Type: PartToolResult, ToolResult: &r} }
 
 // Validate reports whether the part is well formed: a known type whose
-// content field is set, and no content field of another kind.
+// content field is set, and no content field of another kind. The error is
+// a *PartError naming the member at fault.
 func (p Part) Validate() error {
-	set := 0
-	for _, ok := range []bool{p.Text != "", len(p.Data) > 0, p.File != nil, p.ToolCall != nil, p.ToolResult != nil} {
-		if ok {
-			set++
+	own, ok := contentField[p.Type]
+	if !ok {
+		return &PartError{Type: p.Type, Member: "type", Reason: fmt.Sprintf("unknown part type %q (want text, data, file, tool_call or tool_result)", p.Type)}
+	}
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{{"text", p.Text != ""}, {"data", len(p.Data) > 0}, {"file", p.File != nil}, {"tool_call", p.ToolCall != nil}, {"tool_result", p.ToolResult != nil}} {
+		if c.set && c.name != own {
+			return &PartError{Type: p.Type, Member: c.name, Reason: fmt.Sprintf("must not be set in a %s part (it carries only %q)", p.Type, own)}
 		}
 	}
-	var ok bool
+	fail := func(member, reason string) error { return &PartError{Type: p.Type, Member: member, Reason: reason} }
 	switch p.Type {
 	case PartText:
-		ok = p.Text != "" && set == 1
+		if p.Text == "" {
+			return fail("text", "must not be empty")
+		}
 	case PartData:
-		ok = len(p.Data) > 0 && set == 1 && json.Valid(p.Data)
+		switch {
+		case len(p.Data) == 0:
+			return fail("data", "must not be empty")
+		case !json.Valid(p.Data):
+			return fail("data", "must be valid JSON")
+		}
 	case PartFile:
-		ok = p.File != nil && set == 1 && (len(p.File.Bytes) > 0) != (p.File.URL != "")
+		switch {
+		case p.File == nil:
+			return fail("file", "must be set")
+		case (len(p.File.Bytes) > 0) == (p.File.URL != ""):
+			return fail("file", `must have exactly one of "bytes" or "url"`)
+		}
 	case PartToolCall:
-		ok = p.ToolCall != nil && set == 1 && p.ToolCall.Name != ""
+		switch {
+		case p.ToolCall == nil:
+			return fail("tool_call", "must be set")
+		case p.ToolCall.Name == "":
+			return fail("tool_call.name", "must not be empty")
+		}
 	case PartToolResult:
-		ok = p.ToolResult != nil && set == 1 && p.ToolResult.ToolCallID != ""
-	default:
-		return fmt.Errorf("unknown part type %q (want text, data, file, tool_call or tool_result)", p.Type)
-	}
-	if !ok {
-		return fmt.Errorf("%s part: %s", p.Type, partRule[p.Type])
+		switch {
+		case p.ToolResult == nil:
+			return fail("tool_result", "must be set")
+		case p.ToolResult.ToolCallID == "":
+			return fail("tool_result.tool_call_id", "must not be empty")
+		}
 	}
 	return nil
 }
 
-var partRule = map[PartType]string{
-	PartText:       `"text" must be non-empty and no other content field set`,
-	PartData:       `"data" must be valid JSON and no other content field set`,
-	PartFile:       `"file" must have exactly one of "bytes" or "url" and no other content field set`,
-	PartToolCall:   `"tool_call" must have a "name" and no other content field set`,
-	PartToolResult: `"tool_result" must have a "tool_call_id" and no other content field set`,
+// contentField is the member that holds each part type's content.
+var contentField = map[PartType]string{
+	PartText:       "text",
+	PartData:       "data",
+	PartFile:       "file",
+	PartToolCall:   "tool_call",
+	PartToolResult: "tool_result",
+}
+
+// PartError says what is wrong with a part, and in which of its members
+// ("type", "text", "file", "tool_call.name" …).
+type PartError struct {
+	Type   PartType
+	Member string
+	Reason string
+}
+
+// Error names the part's type, the member and the reason.
+func (e *PartError) Error() string {
+	if e.Member == "type" {
+		return e.Reason
+	}
+	return fmt.Sprintf("%s part: %q %s", e.Type, e.Member, e.Reason)
 }
 
 // Clone returns a deep copy of p.
