@@ -97,11 +97,18 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		msg.CreatedAt = storedNow()
 		next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, false
 		next.UpdatedAt = time.Now().UTC()
-		evs := []stateEvent{{body: StatusData{State: store.StateCanceled, Message: &msg}}}
-		if t.State == store.StateSubmitted {
-			// The attempt opened at submission ends here.
-			evs = append(evs, stateEvent{body: RunEndData{State: store.StateCanceled, Usage: t.Usage}})
+		var evs []stateEvent
+		if t.State.Interrupted() {
+			// The attempt that parked the task has ended (run.end
+			// input-required): the cancel is an attempt of its own, so
+			// that the log still ends with a run.end and every attempt
+			// has exactly one run.start and one run.end (DESIGN §4.2).
+			next.Attempt = t.Attempt + 1
+			evs = append(evs, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: ResumedByCancel}})
 		}
+		// A submitted task's attempt opened at submission: it ends here.
+		evs = append(evs, stateEvent{body: StatusData{State: store.StateCanceled, Message: &msg}},
+			stateEvent{body: RunEndData{State: store.StateCanceled, Usage: t.Usage}})
 		_, err = r.commit(ctx, l, store.Change{UpdateTask: &next}, evs...)
 		if err == nil {
 			next.Version++

@@ -29,9 +29,14 @@ type RunStartData struct {
 	AgentID   string `json:"agent_id"`
 	Attempt   int    `json:"attempt"`
 	// Resumed says why a later attempt started: "input" (the user answered),
-	// "crash" (recovery on another replica) or "" for a fresh run.
+	// "crash" (recovery on another replica), ResumedByCancel, or "" for a
+	// fresh run.
 	Resumed string `json:"resumed,omitempty"`
 }
+
+// ResumedByCancel marks the attempt that records the cancel of a task that
+// waited for input: run.start, status canceled and run.end, and no engine.
+const ResumedByCancel = "cancel"
 
 // StatusData is the body of a status event: the task changed state.
 type StatusData struct {

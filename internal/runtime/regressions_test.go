@@ -202,9 +202,12 @@ func TestCancelRacesResume(t *testing.T) {
 	got, _ := h.GetTask(ctxT(t), task.ID)
 	evs := storedEvents(t, h, task.ID)
 	// The parked attempt ended with its run.end; the cancel of the idle
-	// task adds its final status after it.
-	if n := len(evs); got.State != store.StateCanceled || n < 2 || !framed(evs[:n-1]) || evs[n-1].Type != EventStatus {
-		t.Errorf("final state %s, events %v: want canceled, the attempt framed, then the canceled status", got.State, types(evs))
+	// task is an attempt of its own: run.start, the canceled status,
+	// run.end.
+	n := len(evs)
+	if got.State != store.StateCanceled || got.Attempt != 2 || n < 3 || !framed(evs) ||
+		evs[n-3].Type != EventRunStart || evs[n-2].Type != EventStatus || evs[n-1].Type != EventRunEnd {
+		t.Errorf("final state %s attempt %d, events %v: want canceled in attempt 2, every attempt framed, the last one run.start, status, run.end", got.State, got.Attempt, types(evs))
 	}
 }
 
