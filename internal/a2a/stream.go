@@ -48,13 +48,19 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 		if sub.Duplicate {
 			// A retried send started nothing: the client gets the task as it
 			// is now, like a subscriber without a cursor, never the
-			// submission's old updates (they may contradict the Task).
+			// submission's old updates (they may contradict the Task). The
+			// cursor is read before the snapshot, as subscribe does.
+			page, err := h.store().ReadEvents(ctx, sub.Task.ID, 1<<62, 1)
+			if err != nil {
+				yield(nil, toA2AError(err))
+				return
+			}
 			t, err := h.store().GetTask(ctx, sub.Task.ID)
 			if err != nil {
 				yield(nil, toA2AError(err))
 				return
 			}
-			if err := h.join(ctx, yield, t, sub.StartSeq, n); err != nil {
+			if err := h.join(ctx, yield, t, page.LastSeq, n); err != nil {
 				yield(nil, err)
 			}
 			return

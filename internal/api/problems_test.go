@@ -64,7 +64,7 @@ func TestBadInputProblems(t *testing.T) {
 		{"unknown field in the message", "POST", msgs, `{"message":{"role":"user",` + textPart + `,"colour":"red"}}`, nil, 400, "message.colour", []string{"unknown field"}},
 		{"unknown field in a part", "POST", msgs, `{"message":{"role":"user","parts":[{"type":"text","text":"hi","zz":1}]}}`, nil, 400, "message.parts[0].zz", []string{"unknown field"}},
 		{"wrong type in the message", "POST", msgs, `{"message":{"role":"user","parts":"hi"}}`, nil, 400, "message.parts", nil},
-		{"unknown part type", "POST", msgs, `{"message":{"role":"user","parts":[{"type":"image"}]}}`, nil, 400, "message.parts[0]", []string{"image"}},
+		{"unknown part type", "POST", msgs, `{"message":{"role":"user","parts":[{"type":"image"}]}}`, nil, 400, "message.parts[0].type", []string{"image"}},
 		{"body not an object", "POST", msgs, `["hi"]`, nil, 400, "", []string{"JSON object"}},
 		{"unsupported content type", "POST", msgs, `{"text":"hi"}`, []string{"Content-Type", "text/plain"}, 415, "", []string{"text/plain"}},
 		{"trailing data", "POST", msgs, `{"text":"hi"} {}`, nil, 400, "", []string{"after the JSON object"}},

@@ -1,11 +1,15 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
@@ -42,10 +46,11 @@ type SendRequest struct {
 type Submission struct {
 	Task store.Task
 	// Duplicate is true when the message had been submitted before; Task is
-	// the task it started, and nothing new was started.
+	// the task it went to (as it is now), and nothing new was started.
 	Duplicate bool
 	// StartSeq is the event seq just before the attempt this message opened
-	// (0 for a new task): a stream of the submission starts after it.
+	// (0 for a new task), also for a duplicate: a stream of the submission
+	// starts after it and so replays what a retried stream missed.
 	StartSeq int64
 }
 
@@ -76,6 +81,11 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	r.mu.Unlock()
 	if draining {
 		return Submission{}, errdefs.NotAvailable(ErrDraining)
+	}
+	if req.ContextID != "" {
+		if err := checkClientID(req.ContextID); err != nil {
+			return Submission{}, errdefs.WithField("context_id", err)
+		}
 	}
 	if req.TaskID != "" {
 		return r.continueTask(ctx, a, req, msg)
@@ -115,11 +125,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		if dup.createErr != nil {
 			return Submission{}, dup.createErr
 		}
-		existing, err := r.st.GetTask(ctx, dup.runID)
-		if err != nil {
-			return Submission{}, err
-		}
-		return Submission{Task: existing, Duplicate: true, StartSeq: r.logEnd(ctx, existing.ID)}, nil
+		return r.resubmission(ctx, a, req, msg, dup.runID)
 	}
 	var displaced *execution
 	start := q.active == ""
@@ -172,7 +178,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		Messages:    x.user[:],
 	}, evs[:n]...)
 	if err != nil {
-		return r.abandonSubmission(ctx, x, err)
+		return r.abandonSubmission(ctx, a, req, x, err)
 	}
 	x.task.Version = 1
 	created := x.task // x.task belongs to the execution's goroutine once launched
@@ -216,7 +222,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		return Submission{}, err
 	}
 	if req.ContextID != "" && req.ContextID != t.ContextID {
-		return Submission{}, errdefs.Validationf("task %s belongs to context %s, not %s", t.ID, t.ContextID, req.ContextID)
+		return Submission{}, errdefs.WithField("context_id", errdefs.Validationf("task %s belongs to context %s, not %s", t.ID, t.ContextID, req.ContextID))
 	}
 	if t.AgentID != a.ID {
 		return Submission{}, errdefs.Validationf("task %s belongs to agent %s, not %s", t.ID, t.AgentID, a.ID)
@@ -224,11 +230,11 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	if !t.State.Interrupted() {
 		// A resend of the answer that resumed the task is a retry, not a
 		// new message.
-		if dup, err := r.recordedIn(ctx, t, msg.ID); err != nil || dup {
+		if _, _, found, err := r.userMessage(ctx, t, msg.ID); err != nil || found {
 			if err != nil {
 				return Submission{}, err
 			}
-			return Submission{Task: t, Duplicate: true, StartSeq: r.logEnd(ctx, t.ID)}, nil
+			return r.resubmission(ctx, a, req, msg, t.ID)
 		}
 		if t.State.Terminal() {
 			return Submission{}, errdefs.Conflict(errorsJoin(ErrTaskTerminal, "task "+t.ID+" is "+string(t.State)))
@@ -284,7 +290,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
 		stateEvent{body: StatusData{State: store.StateWorking}})
 	if err != nil {
-		return r.abandonSubmission(ctx, x, err)
+		return r.abandonSubmission(ctx, a, req, x, err)
 	}
 	x.task.Version++
 	close(x.created)
@@ -296,7 +302,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 // abandonSubmission undoes an execution whose submission was not stored.
 // A duplicate message id is not an error: it answers the task the first
 // submission started.
-func (r *Runtime) abandonSubmission(ctx context.Context, x *execution, err error) (Submission, error) {
+func (r *Runtime) abandonSubmission(ctx context.Context, a *Agent, req SendRequest, x *execution, err error) (Submission, error) {
 	x.createErr = err
 	close(x.created)
 	r.forget(x)
@@ -304,30 +310,108 @@ func (r *Runtime) abandonSubmission(ctx context.Context, x *execution, err error
 	if !errors.As(err, &dup) {
 		return Submission{}, err
 	}
-	existing, gerr := r.st.GetTask(ctx, dup.TaskID)
-	if gerr != nil {
-		return Submission{}, gerr
-	}
-	return Submission{Task: existing, Duplicate: true, StartSeq: r.logEnd(ctx, existing.ID)}, nil
+	return r.resubmission(ctx, a, req, store.Message{Message: x.user[0].Message}, dup.TaskID)
 }
 
-// recordedIn reports whether the message msgID is already in task t's
-// transcript.
-func (r *Runtime) recordedIn(ctx context.Context, t store.Task, msgID string) (bool, error) {
-	page, err := r.st.ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
+// resubmission answers a message whose id was used before in its context,
+// by the task taskID. The same message to the same agent (and task) is a
+// retry: it gets that task, and a stream of it starts where the attempt the
+// message opened started. Anything else under the same id is a conflict.
+func (r *Runtime) resubmission(ctx context.Context, a *Agent, req SendRequest, msg store.Message, taskID string) (Submission, error) {
+	t, err := r.st.GetTask(ctx, taskID)
 	if err != nil {
-		return false, err
+		return Submission{}, err
 	}
-	for _, m := range page.Messages {
-		if m.ID == msgID {
-			return true, nil
-		}
+	reused := func(how string) (Submission, error) {
+		return Submission{}, errdefs.WithField("message.id", errdefs.Conflictf(
+			"message id %q was already used in context %s %s; a new message needs a new id", msg.ID, t.ContextID, how))
 	}
-	return false, nil
+	switch {
+	case t.AgentID != a.ID:
+		return reused("for agent " + t.AgentID + " (task " + t.ID + "), not " + a.ID)
+	case req.TaskID != "" && req.TaskID != t.ID:
+		return reused("by task " + t.ID + ", not " + req.TaskID)
+	}
+	orig, nth, found, err := r.userMessage(ctx, t, msg.ID)
+	if err != nil {
+		return Submission{}, err
+	}
+	if found && !sameParts(orig.Parts, msg.Parts) {
+		return reused("with different content (task " + t.ID + ")")
+	}
+	start, err := r.attemptStart(ctx, t.ID, nth)
+	if err != nil {
+		return Submission{}, err
+	}
+	return Submission{Task: t, Duplicate: true, StartSeq: start}, nil
 }
 
-// logEnd is the run's last event seq (0 when it cannot be read): a stream of
-// a duplicate submission starts there, with what happens next.
+// userMessage finds the message msgID in task t's transcript, and how many
+// user messages of t precede it: the nth user message of a task opened its
+// first attempt (n = 0) or the nth attempt resumed with input.
+func (r *Runtime) userMessage(ctx context.Context, t store.Task, msgID string) (m model.Message, nth int, found bool, err error) {
+	q := store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000}
+	for {
+		page, err := r.st.ListMessages(ctx, q)
+		if err != nil {
+			return model.Message{}, 0, false, err
+		}
+		for _, sm := range page.Messages {
+			if sm.ID == msgID {
+				return sm.Message, nth, true, nil
+			}
+			if sm.Role == model.RoleUser {
+				nth++
+			}
+		}
+		if page.NextAfter == 0 {
+			return model.Message{}, 0, false, nil
+		}
+		q.After = page.NextAfter
+	}
+}
+
+// attemptStart is the seq just before the attempt task runID's nth user
+// message opened: 0 for the first message, else before the nth run.start
+// resumed with input. When that run.start is no longer in the log (pruned)
+// it is the log's end: a stream then starts with what happens next.
+func (r *Runtime) attemptStart(ctx context.Context, runID string, nth int) (int64, error) {
+	if nth == 0 {
+		return 0, nil
+	}
+	var after int64
+	for {
+		page, err := r.st.ReadEvents(ctx, runID, after, 1000)
+		if err != nil {
+			return 0, err
+		}
+		for _, ev := range page.Events {
+			if ev.Type != EventRunStart {
+				continue
+			}
+			var d RunStartData
+			if json.Unmarshal(ev.Data, &d) == nil && d.Resumed == engine.SignalInput {
+				if nth--; nth == 0 {
+					return ev.Seq - 1, nil
+				}
+			}
+		}
+		if len(page.Events) == 0 {
+			return page.LastSeq, nil
+		}
+		after = page.Events[len(page.Events)-1].Seq
+	}
+}
+
+// sameParts reports whether two messages say the same: their parts encode
+// to the same JSON (a stored message has been through a store's encoding).
+func sameParts(a, b []model.Part) bool {
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+}
+
+// logEnd is the run's last event seq (0 when it cannot be read).
 func (r *Runtime) logEnd(ctx context.Context, runID string) int64 {
 	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
 	if err != nil {
@@ -518,20 +602,32 @@ func (r *Runtime) forget(x *execution) {
 }
 
 // CheckUserMessage reports what is wrong with a user message, and where
-// (a path such as "message.parts[0]"), before anything is stored.
+// (a path such as "message.parts[0].text"), before anything is stored.
 func CheckUserMessage(m model.Message) (field string, err error) {
 	if m.Role != "" && m.Role != model.RoleUser {
 		return "message.role", errdefs.Validationf("must be %q, got %q", model.RoleUser, m.Role)
+	}
+	if m.ID != "" {
+		if err := checkClientID(m.ID); err != nil {
+			return "message.id", err
+		}
 	}
 	if len(m.Parts) == 0 {
 		return "message.parts", errdefs.Validationf("must not be empty")
 	}
 	for i, p := range m.Parts {
 		if p.Type == model.PartToolCall || p.Type == model.PartToolResult {
-			return partField(i), errdefs.Validationf("a user message cannot carry %s parts", p.Type)
+			return partField(i) + ".type", errdefs.Validationf("a user message cannot carry %s parts", p.Type)
 		}
 		if err := p.Validate(); err != nil {
+			var pe *model.PartError
+			if errors.As(err, &pe) {
+				return partField(i) + "." + pe.Member, errdefs.Validationf("%s", pe.Reason)
+			}
 			return partField(i), errdefs.Validation(err)
+		}
+		if p.Type == model.PartText && strings.TrimSpace(p.Text) == "" {
+			return partField(i) + ".text", errdefs.Validationf("must not be blank (only white space)")
 		}
 	}
 	return "", nil
@@ -539,11 +635,40 @@ func CheckUserMessage(m model.Message) (field string, err error) {
 
 func partField(i int) string { return "message.parts[" + strconv.Itoa(i) + "]" }
 
+// maxClientID bounds the ids a client may choose (context and message ids).
+const maxClientID = 256
+
+// checkClientID reports whether id, chosen by a client, can name a context
+// or a message: 1 to maxClientID bytes of UTF-8 without white space or
+// control characters, so that it survives URLs, logs and headers as is.
+func checkClientID(id string) error {
+	if id == "" || len(id) > maxClientID {
+		return errdefs.Validationf("%q: want 1 to %d bytes", truncateID(id), maxClientID)
+	}
+	if !utf8.ValidString(id) {
+		return errdefs.Validationf("%q: not valid UTF-8", truncateID(id))
+	}
+	for _, c := range id {
+		if unicode.IsSpace(c) || unicode.IsControl(c) {
+			return errdefs.Validationf("%q: must not contain white space or control characters", truncateID(id))
+		}
+	}
+	return nil
+}
+
+// truncateID keeps an error message about an id readable.
+func truncateID(id string) string {
+	if len(id) <= 64 {
+		return id
+	}
+	return id[:64] + "…"
+}
+
 // normaliseUserMessage checks a user message and fills in its defaults; its
 // time is put in the form stores keep (see store.StoredTime).
 func normaliseUserMessage(m model.Message) (store.Message, error) {
 	if field, err := CheckUserMessage(m); err != nil {
-		return store.Message{}, fmt.Errorf("%s: %w", field, err)
+		return store.Message{}, errdefs.WithField(field, err)
 	}
 	if m.Role == "" {
 		m.Role = model.RoleUser
