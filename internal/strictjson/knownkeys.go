@@ -19,14 +19,17 @@ var (
 
 // knownKeys reports whether Decode may decode doc into a value of type t
 // in one pass, because the exact path would accept it whenever
-// json.Unmarshal does: doc is one value with nothing after it, every
-// member name walkKeys would check is one of its struct's names, spelt
-// exactly (encoding/json matches names case-insensitively; strictjson
-// does not), and every struct type met is plain, so encoding/json knows
-// the same names. It answers false whenever it is unsure — an escaped or
-// non-ASCII name, a number with an exponent or of hundreds of digits
-// (which may not fit the float64 of the exact path's generic parse), deep
-// nesting, or text that is not JSON. It reads doc without allocating.
+// json.Unmarshal does: doc is one value with nothing after it, no object
+// names a member twice and every string is Unicode text (see checkText),
+// every member name walkKeys would check is one of its struct's names,
+// spelt exactly (encoding/json matches names case-insensitively;
+// strictjson does not), and every struct type met is plain, so
+// encoding/json knows the same names. It answers false whenever it is
+// unsure — an escaped name, a non-ASCII struct member name, a number with
+// an exponent or of hundreds of digits (which may not fit the float64 of
+// the exact path's generic parse), deep nesting, or text that is not
+// JSON. It reads doc without allocating unless an object has more than
+// eight members (see memberSet).
 //
 // flat reports that doc is moreover an object of strings only, each
 // written as its text (no escapes, valid UTF-8) and for a field that
@@ -86,7 +89,7 @@ func (s *keyScanner) value(t reflect.Type, depth int) bool {
 		}
 		return s.array(elem, depth)
 	case c == '"':
-		_, _, ok := s.str()
+		_, _, ok := s.text()
 		return ok
 	case c == '-' || ('0' <= c && c <= '9'):
 		return s.number()
@@ -123,16 +126,17 @@ func (s *keyScanner) object(t reflect.Type, depth int) bool {
 		s.i++
 		return true
 	}
+	var seen memberSet
 	for {
 		s.space()
-		name, form, ok := s.str()
-		if !ok {
+		name, form, ok := s.text()
+		if !ok || form == escapedText || !seen.add(s.b, s.i-len(name)-1, s.i-1) {
 			return false
 		}
 		vt := elem
 		if info != nil {
 			ft, known := info.fields[string(name)]
-			if !known || form != asciiText {
+			if !known || form == rawText {
 				return false
 			}
 			vt = ft
@@ -228,6 +232,13 @@ func (s *keyScanner) str() (raw []byte, form stringForm, ok bool) {
 		}
 	}
 	return nil, 0, false
+}
+
+// text scans a string as str does, refusing one that is not Unicode text
+// (see textProblem).
+func (s *keyScanner) text() (raw []byte, form stringForm, ok bool) {
+	raw, form, ok = s.str()
+	return raw, form, ok && (form == asciiText || textProblem(raw) == "")
 }
 
 // textNext reports whether the next value is a string written as its

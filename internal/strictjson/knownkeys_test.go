@@ -163,9 +163,13 @@ func TestKnownKeysTakesTheCommonCase(t *testing.T) {
 		{`{"count": 1} x`, new(doc), false, false},
 		{`{"inner": "x"}`, new(notPlain), false, false},
 		{`{}`, new(wide), true, true},
-		{` {"text": "héllo", "inner": "x", "NoTag": "y", "role": "r", "text": "z"} `, new(wide), true, true},
+		{` {"text": "héllo", "inner": "x", "NoTag": "y", "role": "r"} `, new(wide), true, true},
+		{`{"text": "a", "inner": "x", "text": "b"}`, new(wide), false, false},
 		{`{"text": "a\nb"}`, new(wide), true, false},
-		{"{\"text\": \"bad\xff\"}", new(wide), true, false},
+		{"{\"text\": \"bad\xff\"}", new(wide), false, false},
+		{`{"text": "\ud83d\ude00"}`, new(wide), true, false},
+		{`{"text": "\ud83d"}`, new(wide), false, false},
+		{`{"map": {"a\u0062": {}}}`, new(wide), false, false},
 		{`{"text": "a", "count": 1}`, new(wide), true, false},
 		{`{"text": null}`, new(wide), true, false},
 		{`{"num": "12"}`, new(wide), true, false},
@@ -193,6 +197,9 @@ func TestPlainness(t *testing.T) {
 func FuzzDecodeMatchesTheExactPath(f *testing.F) {
 	for _, doc := range decodeCorpus {
 		f.Add([]byte(doc))
+	}
+	for _, c := range textCases {
+		f.Add([]byte(c.in))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		sameOutcome(t, doc, func() any { return new(wide) })

@@ -28,7 +28,8 @@ func (e *PathError) Error() string {
 }
 
 // Decode decodes doc into v (a pointer to a struct), rejecting unknown
-// members and trailing data. Mistakes are *PathError values naming the
+// members, duplicate members, strings that are not Unicode text and
+// trailing data. Mistakes are *PathError values naming the
 // member at fault; malformed JSON is reported with its line and column.
 //
 // A document whose member names are all known, spelt exactly, is decoded
@@ -55,6 +56,9 @@ func decodeExact(doc []byte, v any) error {
 	var generic any
 	if err := json.Unmarshal(doc, &generic); err != nil {
 		return syntaxError(doc, err)
+	}
+	if err := checkText(doc); err != nil {
+		return err
 	}
 	if err := walkKeys("", generic, reflect.TypeOf(v)); err != nil {
 		return err
