@@ -5,7 +5,8 @@
 // (RFC 7493) does not: a member name given twice in one object
 // (`message.parts[0].type: duplicate member name`), and a string that is
 // not Unicode text (`text: invalid UTF-8`, `lone surrogate \ud800`).
-// The
+// Member names are case-sensitive: where encoding/json would take "TEXT"
+// for the field "text", strictjson reports an unknown field. The
 // configuration and the REST API share it so that both report mistakes
 // the same way.
 //

@@ -59,6 +59,8 @@ var textCases = []struct {
 	{`{"metadata": {"\ud800": 1}}`, "metadata", `member name "\\ud800": lone surrogate \ud800`},
 	// A duplicate is reported before an unknown member: it comes first.
 	{`{"text": "a", "text": "b", "txt": "c"}`, "text", duplicateMsg},
+	// A case variant of a member is not that member.
+	{`{"text": "a", "TEXT": "b"}`, "TEXT", `unknown field (did you mean "text"? names are case-sensitive)`},
 }
 
 func TestDecodeRejectsWhatIJSONForbids(t *testing.T) {

@@ -295,16 +295,25 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// suggest names the known key nearest to k (edit distance ≤ 2).
+// suggest names the known key nearest to k: one that differs only in
+// case (which encoding/json would have taken for it), else the nearest
+// within edit distance 2.
 func suggest(k string, fields map[string]reflect.Type) string {
 	best, bestD := "", 3
 	for name := range fields {
-		if d := distance(k, name); d < bestD || (d == bestD && name < best) {
+		d := distance(k, name)
+		if strings.EqualFold(k, name) {
+			d = -1
+		}
+		if d < bestD || (d == bestD && name < best) {
 			best, bestD = name, d
 		}
 	}
-	if best == "" {
+	switch {
+	case best == "":
 		return ""
+	case bestD < 0:
+		return fmt.Sprintf(" (did you mean %q? names are case-sensitive)", best)
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
