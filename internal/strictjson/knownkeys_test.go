@@ -234,3 +234,24 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkKnownKeys(b *testing.B) {
+	docs := map[string]string{
+		"text":     `{"text":"hello world"}`,
+		"message":  `{"message": {"role": "user", "parts": [{"type": "text", "text": "hello"}], "metadata": {"k": [1, "x"]}}, "count": 3}`,
+		"unicode":  `{"message": {"role": "user", "parts": [{"type": "text", "text": "h\u00e9llo \ud83d\ude00 wörld"}]}}`,
+		"12 names": `{"iface": {"a": {"b0": 0, "b1": 1, "b2": 2, "b3": 3, "b4": 4, "b5": 5, "b6": 6, "b7": 7, "b8": 8, "b9": 9, "b10": 10, "b11": 11}}}`,
+	}
+	t := reflect.TypeFor[*wide]()
+	for name, d := range docs {
+		doc := []byte(d)
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if ok, _ := knownKeys(doc, t); !ok {
+					b.Fatal("not known")
+				}
+			}
+		})
+	}
+}
