@@ -3,8 +3,6 @@ package api
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"agentd/internal/agent"
 	"agentd/internal/runtime"
 )
@@ -53,7 +51,12 @@ func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
-	a, err := s.rt.Agent(chi.URLParam(r, "agentID"))
+	id, err := pathParam(r, "agentID")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	a, err := s.rt.Agent(id)
 	if err != nil {
 		writeError(w, r, err)
 		return

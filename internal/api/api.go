@@ -47,35 +47,38 @@ func New(rt *runtime.Runtime, opts Options) *Server {
 	return &Server{rt: rt, opts: opts}
 }
 
-// Mount declares the API's routes on r.
+// Mount declares the API's routes on r. Every GET route answers HEAD too,
+// with the GET's headers and no body.
 func (s *Server) Mount(r chi.Router) {
-	r.Get("/healthz", s.healthz)
-	r.Get("/readyz", s.readyz)
-	r.Get("/openapi.yaml", s.openapi)
+	get := func(pattern string, h http.HandlerFunc) {
+		r.Get(pattern, h)
+		r.Head(pattern, h) // net/http drops the body of a HEAD answer
+	}
+	get("/healthz", s.healthz)
+	get("/readyz", s.readyz)
+	get("/openapi.yaml", s.openapi)
 	// Declared in full rather than under r.Route("/v1", …): a sub-router
 	// costs every request a second route search and pattern join.
-	r.Get("/v1/agents", s.listAgents)
-	r.Get("/v1/agents/{agentID}", s.getAgent)
+	get("/v1/agents", s.listAgents)
+	get("/v1/agents/{agentID}", s.getAgent)
 	r.Post("/v1/agents/{agentID}/messages", s.postMessage)
 
-	r.Get("/v1/runs", s.listRuns)
-	r.Get("/v1/runs/{runID}", s.getRun)
+	get("/v1/runs", s.listRuns)
+	get("/v1/runs/{runID}", s.getRun)
 	r.Post("/v1/runs/{runID}/cancel", s.cancelRun)
 	r.Post("/v1/runs/{runID}/input", s.postInput)
 	r.Get("/v1/runs/{runID}/events", s.runEvents)
+	// Not the GET handler: a stream would not end with its (dropped) body.
+	r.Head("/v1/runs/{runID}/events", s.runEventsHead)
 
-	r.Get("/v1/contexts/{contextID}/messages", s.contextMessages)
+	get("/v1/contexts/{contextID}/messages", s.contextMessages)
 }
 
 // Handler returns a router serving only the API.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, notFoundRoute(r))
-	})
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, methodNotAllowed(r))
-	})
+	r.NotFound(NotFoundHandler)
+	r.MethodNotAllowed(MethodNotAllowedHandler)
 	s.Mount(r)
 	return r
 }

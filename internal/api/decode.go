@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strings"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/strictjson"
@@ -24,31 +25,32 @@ func (e mediaTypeErr) Error() string { return e.msg }
 // ErrorClass makes an unsupported media type a validation error.
 func (e mediaTypeErr) ErrorClass() errdefs.Class { return errdefs.ClassValidation }
 
-// acceptedBody reports whether a Content-Type may carry the JSON body:
-// JSON itself, and the form type curl sends by default with -d.
-func acceptedBody(ct string) bool {
+// checkBodyType refuses a Content-Type that cannot carry the JSON body.
+// It accepts JSON itself and the form type curl sends by default with -d,
+// in UTF-8, the only encoding of JSON (RFC 8259).
+func checkBodyType(ct string) error {
 	if ct == "" || ct == "application/json" {
-		return true
+		return nil
 	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return false
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || !(mt == "application/json" || mt == "application/x-www-form-urlencoded" || strings.HasSuffix(mt, "+json")) {
+		return mediaTypeErr{fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
 	}
-	switch mt {
-	case "application/json", "application/x-www-form-urlencoded":
-		return true
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return mediaTypeErr{fmt.Sprintf("charset %q of Content-Type %q is not supported; send UTF-8 JSON", cs, ct)}
 	}
-	return len(mt) > 5 && mt[len(mt)-5:] == "+json"
+	return nil
 }
 
 // decodeJSON reads a size-limited body and decodes it strictly into v:
 // unknown members, wrong types, trailing data and excessive nesting are
 // errors that name the member at fault. An empty body is an error too. The
 // body is read into a pooled buffer, so v must not keep the bytes it is
-// decoded from (encoding/json copies what it stores).
+// decoded from (encoding/json copies what it stores). A v that is a
+// rawChecker then checks the text too.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
-	if ct := r.Header.Get("Content-Type"); !acceptedBody(ct) {
-		return mediaTypeErr{fmt.Sprintf("Content-Type %q is not supported; send application/json", ct)}
+	if err := checkBodyType(r.Header.Get("Content-Type")); err != nil {
+		return err
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
@@ -78,8 +80,15 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		}
 		return errdefs.Validation(err)
 	}
+	if c, ok := v.(rawChecker); ok {
+		return c.checkRaw(body)
+	}
 	return nil
 }
+
+// rawChecker is a body with checks that need the JSON text it was decoded
+// from, which decodeJSON releases on return.
+type rawChecker interface{ checkRaw(raw []byte) error }
 
 // readBody appends r's body to buf, failing as http.MaxBytesReader does
 // (with a *http.MaxBytesError, and the connection closed after the answer)

@@ -69,14 +69,16 @@ func TestOversizedBodyClosesTheConnection(t *testing.T) {
 	}
 }
 
-func TestAcceptedBody(t *testing.T) {
+func TestCheckBodyType(t *testing.T) {
 	for ct, want := range map[string]bool{
 		"": true, "application/json": true, "application/json; charset=utf-8": true, "Application/JSON": true,
+		"application/json; charset=UTF-8": true, "application/json; charset=\"utf-8\"": true,
 		"application/problem+json": true, "application/x-www-form-urlencoded": true,
 		"application/json;": true, "text/plain": false, "application/jsonx": false, "json": false,
+		"application/json; charset=latin1": false, "application/x-www-form-urlencoded; charset=iso-8859-1": false,
 	} {
-		if got := acceptedBody(ct); got != want {
-			t.Errorf("acceptedBody(%q) = %v, want %v", ct, got, want)
+		if err := checkBodyType(ct); (err == nil) != want {
+			t.Errorf("checkBodyType(%q) = %v, want accepted %v", ct, err, want)
 		}
 	}
 }

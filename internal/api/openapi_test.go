@@ -163,7 +163,9 @@ func TestOpenAPIDocument(t *testing.T) {
 }
 
 // TestOpenAPIRoutesMatchRouter compares the document's operations with the
-// routes Mount declares, in both directions.
+// routes Mount declares, in both directions. HEAD is documented once, in
+// info.description, for every GET: the router must serve it there and only
+// there.
 func TestOpenAPIRoutesMatchRouter(t *testing.T) {
 	r := chi.NewRouter()
 	(&Server{}).Mount(r) // Mount only declares routes; no runtime needed
@@ -175,9 +177,16 @@ func TestOpenAPIRoutesMatchRouter(t *testing.T) {
 	if err != nil {
 		t.Fatalf("walk router: %v", err)
 	}
+	doc := loadSpec(t)
+	if desc, _ := obj(doc, "info")["description"].(string); !strings.Contains(desc, "Every `GET` also answers `HEAD`") {
+		t.Error("info.description does not say that every GET also answers HEAD")
+	}
 	var documented []string
-	for _, op := range operations(loadSpec(t)) {
+	for _, op := range operations(doc) {
 		documented = append(documented, op.method+" "+op.path)
+		if op.method == http.MethodGet {
+			documented = append(documented, http.MethodHead+" "+op.path)
+		}
 	}
 	for _, rt := range routes {
 		if !slices.Contains(documented, rt) {
@@ -398,8 +407,10 @@ func TestOpenAPIExamplesMatchSchemas(t *testing.T) {
 					req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(b))
 					if err := decodeJSON(httptest.NewRecorder(), req, 1<<20, &body); err != nil {
 						t.Errorf("request example %q is rejected by the server: %v", name, err)
-					} else if _, err := body.message(); err != nil {
+					} else if msg, err := body.message(); err != nil {
 						t.Errorf("request example %q is rejected by the server: %v", name, err)
+					} else if field, err := runtime.CheckUserMessage(msg); err != nil {
+						t.Errorf("request example %q is rejected by the server: %s: %v", name, field, err)
 					}
 				}
 				n++
@@ -433,6 +444,9 @@ func TestOpenAPISchemasReject(t *testing.T) {
 		{"SendBody", `{"text": "hi", "unknown": 1}`},
 		{"SendBody", `{"message": {"role": "user", "parts": [{"type": "video", "text": "hi"}]}}`},
 		{"SendBody", `{"message": {"role": "robot", "parts": []}}`},
+		{"SendBody", `{"message": {"role": "assistant", "parts": [{"type": "text", "text": "hi"}]}}`},
+		{"SendBody", `{"message": {"parts": []}}`},
+		{"SendBody", `{"text": ""}`},
 		{"RunView", `{"id": "r1", "context_id": "c1", "agent_id": "a", "status": "done"}`},
 		{"RunEvent", `{"run_id": "r1", "seq": 1, "type": "tick", "time": "2025-01-01T00:00:00Z"}`},
 		{"RunEvent", `{"seq": 1, "type": "gap", "time": "2025-01-01T00:00:00Z", "pruned_through": 1}`},
@@ -471,6 +485,8 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		},
 	}
 	hi := model.NewText(model.RoleUser, "hi")
+	userFull := full
+	userFull.Role, userFull.Parts = model.RoleUser, full.Parts[:4] // no tool parts from users
 	artifact := model.Artifact{ID: "a1", Name: "answer", Parts: []model.Part{model.TextPart("42")}}
 	usage := model.TokenUsage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}
 	taskErr := &store.TaskError{Class: string(errdefs.ClassInternal), Message: "boom"}
@@ -501,7 +517,7 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		{"Message", full},
 		{"Artifact", artifact},
 		{"SendBody", sendBody{Text: "hi", ContextID: "c1"}},
-		{"SendBody", sendBody{Message: &full, Metadata: map[string]any{"a": true}}},
+		{"SendBody", sendBody{Message: &userFull, Metadata: map[string]any{"a": true}}},
 	}
 	for _, c := range cases {
 		b, err := json.Marshal(c.value)

@@ -81,9 +81,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case http.StatusRequestEntityTooLarge:
 		p.Title = "Request body too large"
 	case http.StatusUnsupportedMediaType:
-		p.Title = "Unsupported media type"
+		// Own types: "validation" is the 400 of a request the client
+		// can fix by changing its content, not its method or format.
+		p.Type, p.Title = "urn:agentd:problem:unsupported_media_type", "Unsupported media type"
 	case http.StatusMethodNotAllowed:
-		p.Title = "Method not allowed"
+		p.Type, p.Title = "urn:agentd:problem:method_not_allowed", "Method not allowed"
 	}
 	if class == errdefs.ClassInternal {
 		p.Detail = "internal error; see the server log"

@@ -71,6 +71,9 @@ func TestBadInputProblems(t *testing.T) {
 		{"empty body", "POST", msgs, ``, nil, 400, "", []string{"empty"}},
 		{"message and text", "POST", msgs, `{"text":"hi","message":{"role":"user",` + textPart + `}}`, nil, 400, "text", []string{"not both"}},
 		{"neither message nor text", "POST", msgs, `{"context_id":"c"}`, nil, 400, "message", []string{"required"}},
+		{"empty text", "POST", msgs, `{"text":""}`, nil, 400, "text", []string{"must not be empty"}},
+		{"null text", "POST", msgs, `{"text":null}`, nil, 400, "message", []string{"required"}},
+		{"charset not UTF-8", "POST", msgs, `{"text":"hi"}`, []string{"Content-Type", "application/json; charset=latin1"}, 415, "", []string{"latin1"}},
 		{"empty parts", "POST", msgs, `{"message":{"role":"user","parts":[]}}`, nil, 400, "message.parts", []string{"empty"}},
 		{"wrong role", "POST", msgs, `{"message":{"role":"agent",` + textPart + `}}`, nil, 400, "message.role", []string{"agent"}},
 		{"oversized body", "POST", msgs, `{"text":"` + strings.Repeat("x", 600) + `"}`, nil, 413, "", []string{"512 bytes"}},
@@ -87,12 +90,21 @@ func TestBadInputProblems(t *testing.T) {
 		{"Last-Event-ID beyond the end", "GET", "/v1/runs/" + done.ID + "/events", ``, []string{"Last-Event-ID", "999"}, 400, "Last-Event-ID", []string{"999", "beyond"}},
 		{"non-numeric Last-Event-ID", "GET", "/v1/runs/" + done.ID + "/events", ``, []string{"Last-Event-ID", "abc"}, 400, "Last-Event-ID", []string{"abc"}},
 		{"negative after", "GET", "/v1/runs/" + done.ID + "/events?after=-1", ``, nil, 400, "after", []string{"-1"}},
+		{"after out of range", "GET", "/v1/runs/" + done.ID + "/events?after=99999999999999999999", ``, nil, 400, "after", []string{"99999999999999999999", "out of range"}},
+		{"Last-Event-ID out of range", "GET", "/v1/runs/" + done.ID + "/events", ``, []string{"Last-Event-ID", "99999999999999999999"}, 400, "Last-Event-ID", []string{"out of range"}},
+		{"garbage cursor", "GET", "/v1/runs?cursor=garbage", ``, nil, 400, "cursor", []string{`cursor: "garbage" is not a cursor this server issued`}},
+		{"transcript after not a number", "GET", "/v1/contexts/" + done.ContextID + "/messages?after=x", ``, nil, 400, "after", []string{`"x"`}},
+		{"transcript after negative", "GET", "/v1/contexts/" + done.ContextID + "/messages?after=-1", ``, nil, 400, "after", []string{"-1"}},
+		{"transcript after out of range", "GET", "/v1/contexts/" + done.ContextID + "/messages?after=99999999999999999999", ``, nil, 400, "after", []string{"out of range"}},
+		{"transcript limit too big", "GET", "/v1/contexts/" + done.ContextID + "/messages?limit=1001", ``, nil, 400, "limit", []string{"1001"}},
 		{"bad status filter", "GET", "/v1/runs?status=done", ``, nil, 400, "status", []string{"done"}},
 		{"bad status in a list", "GET", "/v1/runs?status=completed,nope", ``, nil, 400, "status", []string{"nope"}},
 		{"limit zero", "GET", "/v1/runs?limit=0", ``, nil, 400, "limit", []string{"0"}},
 		{"limit too big", "GET", "/v1/runs?limit=101", ``, nil, 400, "limit", []string{"101"}},
 		{"limit not a number", "GET", "/v1/runs?limit=ten", ``, nil, 400, "limit", []string{"ten"}},
 		{"unknown context", "GET", "/v1/contexts/no-such-context/messages", ``, nil, 404, "", []string{"no-such-context"}},
+		{"unknown context, later page", "GET", "/v1/contexts/no-such-context/messages?after=1", ``, nil, 404, "", []string{"no-such-context"}},
+		{"unknown run, escaped id", "GET", "/v1/runs/a%2Fb", ``, nil, 404, "", []string{`"a/b"`}},
 		{"unknown route", "GET", "/v1/nothing/here", ``, nil, 404, "", []string{"/v1/nothing/here"}},
 		{"wrong method", "DELETE", "/v1/runs", ``, nil, 405, "", []string{"DELETE"}},
 		{"wrong method on a run", "PUT", "/v1/runs/" + done.ID, `{}`, nil, 405, "", []string{"PUT"}},
@@ -103,7 +115,10 @@ func TestBadInputProblems(t *testing.T) {
 			if c.body != "" {
 				body = c.body
 			}
-			problem(t, e.do(c.method, c.path, body, c.header...), c.status, c.field, c.mentions...)
+			p := problem(t, e.do(c.method, c.path, body, c.header...), c.status, c.field, c.mentions...)
+			if strings.Contains(p.Detail, "list tasks") || strings.Contains(p.Detail, "store") {
+				t.Errorf("detail %q shows the store's internals", p.Detail)
+			}
 		})
 	}
 	if after := e.total(); after != before {

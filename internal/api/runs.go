@@ -1,7 +1,9 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -24,6 +26,23 @@ type sendBody struct {
 	Text      string         `json:"text,omitempty"`
 	ContextID string         `json:"context_id,omitempty"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// checkRaw tells an empty "text" from an absent one, which decoding into a
+// string cannot (a *string would cost every send the decoder's fast path).
+// It looks at the JSON only when neither member seems given: an error
+// either way.
+func (b *sendBody) checkRaw(raw []byte) error {
+	if b.Message != nil || b.Text != "" {
+		return nil
+	}
+	var probe struct {
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(raw, &probe) == nil && probe.Text != nil {
+		return fieldErr("text", errdefs.Validationf("must not be empty"))
+	}
+	return nil
 }
 
 func (b sendBody) message() (model.Message, error) {
@@ -78,7 +97,11 @@ func (s *Server) fullView(r *http.Request, t store.Task) (RunView, error) {
 }
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
-	agentID := chi.URLParam(r, "agentID")
+	agentID, err := pathParam(r, "agentID")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	if _, err := s.rt.Agent(agentID); err != nil {
 		writeError(w, r, err)
 		return
@@ -87,7 +110,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) postInput(w http.ResponseWriter, r *http.Request) {
-	t, err := s.rt.Store().GetTask(r.Context(), chi.URLParam(r, "runID"))
+	t, err := s.pathTask(r)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -166,8 +189,17 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 	}
 }
 
+// pathTask returns the run the path names.
+func (s *Server) pathTask(r *http.Request) (store.Task, error) {
+	runID, err := pathParam(r, "runID")
+	if err != nil {
+		return store.Task{}, err
+	}
+	return s.rt.Store().GetTask(r.Context(), runID)
+}
+
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
-	t, err := s.rt.Store().GetTask(r.Context(), chi.URLParam(r, "runID"))
+	t, err := s.pathTask(r)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -208,6 +240,11 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	tq.Limit = limit
 	page, err := s.rt.Store().ListTasks(r.Context(), tq)
 	if err != nil {
+		// The filters and limit were checked above: a query the store
+		// still refuses has a cursor it did not issue.
+		if errdefs.IsValidation(err) && tq.Cursor != "" {
+			err = fieldErr("cursor", errdefs.Validationf("%q is not a cursor this server issued; pass a previous page's next_cursor", tq.Cursor))
+		}
 		writeError(w, r, err)
 		return
 	}
@@ -219,7 +256,12 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
-	t, err := s.rt.Cancel(r.Context(), chi.URLParam(r, "runID"))
+	runID, err := pathParam(r, "runID")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	t, err := s.rt.Cancel(r.Context(), runID)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -234,21 +276,45 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 
 // runEvents streams a run's events from ?after= or Last-Event-ID.
 func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
-	after, source, err := cursorParam(r)
+	st, err := s.openEvents(r)
 	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	st, err := s.rt.OpenStream(r.Context(), chi.URLParam(r, "runID"), after)
-	if err != nil {
-		if errdefs.IsValidation(err) {
-			err = fieldErr(source, err)
-		}
 		writeError(w, r, err)
 		return
 	}
 	defer st.Close()
 	streamRun(r.Context(), startSSE(w, http.StatusOK), st, s.opts.Heartbeat, false)
+}
+
+// runEventsHead answers HEAD as GET would start (the same checks, the
+// stream's headers), then returns instead of following the run: HEAD
+// drops the body, and the stream would not end before the run does.
+func (s *Server) runEventsHead(w http.ResponseWriter, r *http.Request) {
+	st, err := s.openEvents(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	st.Close()
+	setSSEHeaders(w.Header())
+	w.WriteHeader(http.StatusOK)
+}
+
+// openEvents opens the stream of the run the path names, from the resume
+// point of the request.
+func (s *Server) openEvents(r *http.Request) (*runtime.Stream, error) {
+	runID, err := pathParam(r, "runID")
+	if err != nil {
+		return nil, err
+	}
+	after, source, err := cursorParam(r)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.rt.OpenStream(r.Context(), runID, after)
+	if err != nil && errdefs.IsValidation(err) {
+		err = fieldErr(source, err)
+	}
+	return st, err
 }
 
 // cursorParam reads the resume point and where it came from: ?after= wins
@@ -261,11 +327,21 @@ func cursorParam(r *http.Request) (int64, string, error) {
 	if v == "" {
 		return 0, name, nil
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 {
-		return 0, name, fieldErr(name, errdefs.Validationf("must be a non-negative event seq, got %q", v))
+	n, err := seqParam(name, strings.TrimSpace(v), "event seq")
+	return n, name, err
+}
+
+// seqParam parses v, the parameter name, as a non-negative int64 (an
+// event seq or a transcript position, as what says).
+func seqParam(name, v, what string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-") {
+		return 0, fieldErr(name, errdefs.Validationf("%q is out of range: the largest %s is %d", v, what, int64(math.MaxInt64)))
 	}
-	return n, name, nil
+	if err != nil || n < 0 {
+		return 0, fieldErr(name, errdefs.Validationf("must be a non-negative %s, got %q", what, v))
+	}
+	return n, nil
 }
 
 // MessageList is a page of a transcript.
@@ -275,31 +351,66 @@ type MessageList struct {
 }
 
 func (s *Server) contextMessages(w http.ResponseWriter, r *http.Request) {
-	q := store.MessageQuery{ContextID: chi.URLParam(r, "contextID")}
-	if v := r.URL.Query().Get("after"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			writeError(w, r, fieldErr("after", errdefs.Validationf("must be a non-negative position, got %q", v)))
-			return
-		}
-		q.After = n
-	}
-	limit, err := limitParam(r, 1000)
+	q, err := messageQuery(r)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	q.Limit = limit
 	page, err := s.rt.Store().ListMessages(r.Context(), q)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if len(page.Messages) == 0 && q.After == 0 {
-		writeError(w, r, errdefs.NotFoundf("context %q not found", q.ContextID))
-		return
+	if len(page.Messages) == 0 {
+		// Past the end of a transcript, or no transcript at all?
+		known := q.After > 0
+		if known {
+			last, err := s.rt.Store().ListMessages(r.Context(), store.MessageQuery{ContextID: q.ContextID, Last: 1})
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			known = len(last.Messages) > 0
+		}
+		if !known {
+			writeError(w, r, errdefs.NotFoundf("context %q not found", q.ContextID))
+			return
+		}
+		page.Messages = []store.Message{} // "messages": [], not null
 	}
 	writeJSON(w, http.StatusOK, MessageList{Messages: page.Messages, NextAfter: page.NextAfter})
+}
+
+// messageQuery reads the transcript page a request asks for.
+func messageQuery(r *http.Request) (store.MessageQuery, error) {
+	id, err := pathParam(r, "contextID")
+	if err != nil {
+		return store.MessageQuery{}, err
+	}
+	q := store.MessageQuery{ContextID: id}
+	if v := r.URL.Query().Get("after"); v != "" {
+		if q.After, err = seqParam("after", v, "position"); err != nil {
+			return q, err
+		}
+	}
+	q.Limit, err = limitParam(r, 1000)
+	return q, err
+}
+
+// pathParam returns the path parameter name, unescaped. chi matches the
+// path as the client escaped it (URL.RawPath) when that differs from the
+// default escaping, and then hands out its segments escaped; otherwise
+// they come from the already unescaped URL.Path.
+func pathParam(r *http.Request, name string) (string, error) {
+	v := chi.URLParam(r, name)
+	if r.URL.RawPath == "" {
+		return v, nil
+	}
+	u, err := url.PathUnescape(v)
+	if err != nil {
+		return "", fieldErr(name, errdefs.Validationf("%q is not a valid escaped path segment", v))
+	}
+	return u, nil
 }
 
 // limitParam reads ?limit= (1 to max); 0 when absent lets the store pick

@@ -1,9 +1,11 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -435,5 +437,44 @@ func TestQueuedRunStartsWhenTheContextFrees(t *testing.T) {
 	}
 	if st := e.run(busy.ID).Status; st != store.StateCanceled {
 		t.Errorf("first run is %s", st)
+	}
+}
+
+// TestTranscriptPastTheEnd pages beyond a transcript's last message: an
+// empty page whose messages are [], not null.
+func TestTranscriptPastTheEnd(t *testing.T) {
+	e := newEnv(t, api.Options{})
+	e.send("echo", "", inContext("one", "talk"))
+	r := e.do(http.MethodGet, "/v1/contexts/talk/messages?after=999", nil)
+	if r.status != http.StatusOK || !bytes.Contains(r.body, []byte(`"messages":[]`)) {
+		t.Errorf("past the end: %s, want 200 with \"messages\":[]", r)
+	}
+}
+
+// TestEscapedPathIDs reaches ids through escaped path segments: the
+// handlers see them unescaped.
+func TestEscapedPathIDs(t *testing.T) {
+	e := newEnv(t, api.Options{})
+	v := e.send("echo", "", inContext("one", "ctx"))
+	// %63 is "c": the client's escaping differs from Go's, so chi routes
+	// the escaped path.
+	list := decode[api.MessageList](t, e.do(http.MethodGet, "/v1/contexts/%63tx/messages", nil), http.StatusOK)
+	if len(list.Messages) != 2 {
+		t.Errorf("transcript of %%63tx: %d messages, want 2", len(list.Messages))
+	}
+	run := fmt.Sprintf("/v1/runs/%%%02X%s", v.ID[0], v.ID[1:])
+	if got := decode[api.RunView](t, e.do(http.MethodGet, run, nil), http.StatusOK); got.ID != v.ID {
+		t.Errorf("GET %s: run %s, want %s", run, got.ID, v.ID)
+	}
+
+	const reserved = "a/b?c#d"
+	r := e.do(http.MethodPost, "/v1/agents/echo/messages", inContext("two", reserved))
+	if r.status == http.StatusBadRequest && strings.Contains(string(r.body), "context_id") {
+		t.Skipf("the runtime refuses context id %q: %s", reserved, r.body)
+	}
+	decode[api.RunView](t, r, http.StatusOK)
+	list = decode[api.MessageList](t, e.do(http.MethodGet, "/v1/contexts/"+url.PathEscape(reserved)+"/messages", nil), http.StatusOK)
+	if len(list.Messages) != 2 || list.Messages[0].ContextID != reserved {
+		t.Errorf("transcript of %q: %+v", reserved, list.Messages)
 	}
 }

@@ -24,11 +24,7 @@ type sseWriter struct {
 }
 
 func startSSE(w http.ResponseWriter, status int) *sseWriter {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
+	setSSEHeaders(w.Header())
 	rc := http.NewResponseController(w)
 	// Streams outlive any server write timeout.
 	_ = rc.SetWriteDeadline(time.Time{})
@@ -36,6 +32,14 @@ func startSSE(w http.ResponseWriter, status int) *sseWriter {
 	s := &sseWriter{w: w, rc: rc, bw: bufio.NewWriterSize(w, 4096)}
 	_ = s.comment("stream open")
 	return s
+}
+
+// setSSEHeaders sets the headers of an event stream.
+func setSSEHeaders(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
 }
 
 func (s *sseWriter) event(ev store.Event) {
