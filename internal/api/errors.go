@@ -17,13 +17,15 @@ func NotFoundHandler(w http.ResponseWriter, r *http.Request) { writeError(w, r, 
 // methods the router serves on the path. Install it on the chi router
 // that routes the request (Mux.MethodNotAllowed); it asks that router.
 func MethodNotAllowedHandler(w http.ResponseWriter, r *http.Request) {
-	allowed := allowedMethods(r)
-	if len(allowed) == 0 {
-		// chi sends methods it does not know here whatever the path.
-		writeError(w, r, notFoundRoute(r))
-		return
+	if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.Routes != nil {
+		allowed := allowedMethods(rctx.Routes, r)
+		if len(allowed) == 0 {
+			// chi sends methods it does not know here whatever the path.
+			writeError(w, r, notFoundRoute(r))
+			return
+		}
+		w.Header()["Allow"] = []string{strings.Join(allowed, ", ")}
 	}
-	w.Header()["Allow"] = []string{strings.Join(allowed, ", ")}
 	writeError(w, r, methodNotAllowed(r))
 }
 
@@ -48,11 +50,7 @@ var routerMethods = []string{
 // allowedMethods asks the router that routed r which methods it serves on
 // r's path. chi records them while routing but keeps them to itself, so
 // the path is matched again, once per method; this runs only on 405s.
-func allowedMethods(r *http.Request) []string {
-	rctx := chi.RouteContext(r.Context())
-	if rctx == nil || rctx.Routes == nil {
-		return nil
-	}
+func allowedMethods(routes chi.Routes, r *http.Request) []string {
 	// The path as chi routes it: the escaped form when there is one.
 	path := r.URL.RawPath
 	if path == "" {
@@ -60,7 +58,7 @@ func allowedMethods(r *http.Request) []string {
 	}
 	var allowed []string
 	for _, m := range routerMethods {
-		if rctx.Routes.Match(chi.NewRouteContext(), m, path) {
+		if routes.Match(chi.NewRouteContext(), m, path) {
 			allowed = append(allowed, m)
 		}
 	}
