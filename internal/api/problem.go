@@ -20,22 +20,14 @@ type Problem struct {
 	Field string `json:"field,omitempty"`
 }
 
-// FieldError is a validation error about one request member.
-type FieldError struct {
-	Field string
-	Err   error
+// fieldErr says err is about the request member field; an error of no
+// class is a validation error.
+func fieldErr(field string, err error) error {
+	if errdefs.ClassOf(err) == errdefs.ClassInternal {
+		err = errdefs.New(errdefs.ClassValidation, err)
+	}
+	return errdefs.WithField(field, err)
 }
-
-// Error says which field is wrong and why.
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-
-// Unwrap returns the reason.
-func (e *FieldError) Unwrap() error { return e.Err }
-
-// ErrorClass classifies field errors as validation errors.
-func (e *FieldError) ErrorClass() errdefs.Class { return errdefs.ClassValidation }
-
-func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }
 
 // problemTitles gives each class a stable, human title.
 var problemTitles = map[errdefs.Class]string{
@@ -79,7 +71,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	switch status {
 	case http.StatusRequestEntityTooLarge:
-		p.Title = "Request body too large"
+		p.Type, p.Title = "urn:agentd:problem:payload_too_large", "Request body too large"
 	case http.StatusUnsupportedMediaType:
 		// Own types: "validation" is the 400 of a request the client
 		// can fix by changing its content, not its method or format.
@@ -90,10 +82,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if class == errdefs.ClassInternal {
 		p.Detail = "internal error; see the server log"
 	}
-	var fe *FieldError
-	if errors.As(err, &fe) {
-		p.Field = fe.Field
-	}
+	p.Field = errdefs.FieldOf(err)
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(p)

@@ -134,8 +134,8 @@ func TestBadInputProblems(t *testing.T) {
 func TestProblemTitles(t *testing.T) {
 	e := newEnv(t, api.Options{MaxBodyBytes: 64})
 	p := problem(t, e.do(http.MethodPost, "/v1/agents/echo/messages", `{"text":"`+strings.Repeat("y", 100)+`"}`), 413, "")
-	if p.Title != "Request body too large" {
-		t.Errorf("413 title %q", p.Title)
+	if p.Title != "Request body too large" || p.Type != "urn:agentd:problem:payload_too_large" {
+		t.Errorf("413 title %q, type %q", p.Title, p.Type)
 	}
 	p = problem(t, e.do(http.MethodGet, "/v1/runs/x", nil), 404, "")
 	if p.Title != "Not found" || p.Instance != "/v1/runs/x" {
