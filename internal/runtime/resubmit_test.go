@@ -130,26 +130,3 @@ func TestSubmissionFieldErrors(t *testing.T) {
 		t.Fatalf("%d tasks stored (%v), want only the first", len(page.Tasks), err)
 	}
 }
-
-// Canceling a task that waits for input is an attempt of its own, so the
-// log ends with run.end and every attempt is framed (DESIGN §4.2).
-func TestCancelOfAParkedTaskIsFramed(t *testing.T) {
-	r := newTestRuntime(t, nil, testAgent("a", asker{}))
-	task := send(t, r, "a", "hi")
-	wait(t, r, task.ID)
-	parkedEnd := lastSeq(t, r, task.ID)
-	ct, err := r.Cancel(ctxT(t), task.ID)
-	if err != nil || ct.State != store.StateCanceled || ct.Attempt != 2 {
-		t.Fatalf("cancel: %s attempt %d, %v; want canceled in attempt 2", ct.State, ct.Attempt, err)
-	}
-	evs := readAll(t, r, task.ID, parkedEnd, true)
-	if got := strings.Join(types(evs), " "); got != "run.start status run.end" {
-		t.Fatalf("after the parked attempt: %s, want run.start status run.end", got)
-	}
-	if !strings.Contains(string(evs[0].Data), `"resumed":"cancel"`) || !strings.Contains(string(evs[2].Data), `"state":"canceled"`) {
-		t.Fatalf("cancel attempt %s … %s", evs[0].Data, evs[2].Data)
-	}
-	if !framed(storedEvents(t, r.Store(), task.ID)) {
-		t.Fatalf("log not framed: %v", types(storedEvents(t, r.Store(), task.ID)))
-	}
-}

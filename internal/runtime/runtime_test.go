@@ -353,13 +353,26 @@ func TestHardCancelAfterGrace(t *testing.T) {
 	}
 }
 
+// Canceling a task that waits for input is an attempt of its own, so the
+// log ends with run.end and every attempt is framed (DESIGN §4.2).
 func TestCancelWhileWaitingForInput(t *testing.T) {
 	r := newTestRuntime(t, nil, testAgent("a", asker{}))
 	task := send(t, r, "a", "hi")
 	wait(t, r, task.ID)
+	parkedEnd := lastSeq(t, r, task.ID)
 	got, err := r.Cancel(ctxT(t), task.ID)
-	if err != nil || got.State != store.StateCanceled {
-		t.Fatalf("cancel of a parked task: %v %s", err, got.State)
+	if err != nil || got.State != store.StateCanceled || got.Attempt != 2 {
+		t.Fatalf("cancel of a parked task: %v, %s attempt %d; want canceled in attempt 2", err, got.State, got.Attempt)
+	}
+	evs := readAll(t, r, task.ID, parkedEnd, true)
+	if got := strings.Join(types(evs), " "); got != "run.start status run.end" {
+		t.Fatalf("after the parked attempt: %s, want run.start status run.end", got)
+	}
+	if !strings.Contains(string(evs[0].Data), `"resumed":"cancel"`) || !strings.Contains(string(evs[2].Data), `"state":"canceled"`) {
+		t.Fatalf("cancel attempt %s … %s", evs[0].Data, evs[2].Data)
+	}
+	if all := storedEvents(t, r.Store(), task.ID); !framed(all) {
+		t.Fatalf("log not framed: %v", types(all))
 	}
 }
 
