@@ -142,10 +142,10 @@ func Load(path string) (*Config, error) {
 	return Parse(b, path)
 }
 
-// Parse decodes YAML strictly — unknown keys are errors naming their path —
-// and validates references. name labels errors.
+// Parse decodes YAML strictly — unknown and duplicate keys are errors naming
+// their path — and validates references. name labels errors.
 func Parse(b []byte, name string) (*Config, error) {
-	j, err := yaml.YAMLToJSON(b)
+	j, err := yaml.YAMLToJSONStrict(b)
 	if err != nil {
 		return nil, errdefs.Validationf("%s: not valid YAML: %v", name, err)
 	}

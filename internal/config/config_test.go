@@ -51,6 +51,7 @@ agents:
 `
 	cases := []struct{ name, yaml, want string }{
 		{"typo in a key", strings.Replace(base, "provider: p}", "provider: p, modle: x}", 1), `agents[0].modle: unknown field (did you mean "model"?)`},
+		{"key given twice", strings.Replace(base, "providers:\n", "providers:\n  p: {type: scripted, rules: [{reply: ho}]}\n", 1), `line 4: key "p" already set in map`},
 		{"unknown tool", strings.Replace(base, "provider: p}", "provider: p, tools: [clok]}", 1), `agents[0].tools[0]: unknown tool "clok"`},
 		{"dangling provider", strings.Replace(base, "provider: p}", "provider: q}", 1), `agents[0].provider: unknown provider "q"`},
 		{"unknown engine", strings.Replace(base, "engine: loop", "engine: graphh", 1), `agents[0].engine: unknown engine "graphh"`},
