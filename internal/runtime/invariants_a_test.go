@@ -135,9 +135,8 @@ func testDrainFramesTheHandedOverAttempt(t *testing.T, shared store.Store) {
 
 // cancelTwice cancels taskID while another cancel of it is held inside
 // the store (at its lease acquisition): the second cancel is answered at
-// once, without error, and then both succeed. It returns the task the
-// first cancel answered.
-func cancelTwice(t *testing.T, r *Runtime, h *hooked, taskID string) store.Task {
+// once, without error, and then both succeed.
+func cancelTwice(t *testing.T, r *Runtime, h *hooked, taskID string) {
 	t.Helper()
 	entered, proceed := make(chan struct{}), make(chan struct{})
 	h.set(func() { h.acquire = func() error { close(entered); <-proceed; return nil } })
@@ -168,7 +167,17 @@ func cancelTwice(t *testing.T, r *Runtime, h *hooked, taskID string) store.Task 
 	if err != nil || again.State != store.StateCanceled {
 		t.Fatalf("cancel after both: %s %v, want the canceled task", again.State, err)
 	}
-	return fr.t
+}
+
+// cancelOnCleanup cancels a task that blocks until canceled when the test
+// ends, before its runtime shuts down: a test that fails early then ends
+// at once instead of waiting out the drain.
+func cancelOnCleanup(t *testing.T, r *Runtime, taskID string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		_, _ = r.Cancel(ctx, taskID)
+	})
 }
 
 // Two cancels of a task that waits for input: both succeed, and the log
@@ -204,6 +213,7 @@ func TestConcurrentCancelOfAQueuedTask(t *testing.T) {
 	ag.Multitask = MultitaskEnqueue
 	r := newTestRuntime(t, h, ag)
 	running := send(t, r, "q", "one")
+	cancelOnCleanup(t, r, running.ID)
 	<-started
 	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "q", ContextID: running.ContextID, Message: model.NewText(model.RoleUser, "two")})
 	if err != nil {
@@ -275,6 +285,7 @@ func TestCancelBeforeAskUserCancels(t *testing.T) {
 	started, asked := make(chan string, 1), make(chan string, 1)
 	r := newTestRuntime(t, nil, testAgent("a", askAfterInterrupt{started: started, asked: asked}))
 	task := send(t, r, "a", "hi")
+	cancelOnCleanup(t, r, task.ID)
 	<-started
 	if _, err := r.Cancel(ctxT(t), task.ID); err != nil {
 		t.Fatal(err)
@@ -296,6 +307,7 @@ func TestInterruptBeforeAskUserCancels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cancelOnCleanup(t, r, sub.Task.ID)
 	if id := <-asked; id != first.ID {
 		t.Fatalf("%s asked, want the interrupted %s", id, first.ID)
 	}
@@ -348,6 +360,7 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 		started := make(chan string, 1)
 		r := newTestRuntime(t, nil, testAgent("b", blocker(false, started)))
 		task := send(t, r, "b", "x")
+		cancelOnCleanup(t, r, task.ID)
 		<-started
 		if _, err := r.Cancel(ctxT(t), task.ID); err != nil {
 			t.Fatal(err)
@@ -366,6 +379,7 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 		ag.Multitask = MultitaskEnqueue
 		r := newTestRuntime(t, nil, ag)
 		running := send(t, r, "q", "one")
+		cancelOnCleanup(t, r, running.ID)
 		<-started
 		sub, err := r.Send(ctxT(t), SendRequest{AgentID: "q", ContextID: running.ContextID, Message: model.NewText(model.RoleUser, "two")})
 		if err != nil {
