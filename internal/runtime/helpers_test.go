@@ -54,7 +54,20 @@ func newTestRuntime(t *testing.T, st store.Store, agents ...*Agent) *Runtime {
 	if st == nil {
 		st, volatile = memstore.New(), !durableLogs
 	}
-	r, err := New(Options{Store: st, Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: 5 * time.Millisecond, VolatileStore: volatile})
+	return startRuntime(t, Options{Store: st, Agents: agents, VolatileStore: volatile})
+}
+
+// startRuntime starts a runtime with the tests' short cancel grace and
+// flush window (unless opts sets them), shut down at cleanup.
+func startRuntime(t *testing.T, opts Options) *Runtime {
+	t.Helper()
+	if opts.CancelGrace == 0 {
+		opts.CancelGrace = 300 * time.Millisecond
+	}
+	if opts.FlushWindow == 0 {
+		opts.FlushWindow = 5 * time.Millisecond
+	}
+	r, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,9 +187,10 @@ func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool
 		t.Fatalf("open stream of %s after %d: %v", runID, after, err)
 	}
 	defer st.Close()
+	ctx := ctxT(t) // one deadline for the whole read
 	var out []store.Event
 	for {
-		evs, err := st.Next(ctxT(t), 64, time.Second)
+		evs, err := st.Next(ctx, 64, time.Second)
 		if errors.Is(err, io.EOF) {
 			return out
 		}

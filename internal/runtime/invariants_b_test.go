@@ -183,16 +183,7 @@ func (g *terminalGate) Apply(ctx context.Context, c store.Change) error {
 // logModes says, and no recovery sweep within a test's time.
 func gatedRuntime(t *testing.T, st store.Store, agents ...*Agent) *Runtime {
 	t.Helper()
-	r, err := New(Options{Store: st, Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: 5 * time.Millisecond, VolatileStore: !durableLogs, SweepEvery: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-		defer cancel()
-		_ = r.Shutdown(ctx)
-	})
-	return r
+	return startRuntime(t, Options{Store: st, Agents: agents, VolatileStore: !durableLogs, SweepEvery: time.Hour})
 }
 
 // readVisible reads every event visible to st now, without waiting.
