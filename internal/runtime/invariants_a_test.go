@@ -208,22 +208,9 @@ func TestConcurrentCancelOfAParkedTask(t *testing.T) {
 // (opened at submission) is closed.
 func TestConcurrentCancelOfAQueuedTask(t *testing.T) {
 	h := &hooked{Store: memstore.New()}
-	started := make(chan string, 2)
-	ag := testAgent("q", blocker(false, started))
-	ag.Multitask = MultitaskEnqueue
-	r := newTestRuntime(t, h, ag)
-	running := send(t, r, "q", "one")
-	cancelOnCleanup(t, r, running.ID)
-	<-started
-	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "q", ContextID: running.ContextID, Message: model.NewText(model.RoleUser, "two")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sub.Task.State != store.StateSubmitted {
-		t.Fatalf("second task %s, want queued (submitted)", sub.Task.State)
-	}
-	cancelTwice(t, r, h, sub.Task.ID)
-	evs := storedEvents(t, h, sub.Task.ID)
+	r, running, queued, started := queueBehind(t, h)
+	cancelTwice(t, r, h, queued.ID)
+	evs := storedEvents(t, h, queued.ID)
 	ends := checkAttemptsFramed(t, evs, store.StateCanceled)
 	if n := countStatus(t, evs, store.StateCanceled); n != 1 || len(ends) != 1 {
 		t.Fatalf("%d canceled statuses, %d attempts in %v: want one of each", n, len(ends), types(evs))
@@ -239,6 +226,28 @@ func TestConcurrentCancelOfAQueuedTask(t *testing.T) {
 		t.Fatalf("the canceled queued task %s started", id)
 	default:
 	}
+}
+
+// queueBehind starts a blocking task of an enqueueing agent on st (nil: a
+// fresh memstore) and queues a second one behind it in its context; started
+// receives the id of each task that starts.
+func queueBehind(t *testing.T, st store.Store) (r *Runtime, running, queued store.Task, started chan string) {
+	t.Helper()
+	started = make(chan string, 2)
+	ag := testAgent("q", blocker(false, started))
+	ag.Multitask = MultitaskEnqueue
+	r = newTestRuntime(t, st, ag)
+	running = send(t, r, "q", "one")
+	cancelOnCleanup(t, r, running.ID)
+	<-started
+	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "q", ContextID: running.ContextID, Message: model.NewText(model.RoleUser, "two")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Task.State != store.StateSubmitted {
+		t.Fatalf("second task %s, want queued (submitted)", sub.Task.State)
+	}
+	return r, running, sub.Task, started
 }
 
 // askAfterInterrupt waits for an interrupt, then asks the user: the
@@ -338,24 +347,6 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 		}
 		checkFailedEnd(t, r, got.ID)
 	})
-	t.Run("budget exceeded", func(t *testing.T) {
-		eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
-			for i := 0; i < 10; i++ {
-				if err := h.ReportUsage(ctx, model.TokenUsage{InputTokens: 40, OutputTokens: 10}); err != nil {
-					return b, err
-				}
-			}
-			return b, nil
-		})
-		a := testAgent("u", eng)
-		a.MaxTokensPerRun = 120
-		r := newTestRuntime(t, nil, a)
-		got := wait(t, r, send(t, r, "u", "x").ID)
-		if got.State != store.StateFailed || got.Error == nil || got.Error.Class != string(errdefs.ClassBudgetExceeded) {
-			t.Fatalf("state %s error %+v, want failed with budget_exceeded", got.State, got.Error)
-		}
-		checkFailedEnd(t, r, got.ID)
-	})
 	t.Run("cancel of a running task", func(t *testing.T) {
 		started := make(chan string, 1)
 		r := newTestRuntime(t, nil, testAgent("b", blocker(false, started)))
@@ -374,21 +365,11 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 		}
 	})
 	t.Run("cancel of a queued task", func(t *testing.T) {
-		started := make(chan string, 2)
-		ag := testAgent("q", blocker(false, started))
-		ag.Multitask = MultitaskEnqueue
-		r := newTestRuntime(t, nil, ag)
-		running := send(t, r, "q", "one")
-		cancelOnCleanup(t, r, running.ID)
-		<-started
-		sub, err := r.Send(ctxT(t), SendRequest{AgentID: "q", ContextID: running.ContextID, Message: model.NewText(model.RoleUser, "two")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ct, err := r.Cancel(ctxT(t), sub.Task.ID); err != nil || ct.State != store.StateCanceled {
+		r, running, queued, _ := queueBehind(t, nil)
+		if ct, err := r.Cancel(ctxT(t), queued.ID); err != nil || ct.State != store.StateCanceled {
 			t.Fatalf("cancel of the queued task: %s %v, want canceled", ct.State, err)
 		}
-		evs := storedEvents(t, r.Store(), sub.Task.ID)
+		evs := storedEvents(t, r.Store(), queued.ID)
 		if ends := checkAttemptsFramed(t, evs, store.StateCanceled); len(ends) != 1 {
 			t.Fatalf("%d attempts, want 1: %v", len(ends), types(evs))
 		}

@@ -468,6 +468,7 @@ func TestBudgetExceededFailsTheRun(t *testing.T) {
 	if got.Usage.TotalTokens != 150 {
 		t.Fatalf("usage %+v, want 150 tokens recorded", got.Usage)
 	}
+	checkFailedEnd(t, r, got.ID) // run.end last, once, with the error
 }
 
 func TestValidationFailureRejects(t *testing.T) {
