@@ -138,24 +138,9 @@ func testDrainFramesTheHandedOverAttempt(t *testing.T, shared store.Store) {
 // once, without error, and then both succeed.
 func cancelTwice(t *testing.T, r *Runtime, h *hooked, taskID string) {
 	t.Helper()
-	entered, proceed := make(chan struct{}), make(chan struct{})
-	h.set(func() { h.acquire = func() error { close(entered); <-proceed; return nil } })
-	type res struct {
-		t   store.Task
-		err error
-	}
-	first := make(chan res, 1)
-	go func() {
-		ct, err := r.Cancel(ctxT(t), taskID)
-		first <- res{ct, err}
-	}()
-	select {
-	case <-entered: // the first cancel holds the task's canceling mark
-	case <-ctxT(t).Done():
-		t.Fatal("the first cancel never took the lease")
-	}
+	release, first := cancelHeld(t, r, h, taskID) // it holds the task's canceling mark
 	_, err := r.Cancel(ctxT(t), taskID)
-	close(proceed)
+	release()
 	if err != nil {
 		t.Errorf("a cancel while another is in progress: %v, want it accepted (cancel is idempotent)", err)
 	}

@@ -44,6 +44,33 @@ func (h *hooked) take(p any) any {
 
 func (h *hooked) set(f func()) { h.mu.Lock(); f(); h.mu.Unlock() }
 
+// cancelResult is what a Cancel answered.
+type cancelResult struct {
+	t   store.Task
+	err error
+}
+
+// cancelHeld starts a Cancel of taskID that h holds at its lease
+// acquisition (in cancelIdle, holding the task's canceling mark), and
+// returns once it is held: release lets it go on, and its answer arrives
+// on the channel.
+func cancelHeld(t *testing.T, r *Runtime, h *hooked, taskID string) (release func(), answer <-chan cancelResult) {
+	t.Helper()
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	h.set(func() { h.acquire = func() error { close(entered); <-proceed; return nil } })
+	done := make(chan cancelResult, 1)
+	go func() {
+		ct, err := r.Cancel(ctxT(t), taskID)
+		done <- cancelResult{ct, err}
+	}()
+	select {
+	case <-entered:
+	case <-ctxT(t).Done():
+		t.Fatal("the cancel never took the lease")
+	}
+	return func() { close(proceed) }, done
+}
+
 func (h *hooked) AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration) (store.Lease, error) {
 	if f, _ := h.take(&h.acquire).(func() error); f != nil {
 		if err := f(); err != nil {
@@ -178,23 +205,12 @@ func TestCancelRacesResume(t *testing.T) {
 	if got := wait(t, r, task.ID); got.State != store.StateInputRequired {
 		t.Fatalf("state %s", got.State)
 	}
-	entered, proceed := make(chan struct{}), make(chan struct{})
-	h.set(func() { h.acquire = func() error { close(entered); <-proceed; return nil } })
-	type res struct {
-		t   store.Task
-		err error
-	}
-	cancelDone := make(chan res, 1)
-	go func() {
-		ct, err := r.Cancel(ctxT(t), task.ID)
-		cancelDone <- res{ct, err}
-	}()
-	<-entered // Cancel decided the task is idle and is in cancelIdle
+	release, cancelDone := cancelHeld(t, r, h, task.ID) // in cancelIdle, the task idle
 	_, err = r.Send(ctxT(t), SendRequest{AgentID: "a", TaskID: task.ID, Message: model.NewText(model.RoleUser, "Ada")})
 	if !errdefs.IsConflict(err) {
 		t.Errorf("a resume while a cancel is in progress: %v, want Conflict", err)
 	}
-	close(proceed)
+	release()
 	cr := <-cancelDone
 	if cr.err != nil || cr.t.State != store.StateCanceled {
 		t.Fatalf("cancel answered %s %v, want canceled", cr.t.State, cr.err)
