@@ -164,6 +164,20 @@ type Change struct {
 	// (the runtime encodes event data itself), so the store need not scan
 	// it again. A store may check anyway; without the promise it must.
 	EventsValid bool
+	// Lease, when set, claims the lease on TaskID in the same transaction,
+	// as AcquireLease would (Conflict if another owner holds it): a run
+	// made runnable by this change is never committed without an owner
+	// that will execute it or let it expire. On success the store fills in
+	// Lease.Granted.
+	Lease *LeaseClaim
+}
+
+// LeaseClaim is a lease a Change takes together with what it writes.
+type LeaseClaim struct {
+	Owner string
+	TTL   time.Duration
+	// Granted is the lease the store granted (set by Apply on success).
+	Granted Lease
 }
 
 // DuplicateError reports an idempotency key that is already recorded.
@@ -284,7 +298,17 @@ type Lease struct {
 	ExpiresAt  time.Time
 }
 
-// Leases coordinates which replica executes which run.
+// RenewedLease is a lease RenewLeases extended.
+type RenewedLease struct {
+	Lease
+	// CancelRequested is the run's task's cancel request.
+	CancelRequested bool
+}
+
+// Leases coordinates which replica executes which run. A store that can
+// restart (PostgreSQL) refuses to hand another owner's expired lease over
+// until it has been up for that lease's TTL: after an outage every lease
+// has expired, and live owners must get the chance to renew first.
 type Leases interface {
 	// AcquireLease claims run for owner until now+ttl when it is unleased,
 	// expired, or already owner's; otherwise Conflict. Of concurrent
@@ -292,6 +316,12 @@ type Leases interface {
 	AcquireLease(ctx context.Context, runID, owner string, ttl time.Duration) (Lease, error)
 	// RenewLease extends a held lease; Conflict if it was lost.
 	RenewLease(ctx context.Context, l Lease, ttl time.Duration) (Lease, error)
+	// RenewLeases extends every lease of ls that is still held as it says
+	// (owner and generation), in one round trip however many there are,
+	// and returns those it extended, each with its run's cancel request
+	// (so that a cancel recorded elsewhere reaches the owner in the same
+	// round). A lease missing from the answer was lost.
+	RenewLeases(ctx context.Context, ls []Lease, ttl time.Duration) ([]RenewedLease, error)
 	// ReleaseLease gives the lease up; releasing a lost lease is a no-op.
 	ReleaseLease(ctx context.Context, l Lease) error
 	// ExpiredLeases lists up to limit leases that expired before now.

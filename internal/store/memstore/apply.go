@@ -65,14 +65,27 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
+	if c.Lease != nil && (c.TaskID == "" || c.Lease.Owner == "" || c.Lease.TTL <= 0) {
+		return errdefs.Validationf("apply: a lease claim needs the task id, an owner and a positive ttl (got %q, %q, %v)", c.TaskID, c.Lease.Owner, c.Lease.TTL)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.tenant(name)
 	if err := t.check(&p); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
+	var lease store.Lease
+	if c.Lease != nil {
+		if lease, err = s.nextLease(c.TaskID, c.Lease.Owner, name, c.Lease.TTL, now); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+	}
 	if r, h := t.commit(&p, enc, now); r != nil {
 		s.noteFinished(t, r, h)
+	}
+	if c.Lease != nil {
+		s.putLease(lease)
+		c.Lease.Granted = lease
 	}
 	return nil
 }

@@ -29,29 +29,42 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 	if runID == "" || owner == "" || ttl <= 0 {
 		return store.Lease{}, errdefs.Validationf("acquire lease of run %q for %q: run id, owner and a positive ttl (got %v) are required", runID, owner, ttl)
 	}
-	now := now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	l, err := s.nextLease(runID, owner, store.TenantFrom(ctx), ttl, now())
+	if err != nil {
+		return store.Lease{}, err
+	}
+	s.putLease(l)
+	return l, nil
+}
+
+// nextLease is AcquireLease's decision, for AcquireLease and for a Change
+// that claims a lease: the lease owner would hold, or Conflict. Callers
+// hold s.mu.
+func (s *Store) nextLease(runID, owner, tenant string, ttl time.Duration, now time.Time) (store.Lease, error) {
 	l, held := s.leases[runID]
 	switch {
 	case !held:
-		gen, released := s.released[runID]
-		l = store.Lease{RunID: runID, Owner: owner, Generation: gen + 1, Tenant: store.TenantFrom(ctx)}
-		if released { // a first lease has nothing to delete
-			delete(s.released, runID)
-		}
+		l = store.Lease{RunID: runID, Owner: owner, Generation: s.released[runID] + 1, Tenant: tenant}
 	case l.Owner == owner:
 		// Extending one's own lease keeps its generation and tenant.
 	case !now.Before(l.ExpiresAt):
 		l.Owner = owner
 		l.Generation++
-		l.Tenant = store.TenantFrom(ctx)
+		l.Tenant = tenant
 	default:
 		return store.Lease{}, errdefs.Conflictf("acquire lease of run %q for %q: held by %q until %v", runID, owner, l.Owner, l.ExpiresAt)
 	}
 	l.ExpiresAt = now.Add(ttl)
-	s.leases[runID] = l
 	return l, nil
+}
+
+// putLease records a held lease (a released lease's generation lives on
+// in it). Callers hold s.mu for writing.
+func (s *Store) putLease(l store.Lease) {
+	s.leases[l.RunID] = l
+	delete(s.released, l.RunID)
 }
 
 // RenewLease extends l until now+ttl unless it was released or taken over.
@@ -72,6 +85,37 @@ func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration
 	held.ExpiresAt = now.Add(ttl)
 	s.leases[l.RunID] = held
 	return held, nil
+}
+
+// RenewLeases extends each lease of ls still held as it says and returns
+// those, with their tasks' cancel requests.
+func (s *Store) RenewLeases(ctx context.Context, ls []store.Lease, ttl time.Duration) ([]store.RenewedLease, error) {
+	if err := live(ctx); err != nil {
+		return nil, err
+	}
+	if ttl <= 0 {
+		return nil, errdefs.Validationf("renew leases: ttl %v is not positive", ttl)
+	}
+	now := now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]store.RenewedLease, 0, len(ls))
+	for _, l := range ls {
+		held, ok := s.held(l)
+		if !ok {
+			continue
+		}
+		held.ExpiresAt = now.Add(ttl)
+		s.leases[l.RunID] = held
+		rl := store.RenewedLease{Lease: held}
+		if t := s.tenants[held.Tenant]; t != nil {
+			if rec := t.task(l.RunID); rec != "" {
+				rl.CancelRequested = readTask(rec).CancelRequested
+			}
+		}
+		out = append(out, rl)
+	}
+	return out, nil
 }
 
 // ReleaseLease gives l up; a lost lease is left alone.

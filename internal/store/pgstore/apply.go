@@ -63,6 +63,8 @@ type outcome struct {
 	taskCreated bool
 	taskUpdated bool
 	runAppended []bool
+	// lease is the lease the change claimed (RunID empty: refused).
+	lease store.Lease
 }
 
 func (s *Store) applyOnce(ctx context.Context, p *plan) (err error) {
@@ -92,6 +94,9 @@ func (s *Store) applyOnce(ctx context.Context, p *plan) (err error) {
 	if err := tx.Commit(ctx); err != nil {
 		return commitError(err)
 	}
+	if p.lease != nil {
+		p.lease.Granted = out.lease
+	}
 	return nil
 }
 
@@ -111,6 +116,18 @@ func (s *Store) batch(p *plan, out *outcome) *pgx.Batch {
 	if t := p.update; t != nil {
 		b.Queue(updateTaskSQL, t.updateArgs(p.tenant)...).
 			Exec(func(ct pgconn.CommandTag) error { out.taskUpdated = ct.RowsAffected() == 1; return nil })
+	}
+	if l := p.lease; l != nil {
+		b.Queue(claimLeaseSQL, p.taskID, l.Owner, p.leaseExpires, s.now(), p.tenant, l.TTL.Microseconds()).
+			QueryRow(func(row pgx.Row) error {
+				out.lease = store.Lease{RunID: p.taskID, Owner: l.Owner, ExpiresAt: p.leaseExpires}
+				err := row.Scan(&out.lease.Generation, &out.lease.Tenant)
+				if errNoRows(err) {
+					out.lease = store.Lease{}
+					return nil
+				}
+				return err
+			})
 	}
 	for _, a := range p.contexts {
 		b.Queue(appendMessagesSQL, p.tenant, a.contextID, len(a.bodies), a.taskIDs, a.bodies)
@@ -199,6 +216,9 @@ func (s *Store) checkOutcome(ctx context.Context, tx pgx.Tx, p *plan, out *outco
 		}
 		return errdefs.Conflictf("pgstore: task %q is at version %d, the update was for version %d",
 			p.update.ID, version, p.update.Version)
+	}
+	if p.lease != nil && out.lease.RunID == "" {
+		return errdefs.Conflictf("pgstore: lease on run %q is held by another owner than %q", p.taskID, p.lease.Owner)
 	}
 	for i, r := range p.runs {
 		if out.runAppended[i] {

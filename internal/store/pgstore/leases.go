@@ -31,15 +31,7 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 	l := store.Lease{RunID: runID, Tenant: store.TenantFrom(ctx), Owner: owner, ExpiresAt: now.Add(ttl)}
 	var won bool
 	err := s.retry(ctx, func(ctx context.Context) error {
-		err := s.pool.QueryRow(ctx, `
-INSERT INTO leases (run_id, tenant, owner, generation, expires_at) VALUES ($1, $5, $2, 1, $3)
-ON CONFLICT (run_id) DO UPDATE SET
-	generation = CASE WHEN leases.owner = EXCLUDED.owner THEN leases.generation ELSE leases.generation + 1 END,
-	owner = EXCLUDED.owner,
-	tenant = CASE WHEN leases.owner = EXCLUDED.owner THEN leases.tenant ELSE EXCLUDED.tenant END,
-	expires_at = EXCLUDED.expires_at
-WHERE leases.owner = EXCLUDED.owner OR leases.owner = '' OR leases.expires_at <= $4
-RETURNING generation, tenant`, runID, owner, l.ExpiresAt, now, l.Tenant).Scan(&l.Generation, &l.Tenant)
+		err := s.pool.QueryRow(ctx, claimLeaseSQL, runID, owner, l.ExpiresAt, now, l.Tenant, ttl.Microseconds()).Scan(&l.Generation, &l.Tenant)
 		won = err == nil
 		if errNoRows(err) {
 			return nil
@@ -55,6 +47,72 @@ RETURNING generation, tenant`, runID, owner, l.ExpiresAt, now, l.Tenant).Scan(&l
 	return l, nil
 }
 
+// claimLeaseSQL is the claim of AcquireLease and of a Change with a lease:
+// $1 run, $2 owner, $3 expiry, $4 now, $5 tenant, $6 the TTL in µs. Its
+// WHERE is the claim condition, evaluated under the row lock. Another
+// owner's expired lease passes only once the server has been up for that
+// lease's own TTL (pg_postmaster_start_time, on the database's clock):
+// after a restart every lease has expired, and a live owner must get one
+// lease period to renew before anyone takes its runs.
+const claimLeaseSQL = `
+INSERT INTO leases (run_id, tenant, owner, generation, expires_at, ttl_us) VALUES ($1, $5, $2, 1, $3, $6)
+ON CONFLICT (run_id) DO UPDATE SET
+	generation = CASE WHEN leases.owner = EXCLUDED.owner THEN leases.generation ELSE leases.generation + 1 END,
+	owner = EXCLUDED.owner,
+	tenant = CASE WHEN leases.owner = EXCLUDED.owner THEN leases.tenant ELSE EXCLUDED.tenant END,
+	expires_at = EXCLUDED.expires_at,
+	ttl_us = EXCLUDED.ttl_us
+WHERE leases.owner = EXCLUDED.owner OR leases.owner = ''
+	OR (leases.expires_at <= $4 AND pg_postmaster_start_time() <= clock_timestamp() - leases.ttl_us * interval '1 microsecond')
+RETURNING generation, tenant`
+
+// RenewLeases extends, in one statement, every lease of ls still held as
+// it says, and reads the cancel requests of their runs in the same round
+// trip.
+func (s *Store) RenewLeases(ctx context.Context, ls []store.Lease, ttl time.Duration) ([]store.RenewedLease, error) {
+	if ttl <= 0 {
+		return nil, errdefs.Validationf("pgstore: renew leases: ttl %v is not positive", ttl)
+	}
+	if len(ls) == 0 {
+		return nil, nil
+	}
+	ids, owners, gens := make([]string, len(ls)), make([]string, len(ls)), make([]int64, len(ls))
+	for i, l := range ls {
+		ids[i], owners[i], gens[i] = l.RunID, l.Owner, l.Generation
+	}
+	expires := s.now().Add(ttl)
+	var out []store.RenewedLease
+	err := s.retry(ctx, func(ctx context.Context) error {
+		rows, err := s.pool.Query(ctx, renewLeasesSQL, ids, owners, gens, expires, ttl.Microseconds())
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.RenewedLease, error) {
+			r := store.RenewedLease{Lease: store.Lease{ExpiresAt: expires}}
+			err := row.Scan(&r.RunID, &r.Tenant, &r.Owner, &r.Generation, &r.CancelRequested)
+			return r, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, s.classify(fmt.Sprintf("renew %d leases", len(ls)), err)
+	}
+	return out, nil
+}
+
+// renewLeasesSQL: $1 run ids, $2 owners, $3 generations, $4 the new
+// expiry, $5 the TTL in µs. A lease of a run whose task is gone still renews (the run ends
+// soon); its cancel request reads false.
+const renewLeasesSQL = `
+WITH renewed AS (
+	UPDATE leases SET expires_at = $4, ttl_us = $5
+	FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(run_id, owner, generation)
+	WHERE leases.run_id = u.run_id AND leases.owner = u.owner AND leases.generation = u.generation
+	RETURNING leases.run_id, leases.tenant, leases.owner, leases.generation
+)
+SELECT r.run_id, r.tenant, r.owner, r.generation, coalesce(t.cancel_requested, false)
+FROM renewed r LEFT JOIN tasks t ON t.tenant = r.tenant AND t.id = r.run_id`
+
 // RenewLease extends l to now+ttl if it is still held as l says (owner and
 // generation), expired or not; otherwise the lease was released or taken
 // over, a Conflict.
@@ -65,8 +123,8 @@ func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration
 	l.ExpiresAt = s.now().Add(ttl)
 	var held bool
 	err := s.retry(ctx, func(ctx context.Context) error {
-		ct, err := s.pool.Exec(ctx, `UPDATE leases SET expires_at = $4
-			WHERE run_id = $1 AND owner = $2 AND generation = $3`, l.RunID, l.Owner, l.Generation, l.ExpiresAt)
+		ct, err := s.pool.Exec(ctx, `UPDATE leases SET expires_at = $4, ttl_us = $5
+			WHERE run_id = $1 AND owner = $2 AND generation = $3`, l.RunID, l.Owner, l.Generation, l.ExpiresAt, ttl.Microseconds())
 		held = ct.RowsAffected() == 1
 		return err
 	})

@@ -20,10 +20,13 @@ type plan struct {
 	update   *taskRow
 	contexts []contextAppend // sorted by context id: a fixed lock order
 	runs     []runAppend     // sorted by run id: a fixed lock order
+	lease    *store.LeaseClaim
+	// leaseExpires is the claimed lease's expiry (now + its TTL).
+	leaseExpires time.Time
 }
 
 func (p *plan) empty() bool {
-	return p.key == nil && p.create == nil && p.update == nil && len(p.contexts) == 0 && len(p.runs) == 0
+	return p.key == nil && p.create == nil && p.update == nil && len(p.contexts) == 0 && len(p.runs) == 0 && p.lease == nil
 }
 
 // contextAppend is the messages of one Change for one context.
@@ -53,6 +56,12 @@ func (s *Store) plan(tenant string, c store.Change) (*plan, error) {
 				k.ContextID, k.MessageID, c.TaskID)
 		}
 		p.key = k
+	}
+	if l := c.Lease; l != nil {
+		if err := checkLease(c.TaskID, l.Owner, l.TTL); err != nil {
+			return nil, err
+		}
+		p.lease, p.leaseExpires = l, now.Add(l.TTL)
 	}
 	if c.CreateTask != nil {
 		row, err := newTaskRow(*c.CreateTask, now, true)

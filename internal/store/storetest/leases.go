@@ -30,6 +30,8 @@ func testLeases(t *testing.T, f Factory) {
 		"Validation":               testLeaseInvalid,
 		"RecordsTenant":            testLeaseTenant,
 		"ExtendKeepsTenant":        testLeaseExtendKeepsTenant,
+		"ClaimedByChange":          testLeaseClaimedByChange,
+		"RenewMany":                testRenewLeases,
 	})
 }
 
