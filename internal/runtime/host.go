@@ -239,7 +239,8 @@ func (h *host) pendingPrompt() *engine.UserPrompt {
 	return h.prompt
 }
 
-// Checkpoint saves cp, stamped for this attempt (see stamp).
+// Checkpoint saves cp, stamped for this attempt (see stamp), once every
+// event published before it is durable.
 //
 // With a volatile store a checkpoint is no more durable in the store than
 // in this process, and only a later attempt reads it: the latest one is
@@ -263,6 +264,14 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		x.heldCheckpoint = &cp
 		x.mu.Unlock()
 		return nil
+	}
+	// A resumed attempt trusts the checkpoint not to need what it covers
+	// again, so the events published before it must be durable first:
+	// otherwise a lost attempt leaves deltas no stream will ever carry.
+	if err := x.r.retry(ctx, "event write before a checkpoint", x.runID, func() error {
+		return x.r.flusher.flushLog(ctx, x.log)
+	}); err != nil {
+		return err
 	}
 	return x.r.saveCheckpoint(ctx, x.stamp(cp))
 }

@@ -55,6 +55,24 @@ func (x *execution) acquire() error {
 	}
 }
 
+// leaseClaim is the lease a commit that makes a run runnable takes for
+// this replica (store.Change.Lease).
+func (r *Runtime) leaseClaim() *store.LeaseClaim {
+	return &store.LeaseClaim{Owner: r.replica, TTL: r.leaseTTL}
+}
+
+// holdLease records the lease a commit granted. A commit whose answer was
+// lost, and which a retry found stored, granted one this replica does not
+// know of: run acquires it (its own) then.
+func (x *execution) holdLease(l store.Lease) {
+	if l.RunID == "" {
+		return
+	}
+	x.mu.Lock()
+	x.lease = l
+	x.mu.Unlock()
+}
+
 // release gives the lease up; handover lets it expire now instead, so that
 // another replica resumes the run at its next sweep.
 func (x *execution) release(handover bool) {
@@ -92,38 +110,61 @@ func (r *Runtime) keepLeases(ctx context.Context) {
 			xs = append(xs, x) // running and queued: both hold leases
 		}
 		r.mu.Unlock()
-		for _, x := range xs {
-			r.renew(ctx, x)
-		}
+		r.renewAll(ctx, xs)
 	}
 }
 
-func (r *Runtime) renew(ctx context.Context, x *execution) {
-	// Under leaseMu, so that a renewal cannot read the lease before a
-	// release and write it after: it would extend a handed-over lease.
-	x.leaseMu.Lock()
-	defer x.leaseMu.Unlock()
-	x.mu.Lock()
-	l := x.lease
-	x.mu.Unlock()
-	if l.RunID == "" {
+// renewAll renews the leases of xs in one store call (however many runs a
+// replica executes, a round is one round trip), abandons the attempts whose
+// lease was lost, and interrupts those whose task records a cancel.
+func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
+	// Each execution's leaseMu is held across the call, so that a renewal
+	// cannot read a lease before its release or hand-over and write it
+	// after: it would extend a lease given up meanwhile. Only release
+	// takes a leaseMu besides, and holds no other.
+	held := make([]*execution, 0, len(xs))
+	leases := make([]store.Lease, 0, len(xs))
+	for _, x := range xs {
+		x.leaseMu.Lock()
+		x.mu.Lock()
+		l := x.lease
+		x.mu.Unlock()
+		if l.RunID == "" {
+			x.leaseMu.Unlock()
+			continue
+		}
+		held, leases = append(held, x), append(leases, l)
+	}
+	if len(held) == 0 {
 		return
 	}
-	tctx := store.WithTenant(ctx, x.tenant)
-	nl, err := r.st.RenewLease(tctx, l, r.leaseTTL)
-	switch {
-	case errdefs.IsConflict(err):
-		x.abandon(err)
-		return
-	case err != nil:
-		r.log.Warn("lease renewal failed; will retry", "run_id", l.RunID, "err", err)
+	renewed, err := r.st.RenewLeases(ctx, leases, r.leaseTTL)
+	if err != nil {
+		for _, x := range held {
+			x.leaseMu.Unlock()
+		}
+		r.noteStoreError(err)
+		r.log.Warn("lease renewal failed; will retry", "runs", len(held), "err", err)
 		return
 	}
-	x.mu.Lock()
-	x.lease = nl
-	x.mu.Unlock()
-	if t, err := r.st.GetTask(tctx, l.RunID); err == nil && t.CancelRequested {
-		x.interrupt(engine.CauseUserCancel, "canceled by the user")
+	byRun := make(map[string]store.RenewedLease, len(renewed))
+	for _, rl := range renewed {
+		byRun[rl.RunID] = rl
+	}
+	for _, x := range held {
+		rl, ok := byRun[x.runID]
+		if ok {
+			x.mu.Lock()
+			x.lease = rl.Lease
+			x.mu.Unlock()
+		}
+		x.leaseMu.Unlock()
+		switch {
+		case !ok:
+			x.abandon(errdefs.Conflictf("the lease on run %s was taken over by another replica", x.runID))
+		case rl.CancelRequested:
+			x.interrupt(engine.CauseUserCancel, "canceled by the user")
+		}
 	}
 }
 
@@ -137,8 +178,12 @@ func (r *Runtime) sweep(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		if r.recentStoreTrouble() {
+			continue
+		}
 		expired, err := r.st.ExpiredLeases(ctx, time.Now(), 16)
 		if err != nil {
+			r.noteStoreError(err)
 			r.log.Warn("lease sweep failed", "err", err)
 			continue
 		}
@@ -150,6 +195,24 @@ func (r *Runtime) sweep(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// noteStoreError records when the store was last found unreachable.
+func (r *Runtime) noteStoreError(err error) {
+	if errdefs.IsNotAvailable(err) {
+		r.storeTrouble.Store(time.Now().UnixNano())
+	}
+}
+
+// recentStoreTrouble reports whether this replica lost the store less than
+// a lease period ago. Its sweep waits that long: when this replica was cut
+// off, the others may have been too, and their leases expired with nobody
+// dead — they need a lease period to renew before anyone takes their runs
+// (the store's own rule covers a restart of the database; this one covers
+// the network between).
+func (r *Runtime) recentStoreTrouble() bool {
+	at := r.storeTrouble.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < r.leaseTTL
 }
 
 // recover claims an expired run and resumes it here in a new attempt.
@@ -212,7 +275,7 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 		var evs []stateEvent
 		if !r.attemptClosed(ctx, t.ID) {
 			evs = append(evs, stateEvent{body: RunEndData{State: store.StateWorking, Usage: t.Usage,
-				Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: "the replica executing this attempt stopped"}}})
+				Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: lapsedLease(expired)}}})
 		}
 		evs = append(evs,
 			stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalCrash}},
@@ -232,6 +295,15 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	r.log.Info("resuming run after its replica stopped", "run_id", t.ID, "attempt", next.Attempt)
 	r.launch(x)
 	return nil
+}
+
+// lapsedLease explains the end of an attempt whose lease another replica
+// took over: all a replica knows is that the owner stopped renewing, which
+// it does when it dies or when it loses the database for longer than a
+// lease (a live owner that merely saw the database restart keeps its
+// runs: see store.Leases).
+func lapsedLease(l store.Lease) string {
+	return "replica " + l.Owner + " stopped renewing this attempt's lease (it stopped, or lost its connection to the database); the run resumed from its last checkpoint"
 }
 
 // attemptClosed reports whether the run's log ends with a run.end.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -102,6 +103,9 @@ type Runtime struct {
 	sweepEvery time.Duration
 	// agentUsed counts each agent's usage (made in New, read-only after).
 	agentUsed map[string]*usageCounter
+	// storeTrouble is when a lease renewal or sweep last found the store
+	// unreachable (Unix nanoseconds; 0 never): see sweep.
+	storeTrouble atomic.Int64
 
 	// ctx is the runtime's lifetime: runs derive from it, not from requests
 	// (invariant 5).

@@ -171,24 +171,23 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		evs[n] = stateEvent{body: StatusData{State: store.StateWorking}}
 		n++
 	}
+	// The task is created with its lease, running or queued: a replica
+	// that dies right after the commit leaves a lease that expires, and
+	// another replica's sweep starts or resumes the run.
+	claim := r.leaseClaim()
 	_, err = r.commit(ctx, l, store.Change{
 		Idempotency: &x.key,
 		TaskID:      taskID,
 		CreateTask:  &x.task,
 		Messages:    x.user[:],
+		Lease:       claim,
 	}, evs[:n]...)
 	if err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
 	}
 	x.task.Version = 1
 	created := x.task // x.task belongs to the execution's goroutine once launched
-	if !start {
-		// A queued task holds a lease too, so that it is recovered (started
-		// elsewhere) if this replica dies before starting it.
-		if err := x.acquire(); err != nil {
-			r.log.Warn("queued run has no lease yet", "run_id", x.runID, "err", err)
-		}
-	}
+	x.holdLease(claim.Granted)
 	close(x.created)
 	if start {
 		r.launch(x)
@@ -282,17 +281,20 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	r.registerLocked(x)
 	r.mu.Unlock()
 
+	claim := r.leaseClaim()
 	first, err := r.commit(ctx, l, store.Change{
 		Idempotency: &x.key,
 		TaskID:      t.ID,
 		UpdateTask:  &x.task,
 		Messages:    x.user[:],
+		Lease:       claim,
 	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
 		stateEvent{body: StatusData{State: store.StateWorking}})
 	if err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
 	}
 	x.task.Version++
+	x.holdLease(claim.Granted)
 	close(x.created)
 	resumed := x.task
 	r.launch(x)
