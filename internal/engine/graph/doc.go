@@ -1,0 +1,19 @@
+// Package graph is the DAG workflow engine: it runs workflow documents in
+// zenflow's published spec v1 format (zendev-sh/zenflow, spec/v1) as
+// durable, resumable runs. A file zenflow accepts loads here unchanged; a
+// file it rejects is rejected for the same reason.
+//
+// Loading: Parse checks one document — the structural layer against the
+// spec's JSON Schema (SchemaJSON, embedded) and every validator rule of
+// spec §11 — and compiles its CEL expressions; Load and ParseIn also
+// resolve @ file references, contextFiles and included sub-workflows
+// relative to the document's directory. Every problem is reported, not
+// the first one, as Problems: one Problem per finding, with the path in
+// the document (`steps[3].dependsOn[0]: unknown step "reserch" (did you
+// mean "research"?)`) and a code from the spec's conformance test cases.
+//
+// Imports: engine, errdefs, event, model, strictjson, cel-go, jsonschema
+// and sigs.k8s.io/yaml. graph must not import runtime, store, api, a2a,
+// llm, tool or any other engine: a step's agent is reached through the
+// Agents interface the host wires in.
+package graph

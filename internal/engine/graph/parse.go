@@ -1,0 +1,75 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"sigs.k8s.io/yaml"
+
+	"agentd/internal/strictjson"
+)
+
+// Parse reads one workflow document, YAML or JSON, and checks it against
+// the spec: the schema layer (schema.json), then every validator rule of
+// spec §11, with CEL expressions compiled. It touches no file: @
+// references, contextFiles and includes are checked by Load. The error is
+// Problems, every problem found, each with its path.
+func Parse(data []byte) (*Workflow, error) {
+	var ps problems
+	w := parse(data, &ps)
+	if w != nil {
+		w.check(&ps)
+	}
+	return w, ps.err()
+}
+
+// parse decodes data, reporting schema violations; it returns nil when
+// the document cannot be decoded into a Workflow at all.
+func parse(data []byte, ps *problems) *Workflow {
+	if len(data) > MaxFileSizeBytes {
+		ps.add("", CodeTooLarge, "document is %d bytes, more than the %d allowed", len(data), MaxFileSizeBytes)
+		return nil
+	}
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		ps.add("", CodeValidation, "not valid YAML or JSON: %v", err)
+		return nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
+	if err != nil {
+		ps.add("", CodeValidation, "not valid JSON: %v", err)
+		return nil
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		ps.add("", CodeValidation, "a workflow is a mapping with name and steps, got %s", bytes.TrimSpace(j))
+		return nil
+	}
+	checkSchema(doc, ps)
+	// strictjson, not encoding/json: keys are matched case-sensitively,
+	// so a stray "dependson" cannot stand in for dependsOn.
+	// When the schema already found problems, a lenient decode still lets
+	// the validator rules report theirs, so one run lists every problem.
+	var w Workflow
+	if err := strictjson.Decode(j, &w); err != nil {
+		if len(ps.list) == 0 {
+			ps.add("", CodeValidation, "%v", err)
+			return nil
+		}
+		w = Workflow{}
+		if json.Unmarshal(j, &w) != nil {
+			return nil
+		}
+	}
+	return &w
+}
+
+// MarshalIndent is a helper for tools that print a parsed workflow.
+func (w *Workflow) String() string {
+	b, err := json.Marshal(w)
+	if err != nil {
+		return fmt.Sprintf("workflow %q", w.Name)
+	}
+	return string(b)
+}
