@@ -97,6 +97,9 @@ func newLogger(f flags, w io.Writer) (*slog.Logger, error) {
 // run is main without the process: it serves until ctx ends. ready, when
 // non-nil, receives the bound address once the server listens.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready chan<- string) error {
+	if len(args) > 0 && args[0] == "validate" {
+		return validateCommand(args[1:], os.Stdout)
+	}
 	f, err := parseFlags(args, stderr)
 	if err != nil {
 		return err

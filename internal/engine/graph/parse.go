@@ -46,21 +46,24 @@ func parse(data []byte, ps *problems) *Workflow {
 		ps.add("", CodeValidation, "a workflow is a mapping with name and steps, got %s", bytes.TrimSpace(j))
 		return nil
 	}
-	checkSchema(doc, ps)
+	bad := checkSchema(doc, ps)
 	// strictjson, not encoding/json: keys are matched case-sensitively,
 	// so a stray "dependson" cannot stand in for dependsOn.
-	// When the schema already found problems, a lenient decode still lets
-	// the validator rules report theirs, so one run lists every problem.
+	// When the schema already found problems, the values at fault are
+	// pruned so that the validator rules still run: one run lists every
+	// problem.
+	if len(bad) > 0 {
+		prune(doc, bad)
+		if j, err = json.Marshal(doc); err != nil {
+			return nil
+		}
+	}
 	var w Workflow
 	if err := strictjson.Decode(j, &w); err != nil {
 		if len(ps.list) == 0 {
 			ps.add("", CodeValidation, "%v", err)
-			return nil
 		}
-		w = Workflow{}
-		if json.Unmarshal(j, &w) != nil {
-			return nil
-		}
+		return nil
 	}
 	return &w
 }
