@@ -8,6 +8,7 @@ import (
 	"agentd/internal/agent"
 	"agentd/internal/engine"
 	"agentd/internal/engine/conformance"
+	"agentd/internal/engine/flow"
 	"agentd/internal/engine/loop"
 	"agentd/internal/llm"
 	"agentd/internal/llm/openai"
@@ -37,6 +38,9 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 	}
 	reg := &tool.Registry{}
 	if err := tool.RegisterBuiltins(reg, tool.BuiltinOptions{Now: opts.Now}); err != nil {
+		return nil, err
+	}
+	if err := registerDemoTools(reg, getenv); err != nil {
 		return nil, err
 	}
 	providers := map[string]llm.Provider{}
@@ -80,6 +84,12 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		case "flow":
+			var err error
+			eng, err = flow.New(flow.Config{Flow: c.flows[i], Tools: reg, AgentID: a.ID, SpecVersion: a.Version})
+			if err != nil {
+				return nil, fmt.Errorf("%s.flow: %w", path, err)
 			}
 		case "conformance":
 			eng = conformance.New(a.ID)

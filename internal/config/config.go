@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"agentd/internal/agent"
+	"agentd/internal/engine/flow"
 	"agentd/internal/errdefs"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/strictjson"
@@ -21,6 +23,9 @@ type Config struct {
 	Server    Server              `json:"server"`
 	Providers map[string]Provider `json:"providers"`
 	Agents    []Agent             `json:"agents"`
+
+	// flows holds the compiled flow of each flow agent, by agent index.
+	flows map[int]*flow.Flow
 }
 
 // Server configures the HTTP server.
@@ -74,9 +79,12 @@ type Agent struct {
 	Description string        `json:"description,omitempty"`
 	Version     string        `json:"version,omitempty"`
 	Skills      []agent.Skill `json:"skills,omitempty"`
-	// Engine is "loop" (the LLM tool loop) or "conformance" (the A2A
-	// conformance behaviours).
+	// Engine is "loop" (the LLM tool loop), "flow" (a Trellis flow) or
+	// "conformance" (the A2A conformance behaviours).
 	Engine string `json:"engine"`
+	// Flow is the flow engine's flow: a directory of node files or one
+	// YAML file, relative to the configuration file.
+	Flow string `json:"flow,omitempty"`
 	// Provider names an entry of providers (loop engine). "auto-openai"
 	// style switching is expressed with fallback_provider.
 	Provider string `json:"provider,omitempty"`
@@ -133,18 +141,24 @@ func (d Duration) Or(def time.Duration) time.Duration {
 // embedded demo configuration.
 func Load(path string) (*Config, error) {
 	if path == "" {
-		return Parse(demoYAML, "demo configuration")
+		return parse(demoYAML, "demo configuration", files{fs: demoFiles})
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, errdefs.Validationf("read config: %w", err)
 	}
-	return Parse(b, path)
+	return parse(b, path, files{base: filepath.Dir(path)})
 }
 
 // Parse decodes YAML strictly — unknown and duplicate keys are errors naming
-// their path — and validates references. name labels errors.
+// their path — and validates references. name labels errors; relative
+// paths in the file (flow:) are resolved against the working directory.
 func Parse(b []byte, name string) (*Config, error) {
+	return parse(b, name, files{base: "."})
+}
+
+// parse is Parse with relative paths resolved in dir.
+func parse(b []byte, name string, dir files) (*Config, error) {
 	j, err := yaml.YAMLToJSONStrict(b)
 	if err != nil {
 		return nil, errdefs.Validationf("%s: not valid YAML: %v", name, err)
@@ -154,6 +168,9 @@ func Parse(b []byte, name string) (*Config, error) {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
 	if err := c.Validate(); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
+	if err := c.loadFlows(dir); err != nil {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
 	return &c, nil

@@ -11,7 +11,7 @@ import (
 )
 
 // Engines are the engine names an agent may use.
-var Engines = []string{"loop", "conformance"}
+var Engines = []string{"loop", "flow", "conformance"}
 
 // BuiltinTools are the tool names the configuration may reference.
 var BuiltinTools = []string{"calculator", "clock"}
@@ -97,6 +97,13 @@ func (a Agent) validate(path string, providers map[string]Provider) error {
 		if a.MaxIterations < 0 {
 			return fmt.Errorf("%s.max_iterations: must not be negative, got %d", path, a.MaxIterations)
 		}
+	case "flow":
+		if a.Flow == "" {
+			return fmt.Errorf("%s.flow: required for the flow engine (a directory of node files or a YAML file)", path)
+		}
+		if a.Provider != "" || len(a.Tools) > 0 {
+			return fmt.Errorf("%s: the flow engine takes no provider or tools (its nodes name their tools)", path)
+		}
 	case "conformance":
 		if a.Provider != "" || len(a.Tools) > 0 {
 			return fmt.Errorf("%s: the conformance engine takes no provider or tools", path)
@@ -105,6 +112,9 @@ func (a Agent) validate(path string, providers map[string]Provider) error {
 		return fmt.Errorf("%s.engine: required (%s)", path, strings.Join(Engines, ", "))
 	default:
 		return fmt.Errorf("%s.engine: unknown engine %q (want %s)", path, a.Engine, strings.Join(Engines, ", "))
+	}
+	if a.Flow != "" && a.Engine != "flow" {
+		return fmt.Errorf("%s.flow: only the flow engine runs a flow (engine is %q)", path, a.Engine)
 	}
 	for j, t := range a.Tools {
 		if !slices.Contains(BuiltinTools, t) {

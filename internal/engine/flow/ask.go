@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentd/internal/engine"
+	"agentd/internal/errdefs"
 	"agentd/internal/model"
 )
 
@@ -90,6 +91,8 @@ func (x *execution) answer(n *node, reason string) (string, error) {
 		return "", x.ctx.Err()
 	case timedOut:
 		return "", &raised{name: SignalTimeout}
+	case errdefs.IsInterrupted(err):
+		return "", &parked{err: err}
 	case err != nil:
 		return "", err
 	case !deadline.IsZero() && !x.e.cfg.Now().Before(deadline):
@@ -134,6 +137,13 @@ func (x *execution) prompt(n *node, reason string) (engine.UserPrompt, error) {
 		Metadata: meta,
 	}, nil
 }
+
+// parked is a question the host answered by parking the run (an
+// interrupt from AskUser): the run stops here and a resume asks again.
+type parked struct{ err error }
+
+func (p *parked) Error() string { return p.err.Error() }
+func (p *parked) Unwrap() error { return p.err }
 
 // constraints is the data part of a prompt.
 type constraints struct {

@@ -25,6 +25,9 @@ type nodeDetail struct {
 	Visit     int    `json:"visit"`
 	To        string `json:"to,omitempty"`
 	Signal    string `json:"signal,omitempty"`
+	// Waiting marks a node left to wait for the user's answer: the run
+	// parks, and a resume continues at this node.
+	Waiting bool `json:"waiting,omitempty"`
 }
 
 // toolDetail is the Detail of a tool or undo step's events.

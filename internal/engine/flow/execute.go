@@ -68,9 +68,15 @@ func (x *execution) node() *node { return x.f.nodes[x.st.Node] }
 func (x *execution) runNode(n *node) error {
 	x.stepStart(n)
 	next, err := x.exec(n)
-	var sig *raised
-	var failed *actionError
+	var (
+		sig    *raised
+		failed *actionError
+		park   *parked
+	)
 	switch {
+	case errors.As(err, &park):
+		x.stepComplete(n, nodeDetail{Waiting: true})
+		return park.err
 	case errors.As(err, &sig):
 		return x.signal(n, sig)
 	case errors.As(err, &failed):

@@ -220,3 +220,7 @@ func finalContext(t testing.TB, h *enginetest.RecordingHost) (map[string]any, []
 	t.Fatal("no flow-context artifact published")
 	return nil, nil
 }
+
+func replyOf(text string) *engine.UserReply {
+	return &engine.UserReply{Parts: []model.Part{model.TextPart(text)}}
+}

@@ -1,0 +1,90 @@
+package config
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"agentd/internal/engine/flow"
+	"agentd/internal/tool"
+)
+
+// DemoTools are the demo shop's tools (tool.DemoShop), which flows may
+// call besides the built-in tools.
+var DemoTools = []string{tool.LookupOrderName, tool.IssueRefundName, tool.CancelRefundName, tool.NotifyName}
+
+// DemoNotifyFailEnv, when set to anything, makes the demo shop's notify
+// tool fail, to show the refund flow undoing its refund.
+const DemoNotifyFailEnv = "AGENTD_DEMO_NOTIFY_FAIL"
+
+// FlowTool reports whether a flow may call the tool name.
+func FlowTool(name string) bool {
+	return slices.Contains(BuiltinTools, name) || slices.Contains(DemoTools, name)
+}
+
+func registerDemoTools(reg *tool.Registry, getenv Env) error {
+	shop := tool.NewDemoShop(tool.DemoShopOptions{FailNotify: getenv(DemoNotifyFailEnv) != ""})
+	for _, t := range shop.Tools() {
+		if err := reg.Register(t); err != nil {
+			return fmt.Errorf("register demo tools: %w", err)
+		}
+	}
+	return nil
+}
+
+// files is where a configuration's relative paths lead: a directory on
+// disk (base), or a file system of its own (the embedded demo files).
+type files struct {
+	base string
+	fs   fs.FS
+}
+
+// loadFlows loads and compiles the flow of every flow agent. Errors name
+// the agent's flow key and the node.
+func (c *Config) loadFlows(dir files) error {
+	for i, a := range c.Agents {
+		if a.Engine != "flow" {
+			continue
+		}
+		f, problems, err := dir.checkFlow(a.Flow)
+		if err == nil {
+			err = problems.Err(a.Flow)
+		}
+		if err != nil {
+			return fmt.Errorf("agents[%d].flow: %v", i, err)
+		}
+		if c.flows == nil {
+			c.flows = map[int]*flow.Flow{}
+		}
+		c.flows[i] = f
+	}
+	return nil
+}
+
+// CheckFlow loads and compiles the flow at path (a directory of node
+// files or a YAML file) against the tools agentd offers flows and returns
+// every problem, warnings included; err is set when the flow cannot be
+// read at all.
+func CheckFlow(path string) (*flow.Flow, flow.Problems, error) {
+	return files{base: "."}.checkFlow(path)
+}
+
+func (dir files) checkFlow(p string) (*flow.Flow, flow.Problems, error) {
+	fsys := dir.fs
+	if fsys == nil {
+		full := p
+		if !filepath.IsAbs(p) {
+			full = filepath.Join(dir.base, p)
+		}
+		fsys, p = os.DirFS(filepath.Dir(full)), filepath.Base(full)
+	}
+	spec, err := flow.Load(fsys, path.Clean(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	f, problems := flow.Compile(spec, FlowTool)
+	return f, problems, nil
+}
