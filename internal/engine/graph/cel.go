@@ -156,8 +156,8 @@ func skipString(src string, i int) int {
 	return len(src)
 }
 
-// scope is what an expression sees when it is evaluated.
-type scope struct {
+// celVars is what an expression sees when it is evaluated.
+type celVars struct {
 	Steps     map[string]stepView
 	Iteration int
 	Item      any
@@ -174,7 +174,7 @@ type stepView struct {
 	Result  map[string]any
 }
 
-func (s scope) activation() map[string]any {
+func (s celVars) activation() map[string]any {
 	steps := make(map[string]any, len(s.Steps))
 	for id, v := range s.Steps {
 		steps[id] = map[string]any{"content": v.Content, "status": v.Status, "result": orEmpty(v.Result)}
@@ -193,7 +193,7 @@ func orEmpty(m map[string]any) map[string]any {
 }
 
 // evalBool evaluates a condition or until expression.
-func (e expr) evalBool(s scope) (bool, error) {
+func (e expr) evalBool(s celVars) (bool, error) {
 	out, _, err := e.prog.Eval(s.activation())
 	if err != nil {
 		return false, fmt.Errorf("CEL %q: %v", e.src, err)
@@ -206,7 +206,7 @@ func (e expr) evalBool(s scope) (bool, error) {
 }
 
 // evalList evaluates a forEach expression into plain Go values.
-func (e expr) evalList(s scope) ([]any, error) {
+func (e expr) evalList(s celVars) ([]any, error) {
 	out, _, err := e.prog.Eval(s.activation())
 	if err != nil {
 		return nil, fmt.Errorf("CEL %q: %v", e.src, err)

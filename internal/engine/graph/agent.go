@@ -1,0 +1,79 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+)
+
+// AttrStep is the child run attribute naming the workflow step it runs.
+const AttrStep = "graph.step"
+
+// runAgent runs one agent step as a child run: the agent's engine, a
+// fresh board holding the step's prompt as the user's message, and a
+// childHost. It waits for one of the run's agent slots first
+// (maxConcurrency). The content is the text of the assistant messages the
+// child produced; with a resultSchema, the result is its first valid
+// submit_result call.
+func (x *execution) runAgent(ctx context.Context, sc *scope, s *Step, id string, attempt int,
+	agentName, modelName, prompt string) (_ *StepResult, err error) {
+	eng := x.e.engines[agentKey{agentName, modelName}]
+	if eng == nil {
+		return nil, errdefs.Internalf("step %q: agent %q (model %q) was not resolved", id, agentName, modelName)
+	}
+	select {
+	case x.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-x.stopped:
+		return nil, x.stopErr()
+	}
+	defer func() { <-x.slots }()
+
+	childID := x.run.ID + "/" + id + "/" + strconv.Itoa(attempt)
+	h := x.newChildHost(id, childID)
+	defer h.release()
+	attrs := maps.Clone(x.run.Attributes)
+	if attrs == nil {
+		attrs = map[string]string{}
+	}
+	attrs[AttrStep] = id
+	board := engine.NewBoard()
+	board.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleUser, prompt))
+	run := engine.Run{ID: childID, ParentRunID: x.run.ID, Attributes: attrs, Deps: x.run.Deps}
+
+	out, err := executeChild(ctx, eng, run, h, board)
+	if out == nil {
+		out = board
+	}
+	msgs := out.ChannelFrom(engine.MainChannel, 1)
+	r := &StepResult{Content: contentOf(msgs), Usage: h.total()}
+	if err != nil {
+		return r, err
+	}
+	result, err := submittedResult(sc.wf.Agents[agentName], msgs)
+	if err != nil {
+		return r, err
+	}
+	r.Result = result
+	return r, nil
+}
+
+// executeChild turns a child engine's panic into a step failure.
+func executeChild(ctx context.Context, eng engine.Engine, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = nil, errdefs.Internalf("step run %q: engine %T panicked: %v", run.ID, eng, v)
+		}
+	}()
+	out, err = eng.Execute(ctx, run, h, b)
+	if err != nil && !isStop(err) {
+		err = fmt.Errorf("agent run %q: %w", run.ID, err)
+	}
+	return out, err
+}
