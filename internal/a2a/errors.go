@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -63,6 +64,15 @@ func toA2AError(err error) error {
 		default:
 			code = a2a.ErrInternalError
 		}
+	}
+	if !errdefs.IsPublic(err) {
+		// The cause may name hosts, users or drivers: it goes to the
+		// log, the client gets what it can act on.
+		slog.Default().Warn("a2a request failed", "class", errdefs.ClassOf(err), "err", err)
+		if errdefs.ClassOf(err) == errdefs.ClassNotAvailable {
+			return a2a.NewError(code, errdefs.UnavailableDetail)
+		}
+		return a2a.NewError(code, "internal error; see the server log")
 	}
 	return a2a.NewError(code, err.Error())
 }

@@ -60,7 +60,7 @@ func (h *handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Ta
 	if err != nil {
 		return nil, err
 	}
-	return h.snapshot(ctx, t, n, true)
+	return h.snapshot(ctx, t, n, allArtifacts)
 }
 
 // ListTasks lists this agent's tasks, newest first, with cursor paging.
@@ -97,7 +97,7 @@ func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 		PageSize: q.Limit, TotalSize: page.Total,
 	}
 	for _, t := range page.Tasks {
-		task, err := h.snapshot(ctx, t, n, req.IncludeArtifacts)
+		task, err := h.snapshot(ctx, t, n, artifactsIf(req.IncludeArtifacts))
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +128,7 @@ func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*
 	if t.State.Terminal() && t.State != store.StateCanceled {
 		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, "task "+t.ID+" ended "+string(t.State)+" before the cancel took effect")
 	}
-	return h.snapshot(ctx, t, DefaultHistoryLength, true)
+	return h.snapshot(ctx, t, DefaultHistoryLength, allArtifacts)
 }
 
 // SendMessage starts a task or continues one that waits for input. By
@@ -160,7 +160,7 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 			}
 		}
 	}
-	return h.snapshot(ctx, t, n, true)
+	return h.snapshot(ctx, t, n, allArtifacts)
 }
 
 // submit validates a send request and hands it to the runtime. Every check
@@ -214,9 +214,25 @@ func (h *handler) directAnswer(ctx context.Context, t store.Task) (*a2a.Message,
 	return toMessage(last.Message, a2a.TaskID(t.ID), t.ContextID), nil
 }
 
+// Which artifacts a snapshot carries.
+type artifactsIn int
+
+const (
+	noArtifacts artifactsIn = iota
+	// allArtifacts: every artifact of the run, assembled from its log.
+	allArtifacts
+	// streamArtifacts: the Task that opens a stream. While the run goes
+	// on, its updates follow in the stream, and an answer assembled up to
+	// now would meet its own chunks again: the Task carries the artifacts
+	// the engine recorded. Once the run has stopped, it carries them all.
+	streamArtifacts
+	// recordedArtifacts: the artifacts the engine recorded on the task.
+	recordedArtifacts
+)
+
 // snapshot builds the A2A Task: status, the last n transcript messages of
-// the task as history, and (when asked) its artifacts.
-func (h *handler) snapshot(ctx context.Context, t store.Task, n int, artifacts bool) (*a2a.Task, error) {
+// the task as history, and the artifacts asked for.
+func (h *handler) snapshot(ctx context.Context, t store.Task, n int, which artifactsIn) (*a2a.Task, error) {
 	id := a2a.TaskID(t.ID)
 	out := &a2a.Task{
 		ID: id, ContextID: t.ContextID, Metadata: t.Metadata,
@@ -225,7 +241,14 @@ func (h *handler) snapshot(ctx context.Context, t store.Task, n int, artifacts b
 	if t.StatusMessage != nil {
 		out.Status.Message = toMessage(*t.StatusMessage, id, t.ContextID)
 	}
-	if artifacts {
+	switch {
+	case which == allArtifacts, which == streamArtifacts && (t.State.Terminal() || t.State.Interrupted()):
+		all, err := h.artifacts(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		out.Artifacts = all
+	case which == streamArtifacts, which == recordedArtifacts:
 		for _, a := range t.Artifacts {
 			out.Artifacts = append(out.Artifacts, toArtifact(a))
 		}
@@ -241,6 +264,13 @@ func (h *handler) snapshot(ctx context.Context, t store.Task, n int, artifacts b
 		}
 	}
 	return out, nil
+}
+
+func artifactsIf(asked bool) artifactsIn {
+	if asked {
+		return allArtifacts
+	}
+	return noArtifacts
 }
 
 // historyLength resolves A2A's historyLength: unset = def, 0 = none, n =

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 
+	"agentd/internal/engine"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
 )
@@ -20,21 +21,22 @@ const (
 
 // prime returns a translator in the state an unbroken stream's translator
 // is in after the event at seq after: the answer open there, if any, under
-// its id. That state is fixed by the events since the last answer boundary
-// (run.start, step.complete, step.error, run.end or a gap), so prime reads
-// the log backwards from after only to that boundary, classifying events by
-// type alone, and then decodes deltas forwards from the first one after it
-// only until the first text delta, which opened the answer. The cost
-// follows the distance to the boundary, never the length of the log.
+// its id, and whether its next text replaces it (see translator). That
+// state is fixed by the events since the last answer boundary (run.start,
+// step.complete, step.error, run.end or a gap — but not an attempt cut
+// short and the attempt resuming it: the answer it left open goes on), so
+// prime reads the log backwards from after only to that boundary,
+// classifying events by type (decoding only run.start and run.end), and
+// then translates forwards from the boundary to after. The cost follows
+// the distance to the boundary, never the length of the log.
 //
 // resumed says the client saw the stream up to after: the open answer is
 // known to it (later chunks append), and a run.end at after that ended the
 // stream ends it again. Otherwise the client joins now, and its first chunk
 // of the open answer announces the artifact.
 func (h *handler) prime(ctx context.Context, t store.Task, after int64, resumed bool) (*translator, error) {
-	x := newTranslator(t)
 	hi, w := after, int64(primeWindow)
-	var firstDelta int64 // the earliest delta after the boundary seen so far
+	var since []store.Event // the events after the boundary, newest first
 	for hi > 0 {
 		lo := max(hi-w, 0)
 		evs, err := h.readLog(ctx, t.ID, lo, hi)
@@ -43,58 +45,51 @@ func (h *handler) prime(ctx context.Context, t store.Task, after int64, resumed 
 		}
 		for i := len(evs) - 1; i >= 0; i-- {
 			ev := evs[i]
-			switch ev.Type {
-			case runtime.EventDelta:
-				firstDelta = ev.Seq
-				continue
-			case runtime.EventRunStart, runtime.EventStepComplete, runtime.EventStepError, runtime.EventGap:
-			case runtime.EventRunEnd:
-				if ev.Seq == after && resumed {
-					x.translate(ev)
-				}
-			default:
-				continue
-			}
 			if ev.Seq > after {
 				// Everything up to the cursor was pruned: the gap the
 				// stream reads next closes whatever was open.
-				return x, nil
+				return newTranslator(t), nil
 			}
-			return x, h.openAnswer(ctx, x, t.ID, firstDelta, after, resumed)
+			if boundary(ev) {
+				return replay(t, ev, since, after, resumed), nil
+			}
+			since = append(since, ev)
 		}
 		hi, w = lo, min(2*w, primeWindowMax)
 	}
-	return x, h.openAnswer(ctx, x, t.ID, firstDelta, after, resumed)
+	return replay(t, store.Event{}, since, after, resumed), nil
 }
 
-// openAnswer opens x's answer at the first text delta of the log from seq
-// from through after (a stretch without answer boundaries), if there is one.
-func (h *handler) openAnswer(ctx context.Context, x *translator, runID string, from, after int64, resumed bool) error {
-	if from == 0 {
-		return nil
+// boundary reports whether ev closes every answer open before it.
+func boundary(ev store.Event) bool {
+	switch ev.Type {
+	case runtime.EventStepComplete, runtime.EventStepError, runtime.EventGap:
+		return true
+	case runtime.EventRunStart:
+		var d runtime.RunStartData
+		return json.Unmarshal(ev.Data, &d) != nil || d.Resumed != engine.SignalCrash
+	case runtime.EventRunEnd:
+		var d runtime.RunEndData
+		return json.Unmarshal(ev.Data, &d) != nil || d.State != store.StateWorking
 	}
-	var body struct {
-		Text string `json:"text"`
+	return false
+}
+
+// replay translates the boundary (Seq 0: none) and then since (newest
+// first) into a fresh translator, discarding the updates, and sets what the
+// client already holds.
+func replay(t store.Task, bound store.Event, since []store.Event, after int64, resumed bool) *translator {
+	x := newTranslator(t)
+	if bound.Seq != 0 && (bound.Type != runtime.EventRunEnd || bound.Seq == after && resumed) {
+		x.translate(bound)
 	}
-	for lo := from - 1; lo < after; {
-		hi := min(lo+primeWindow, after)
-		evs, err := h.readLog(ctx, runID, lo, hi)
-		if err != nil {
-			return err
-		}
-		for _, ev := range evs {
-			if ev.Type != runtime.EventDelta || ev.Seq > after {
-				continue
-			}
-			body.Text = ""
-			if json.Unmarshal(ev.Data, &body) == nil && body.Text != "" {
-				x.answer, x.sent = x.answerID(ev.Seq), resumed
-				return nil
-			}
-		}
-		lo = hi
+	for i := len(since) - 1; i >= 0; i-- {
+		x.translate(since[i])
 	}
-	return nil
+	if !resumed {
+		x.sent, x.replace = false, false
+	}
+	return x
 }
 
 // readLog returns the run's events from seq lo+1 through hi, as a stream

@@ -65,7 +65,7 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			}
 			return
 		}
-		task, err := h.snapshot(ctx, sub.Task, n, true)
+		task, err := h.snapshot(ctx, sub.Task, n, streamArtifacts)
 		if err != nil || !yield(task, nil) {
 			if err != nil {
 				yield(nil, err)
@@ -125,7 +125,10 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 		return toA2AError(err)
 	}
 	st.Close()
-	task, err := h.snapshot(ctx, t, DefaultHistoryLength, true)
+	// The client holds the artifacts up to its cursor, and the updates
+	// after it follow: assembling them all would cost a read of the whole
+	// log on every resume.
+	task, err := h.snapshot(ctx, t, DefaultHistoryLength, recordedArtifacts)
 	if err != nil {
 		return err
 	}
@@ -147,7 +150,7 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 // before t was. A task that is terminal or waits for input has nothing
 // live to send: the Task is all.
 func (h *handler) join(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, after int64, n int) error {
-	task, err := h.snapshot(ctx, t, n, true)
+	task, err := h.snapshot(ctx, t, n, streamArtifacts)
 	if err != nil {
 		return err
 	}

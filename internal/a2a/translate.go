@@ -34,7 +34,16 @@ type translator struct {
 	// ended is set by a run.end that left the task terminal or interrupted:
 	// the A2A stream closes there.
 	ended bool
-	body  eventBody
+	// cut is set by the run.end of an attempt that was cut short (its
+	// replica died, drained, or lost its lease): the answer it left open
+	// stays open, and the attempt that resumes the run continues it.
+	cut bool
+	// replace says the next text chunk of the open answer replaces it
+	// (append false): the attempt that resumed the run streams the answer
+	// again from its last checkpoint, and the client must end up with
+	// exactly that answer, not the cut-off part followed by the whole.
+	replace bool
+	body    eventBody
 }
 
 // eventBody is the union of the event bodies the translator reads (see
@@ -72,7 +81,12 @@ func (x *translator) decode(ev store.Event) bool {
 func (x *translator) translate(ev store.Event) a2a.Event {
 	switch ev.Type {
 	case runtime.EventRunStart:
-		x.answer, x.ended = "", false
+		x.ended = false
+		if x.cut {
+			x.cut, x.replace = false, x.answer != ""
+		} else {
+			x.answer, x.replace = "", false
+		}
 	case runtime.EventStatus:
 		// The Task that opens every stream already says where the task
 		// stands ("submitted" when queued; "working" when it started at once,
@@ -111,7 +125,8 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 			return x.artifact(ev, toArtifact(x.body.Artifact), x.body.Append, x.body.LastChunk)
 		}
 	case runtime.EventGap:
-		x.answer = "" // what was open before the gap is unknown now
+		// What was open before the gap is unknown now.
+		x.answer, x.cut, x.replace = "", false, false
 		if x.decode(ev) {
 			// Events follow a gap as a rule: the run is not over because
 			// its end was pruned. follow gives the marker the task's own
@@ -123,6 +138,10 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 	case runtime.EventRunEnd:
 		if x.decode(ev) {
 			x.ended = x.body.State.Terminal() || x.body.State.Interrupted()
+			if x.body.State == store.StateWorking {
+				x.cut = true // the run goes on in another attempt
+				return nil
+			}
 		}
 		return x.closeAnswer(ev)
 	}
@@ -133,8 +152,15 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 // sends of it announces the artifact (append false) even when the answer
 // began before the stream did: a client that joined mid-answer has no
 // artifact to append to.
+//
+// The first text of an answer carried over from an attempt cut short
+// replaces it (append false): the resumed attempt streams it again.
 func (x *translator) answerChunk(ev store.Event, text string, last bool) *a2a.TaskArtifactUpdateEvent {
-	up := x.artifact(ev, &a2a.Artifact{ID: x.answer, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart(text)}}, x.sent, last)
+	appendTo := x.sent
+	if x.replace && text != "" {
+		appendTo, x.replace = false, false
+	}
+	up := x.artifact(ev, &a2a.Artifact{ID: x.answer, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart(text)}}, appendTo, last)
 	x.sent = true
 	return up
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/errordetails"
+
+	"agentd/internal/errdefs"
 )
 
 // callInfo is what the binding wrapper learned about a request before the
@@ -208,6 +210,7 @@ func (d *deferredWriter) finish() {
 		status, body := d.status, d.buf
 		if b, ok := retryable(body); ok {
 			status, body = http.StatusServiceUnavailable, append(b, '\n')
+			d.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
 		}
 		d.mode, d.buf = modePass, nil
 		d.restContentType()
@@ -223,6 +226,9 @@ func (d *deferredWriter) commit() {
 				status, data = http.StatusServiceUnavailable, b
 			}
 			h := d.Header()
+			if status == http.StatusServiceUnavailable {
+				h.Set("Retry-After", errdefs.RetryAfterSeconds)
+			}
 			h.Set("Content-Type", "application/json")
 			h.Del("Cache-Control")
 			h.Del("Connection")

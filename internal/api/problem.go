@@ -1,6 +1,7 @@
 package api
 
 import (
+	"log/slog"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -79,8 +80,15 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case http.StatusMethodNotAllowed:
 		p.Type, p.Title = "urn:agentd:problem:method_not_allowed", "Method not allowed"
 	}
-	if class == errdefs.ClassInternal {
+	if !errdefs.IsPublic(err) {
+		// The cause may name hosts, users or drivers: it goes to the
+		// log, the client gets what it can act on.
+		slog.Default().Warn("request failed", "method", r.Method, "path", r.URL.Path, "class", class, "err", err)
 		p.Detail = "internal error; see the server log"
+		if class == errdefs.ClassNotAvailable {
+			p.Detail = errdefs.UnavailableDetail
+			w.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
+		}
 	}
 	p.Field = errdefs.FieldOf(err)
 	w.Header().Set("Content-Type", "application/problem+json")

@@ -147,3 +147,31 @@ func FieldOf(err error) string {
 	}
 	return ""
 }
+
+// UnavailableDetail is all a client is told of a NotAvailable error that is
+// not Public: the cause (a database's address, user or driver message) is
+// for the server's log, never for the network.
+const UnavailableDetail = "the service cannot reach its store right now; retry shortly"
+
+// RetryAfterSeconds is the Retry-After a client gets with a NotAvailable
+// answer.
+const RetryAfterSeconds = "2"
+
+// Public marks err's message as fit for clients whatever its class (a
+// replica that is shutting down says so).
+func Public(err error) error { return &publicError{err} }
+
+// IsPublic reports whether err's message may reach clients as is: any
+// class but NotAvailable and Internal, or an error marked Public.
+func IsPublic(err error) bool {
+	var p *publicError
+	if errors.As(err, &p) {
+		return true
+	}
+	c := ClassOf(err)
+	return c != ClassNotAvailable && c != ClassInternal
+}
+
+type publicError struct{ error }
+
+func (e *publicError) Unwrap() error { return e.error }

@@ -80,7 +80,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	draining := r.draining
 	r.mu.Unlock()
 	if draining {
-		return Submission{}, errdefs.NotAvailable(ErrDraining)
+		return Submission{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
 	if req.ContextID != "" {
 		if err := checkClientID(req.ContextID); err != nil {
@@ -142,7 +142,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	}
 	if r.draining {
 		r.mu.Unlock()
-		return Submission{}, errdefs.NotAvailable(ErrDraining)
+		return Submission{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
 	r.submitting.Add(1)
 	defer r.submitting.Done()
@@ -253,7 +253,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	if r.draining {
 		r.mu.Unlock()
 		r.releaseLog(l)
-		return Submission{}, errdefs.NotAvailable(ErrDraining)
+		return Submission{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
 	r.submitting.Add(1)
 	defer r.submitting.Done()
