@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -25,7 +27,7 @@ func validateCommand(args []string, stdout io.Writer) error {
 		for _, p := range problems {
 			fmt.Fprintf(stdout, "%s: %s\n", path, p)
 		}
-		if len(problems) > 0 {
+		if slices.ContainsFunc(problems, isError) {
 			bad++
 		}
 	}
@@ -49,6 +51,7 @@ func fileKinds() []fileKind {
 	return []fileKind{
 		{name: "workflow", claims: isWorkflowFile, check: checkWorkflowFile},
 		{name: "configuration", claims: isConfigFile, check: checkConfigFile},
+		{name: "flow", claims: isFlow, check: checkFlow},
 	}
 }
 
@@ -71,7 +74,7 @@ func validateFile(path string) []string {
 			return k.check(path)
 		}
 	}
-	return []string{"not a workflow (a mapping with name and steps) nor an agentd configuration (a mapping with agents)"}
+	return []string{"not a workflow (a mapping with name and steps), a flow (a directory of node files, or a mapping with nodes) nor an agentd configuration (a mapping with agents)"}
 }
 
 func isWorkflowFile(_ string, isDir bool, doc map[string]any) bool {
@@ -106,4 +109,30 @@ func checkConfigFile(path string) []string {
 		return []string{err.Error()}
 	}
 	return nil
+}
+
+// isError tells a problem from a warning, which is printed but does not
+// fail the command.
+func isError(problem string) bool { return !strings.HasPrefix(problem, "warning: ") }
+
+// isFlow claims a directory (Trellis's layout, one node per file) and a
+// mapping with nodes (the one-file layout).
+func isFlow(_ string, isDir bool, doc map[string]any) bool {
+	_, nodes := doc["nodes"].([]any)
+	_, agents := doc["agents"]
+	return isDir || nodes && !agents
+}
+
+// checkFlow compiles the flow against the tools agentd offers flows and
+// lists its errors and warnings.
+func checkFlow(path string) []string {
+	_, problems, err := config.CheckFlow(path)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = p.String()
+	}
+	return lines
 }
