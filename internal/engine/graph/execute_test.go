@@ -56,7 +56,7 @@ func TestExecution(t *testing.T) {
 		name: "a false condition skips its step; its dependants still run",
 		doc: `{name: cond, steps: [{id: check-a, instructions: "Check"}, {id: gate, dependsOn: [check-a], condition: "steps.check-a.content.contains('nope')"},
 			{id: after, dependsOn: [gate], condition: "steps.gate.status == 'skipped'"}]}`,
-		statuses: map[string]StepStatus{"check-a": StepCompleted, "gate": StepSkipped, "after": StepCompleted},
+		statuses:  map[string]StepStatus{"check-a": StepCompleted, "gate": StepSkipped, "after": StepCompleted},
 		notCalled: []string{"gate"},
 	}, {
 		name:     "retries with backoff until the step succeeds",
@@ -87,9 +87,9 @@ func TestExecution(t *testing.T) {
 		statuses:  map[string]StepStatus{"bad": StepFailed},
 		notCalled: []string{"later"},
 	}, {
-		name: "step timeout fails the step",
-		doc:  `{name: timeout, agents: {s: {description: waits}}, steps: [{id: a, agent: s, timeout: "1s"}]}`,
-		agents: map[string]behaviour{"s": block},
+		name:     "step timeout fails the step",
+		doc:      `{name: timeout, agents: {s: {description: waits}}, steps: [{id: a, agent: s, timeout: "1s"}]}`,
+		agents:   map[string]behaviour{"s": block},
 		wantErr:  `step "a": timed out after 1s`,
 		statuses: map[string]StepStatus{"a": StepFailed},
 	}, {
@@ -118,22 +118,22 @@ func TestExecution(t *testing.T) {
 		name: "repeat-until on the step's own content, cumulative output",
 		doc: `{name: until, agents: {w: {description: counts}}, steps: [{id: poll, agent: w,
 			loop: {maxIterations: 5, until: "content.contains('DONE') && iteration == 2", outputMode: cumulative}}]}`,
-		agents:   map[string]behaviour{"w": counter("DONE")},
-		statuses: map[string]StepStatus{"poll": StepCompleted, "poll#2": StepCompleted},
-		answer:   "round 1\n\n---\n\nround 2\n\n---\n\nround 3 DONE",
-		prompts:  map[string][]string{"poll#1": {"## Previous iteration (0) output\nround 1"}},
+		agents:    map[string]behaviour{"w": counter("DONE")},
+		statuses:  map[string]StepStatus{"poll": StepCompleted, "poll#2": StepCompleted},
+		answer:    "round 1\n\n---\n\nround 2\n\n---\n\nround 3 DONE",
+		prompts:   map[string][]string{"poll#1": {"## Previous iteration (0) output\nround 1"}},
 		notCalled: []string{"poll#3"},
 	}, {
-		name: "until that never holds fails the loop at maxIterations",
-		doc:  `{name: never, steps: [{id: poll, loop: {maxIterations: 2, until: "content == 'never'"}}]}`,
+		name:     "until that never holds fails the loop at maxIterations",
+		doc:      `{name: never, steps: [{id: poll, loop: {maxIterations: 2, until: "content == 'never'"}}]}`,
 		wantErr:  `reached maxIterations 2 before until "content == 'never'" held`,
 		statuses: map[string]StepStatus{"poll#1": StepCompleted},
 	}, {
 		name: "untilAgent: a judge's result.done ends a multi-step loop",
 		doc: `{name: debate, agents: {judge: {description: judges, resultSchema: {type: object, properties: {done: {type: boolean}}, required: [done]}}},
 			steps: [{id: debate, loop: {maxIterations: 4, untilAgent: judge, steps: [{id: pro}, {id: con, dependsOn: [pro]}]}}]}`,
-		agents:   map[string]behaviour{"judge": judgeAfter(2)},
-		statuses: map[string]StepStatus{"debate": StepCompleted, "debate#1.con": StepCompleted, "debate#1/judge": StepCompleted},
+		agents:    map[string]behaviour{"judge": judgeAfter(2)},
+		statuses:  map[string]StepStatus{"debate": StepCompleted, "debate#1.con": StepCompleted, "debate#1/judge": StepCompleted},
 		notCalled: []string{"debate#2.pro"},
 	}}
 	for _, c := range cases {

@@ -331,5 +331,3 @@ func (x *execution) waitFor(ctx context.Context, d time.Duration) error {
 func isStop(err error) bool {
 	return errdefs.IsInterrupted(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
-
-

@@ -31,7 +31,7 @@ type childHost struct {
 }
 
 var (
-	_ engine.Host       = (*childHost)(nil)
+	_ engine.Host      = (*childHost)(nil)
 	_ engine.RunFramer = (*childHost)(nil)
 )
 
