@@ -37,7 +37,7 @@ func (x *execution) ask(n *node) (string, error) {
 		v, err := n.in.accept(raw)
 		next := ""
 		if err == nil {
-			next, err = x.route(n, v)
+			next, err = x.routeAnswer(n, v)
 		}
 		var refused *answerError
 		if errors.As(err, &refused) {
@@ -49,11 +49,28 @@ func (x *execution) ask(n *node) (string, error) {
 		}
 		x.st.Waiting = nil
 		x.st.Input, x.st.Sys["ans"] = v, v
-		if n.saveTo != "" {
-			x.st.Context[n.saveTo] = v
-		}
 		return next, nil
 	}
+}
+
+// routeAnswer routes answer v with it saved under save_to, so conditions
+// see it there (name == 'Ada'); an answer no route takes is unsaved again.
+func (x *execution) routeAnswer(n *node, v any) (string, error) {
+	if n.saveTo == "" {
+		return x.route(n, v)
+	}
+	old, had := x.st.Context[n.saveTo]
+	x.st.Context[n.saveTo] = v
+	next, err := x.route(n, v)
+	var refused *answerError
+	if errors.As(err, &refused) {
+		if had {
+			x.st.Context[n.saveTo] = old
+		} else {
+			delete(x.st.Context, n.saveTo)
+		}
+	}
+	return next, err
 }
 
 // answer asks the question once and returns the reply's text. A timeout
@@ -78,7 +95,7 @@ func (x *execution) answer(n *node, reason string) (string, error) {
 	intr, got := x.during(func(ctx context.Context) {
 		if !deadline.IsZero() {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithDeadline(ctx, deadline)
+			ctx, cancel = context.WithTimeout(ctx, deadline.Sub(x.e.cfg.Now()))
 			defer cancel()
 		}
 		reply, err = x.host.AskUser(ctx, prompt)
