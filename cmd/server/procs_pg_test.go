@@ -84,7 +84,7 @@ func sharedDSN(t *testing.T) string {
 }
 
 // writeConfig writes the demo configuration with server settings merged
-// in, and returns its path.
+// in (without its file-backed agents), and returns its path.
 func writeConfig(t *testing.T, server map[string]any) string {
 	t.Helper()
 	var cfg map[string]any
@@ -99,6 +99,17 @@ func writeConfig(t *testing.T, server map[string]any) string {
 		srv[k] = v
 	}
 	cfg["server"] = srv
+	// Agents whose definition lives in files beside the embedded demo
+	// configuration (flows, workflows) would not find them beside this
+	// copy; the process-level tests drive echo.
+	agents, _ := cfg["agents"].([]any)
+	kept := agents[:0]
+	for _, a := range agents {
+		if m, _ := a.(map[string]any); m["flow"] == nil && m["workflow"] == nil {
+			kept = append(kept, a)
+		}
+	}
+	cfg["agents"] = kept
 	b, err := yaml.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
