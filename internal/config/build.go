@@ -9,6 +9,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/conformance"
 	"agentd/internal/engine/flow"
+	"agentd/internal/engine/graph"
 	"agentd/internal/engine/loop"
 	"agentd/internal/llm"
 	"agentd/internal/llm/openai"
@@ -57,6 +58,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 	}
 	openaiEnv := getenv("OPENAI_BASE_URL") != "" || getenv("OPENAI_API_KEY") != ""
 	out := make([]*runtime.Agent, 0, len(c.Agents))
+	built := make(map[string]engine.Engine, len(c.Agents)) // for graph steps on agent:<id>
 	for i, a := range c.Agents {
 		path := fmt.Sprintf("agents[%d]", i)
 		var eng engine.Engine
@@ -91,9 +93,25 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s.flow: %w", path, err)
 			}
+		case "graph":
+			defaultProvider := a.Provider
+			if openaiEnv && a.OpenAIProvider != "" {
+				defaultProvider = a.OpenAIProvider
+			}
+			var err error
+			eng, err = graph.New(graph.Config{Workflow: c.workflows[i], AgentID: a.ID, SpecVersion: a.Version,
+				Agents: &workflowAgents{c: c, self: a, provider: provider, defaultProvider: defaultProvider, registry: reg, built: built,
+					tools: func() (*tool.Registry, error) {
+						r := &tool.Registry{}
+						return r, tool.RegisterBuiltins(r, tool.BuiltinOptions{Now: opts.Now})
+					}}})
+			if err != nil {
+				return nil, fmt.Errorf("%s.workflow: %w", path, err)
+			}
 		case "conformance":
 			eng = conformance.New(a.ID)
 		}
+		built[a.ID] = eng
 		out = append(out, &runtime.Agent{
 			Agent: agent.Agent{
 				ID:    a.ID,

@@ -11,6 +11,7 @@ import (
 
 	"agentd/internal/agent"
 	"agentd/internal/engine/flow"
+	"agentd/internal/engine/graph"
 	"agentd/internal/errdefs"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/strictjson"
@@ -26,6 +27,9 @@ type Config struct {
 
 	// flows holds the compiled flow of each flow agent, by agent index.
 	flows map[int]*flow.Flow
+	// workflows holds the loaded workflow of each graph agent, by agent
+	// index.
+	workflows map[int]*graph.Workflow
 }
 
 // Server configures the HTTP server.
@@ -85,6 +89,10 @@ type Agent struct {
 	// Flow is the flow engine's flow: a directory of node files or one
 	// YAML file, relative to the configuration file.
 	Flow string `json:"flow,omitempty"`
+	// Workflow is the graph engine's workflow (zenflow spec v1): the path
+	// of a YAML or JSON file, relative to the configuration file, or the
+	// workflow itself, inline.
+	Workflow json.RawMessage `json:"workflow,omitempty"`
 	// Provider names an entry of providers (loop engine). "auto-openai"
 	// style switching is expressed with fallback_provider.
 	Provider string `json:"provider,omitempty"`
@@ -171,6 +179,9 @@ func parse(b []byte, name string, dir files) (*Config, error) {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
 	if err := c.loadFlows(dir); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
+	if err := c.loadWorkflows(dir); err != nil {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
 	return &c, nil

@@ -11,7 +11,7 @@ import (
 )
 
 // Engines are the engine names an agent may use.
-var Engines = []string{"loop", "flow", "conformance"}
+var Engines = []string{"loop", "flow", "graph", "conformance"}
 
 // BuiltinTools are the tool names the configuration may reference.
 var BuiltinTools = []string{"calculator", "clock"}
@@ -104,6 +104,10 @@ func (a Agent) validate(path string, providers map[string]Provider) error {
 		if a.Provider != "" || len(a.Tools) > 0 {
 			return fmt.Errorf("%s: the flow engine takes no provider or tools (its nodes name their tools)", path)
 		}
+	case "graph":
+		if err := a.validateGraph(path, providers); err != nil {
+			return err
+		}
 	case "conformance":
 		if a.Provider != "" || len(a.Tools) > 0 {
 			return fmt.Errorf("%s: the conformance engine takes no provider or tools", path)
@@ -112,6 +116,9 @@ func (a Agent) validate(path string, providers map[string]Provider) error {
 		return fmt.Errorf("%s.engine: required (%s)", path, strings.Join(Engines, ", "))
 	default:
 		return fmt.Errorf("%s.engine: unknown engine %q (want %s)", path, a.Engine, strings.Join(Engines, ", "))
+	}
+	if len(a.Workflow) > 0 && a.Engine != "graph" {
+		return fmt.Errorf("%s.workflow: only the graph engine runs a workflow (engine is %q)", path, a.Engine)
 	}
 	if a.Flow != "" && a.Engine != "flow" {
 		return fmt.Errorf("%s.flow: only the flow engine runs a flow (engine is %q)", path, a.Engine)
