@@ -49,6 +49,7 @@ func (x *execution) ask(n *node) (string, error) {
 		}
 		x.st.Waiting = nil
 		x.st.Input, x.st.Sys["ans"] = v, v
+		x.steps = 0
 		return next, nil
 	}
 }

@@ -31,7 +31,14 @@ type Config struct {
 	Now func() time.Time
 	// NewMessageID mints message ids; nil uses model.NewID.
 	NewMessageID func() string
+	// MaxSteps bounds the nodes one attempt executes between two answers,
+	// so that a loop of nodes that never waits fails instead of spinning;
+	// zero means DefaultMaxSteps.
+	MaxSteps int
 }
+
+// DefaultMaxSteps is MaxSteps when Config.MaxSteps is zero.
+const DefaultMaxSteps = 1000
 
 // Engine runs one flow. It is immutable after New and safe for concurrent
 // use: each Execute keeps its state on its own stack.
@@ -71,6 +78,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
 	}
 	if cfg.NewMessageID == nil {
 		cfg.NewMessageID = model.NewID

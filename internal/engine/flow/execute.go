@@ -23,6 +23,9 @@ type execution struct {
 	intr      <-chan engine.Interrupt
 	st        *state
 	startedAt time.Time
+	// steps counts the nodes executed since the attempt started or the
+	// user last answered (see Config.MaxSteps).
+	steps int
 }
 
 // raised is a signal raised while a node executed: an interrupt from the
@@ -66,6 +69,10 @@ func (x *execution) node() *node { return x.f.nodes[x.st.Node] }
 // runNode executes n and moves on: to the next node (checkpointed), to
 // the end, to a signal handler or into a rollback.
 func (x *execution) runNode(n *node) error {
+	if x.steps++; x.steps > x.e.cfg.MaxSteps {
+		return x.finish(errdefs.BudgetExceededf("flow %s: node %q: %d nodes executed without waiting for an answer (a loop that never ends?)",
+			x.f.name, n.id, x.e.cfg.MaxSteps))
+	}
 	x.stepStart(n)
 	next, err := x.exec(n)
 	var (
