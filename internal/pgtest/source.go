@@ -1,6 +1,7 @@
 package pgtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -72,4 +73,14 @@ func systemSource() source {
 // CI sets it).
 func required(getenv func(string) string) bool {
 	return getenv("REQUIRE_DB") == "1"
+}
+
+// BinDir finds the PostgreSQL binaries (initdb, pg_ctl) StartCluster
+// needs, for commands that start a throwaway cluster outside tests.
+func BinDir() (string, error) {
+	src := chooseSource(func(string) string { return "" }, exec.LookPath, filepath.Glob)
+	if src.kind != fromCluster {
+		return "", errors.New(src.why)
+	}
+	return src.binDir, nil
 }
