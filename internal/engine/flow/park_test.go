@@ -49,14 +49,14 @@ func newParkingHost() *parkingHost {
 // every attempt that parks is resumed from the latest checkpoint with the
 // next answer. It returns the last attempt's board and error and how many
 // answers were used.
-func converse(t *testing.T, eng engine.Engine, h *parkingHost, runID, text string, answers ...string) (*engine.Board, error, int) {
+func converse(t *testing.T, eng engine.Engine, h *parkingHost, runID, text string, answers ...string) (*engine.Board, int, error) {
 	t.Helper()
 	run := engine.Run{ID: runID}
 	board, err := execute(t, eng, run, userBoard(text), h)
 	used := 0
 	for errors.Is(err, errParked) || errdefs.IsInterrupted(err) && strings.Contains(fmt.Sprint(err), "input-required") {
 		if used == len(answers) {
-			return board, err, used
+			return board, used, err
 		}
 		h.mu.Lock()
 		h.reply = &engine.UserReply{Parts: []model.Part{model.TextPart(answers[used])}}
@@ -67,7 +67,7 @@ func converse(t *testing.T, eng engine.Engine, h *parkingHost, runID, text strin
 		run.ResumeFrom = &cp
 		board, err = execute(t, eng, run, engine.NewBoard(), h)
 	}
-	return board, err, used
+	return board, used, err
 }
 
 // trail renders a run's events one per line, for golden files: run

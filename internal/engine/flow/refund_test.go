@@ -54,7 +54,7 @@ func TestRefundDemoGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			eng, shop := refundEngine(t, tc.opts)
 			h := newParkingHost()
-			board, err, used := converse(t, eng, h, "run-"+tc.name, "I want a refund", tc.answers...)
+			board, used, err := converse(t, eng, h, "run-"+tc.name, "I want a refund", tc.answers...)
 			if used != len(tc.answers) {
 				t.Fatalf("used %d of %d answers (err %v)", used, len(tc.answers), err)
 			}
@@ -98,7 +98,7 @@ func TestRefundReplayAfterCrashKeepsOneEffect(t *testing.T) {
 	crashed := false
 	die := context.Canceled
 	dying := &crashingHost{parkingHost: h, crashAt: "node:notify", crashed: &crashed, err: die}
-	_, err, _ := converse(t, eng, dying.parkingHost, "run-crash", "refund please", "A-1001", "damaged")
+	_, _, err := converse(t, eng, dying.parkingHost, "run-crash", "refund please", "A-1001", "damaged")
 	if !errdefs.IsInterrupted(err) {
 		t.Fatalf("err = %v, want the run parked at the confirmation", err)
 	}

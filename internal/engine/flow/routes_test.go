@@ -77,6 +77,16 @@ nodes:
 nodes:
   - {id: start, do: forbidden, to: ok}
   - {id: ok, content: fine}`, err: `node "start": tool forbidden failed: policy forbids it`, class: errdefs.ClassForbidden},
+		{name: "an action the user does not approve", flow: `
+nodes:
+  - {id: start, do: ping, metadata: {confirm_msg: "Run ping?"}, on_denied: denied, to: ran}
+  - {id: denied, content: not run}
+  - {id: ran, content: "ran: {{ .sys.ans }}"}`, answers: []string{"no"}, said: "not run"},
+		{name: "an action the user approves", flow: `
+nodes:
+  - {id: start, do: ping, metadata: {confirm_msg: "Run ping?"}, on_denied: denied, to: ran}
+  - {id: denied, content: not run}
+  - {id: ran, content: "ran: {{ .sys.ans }}"}`, answers: []string{"yes"}, said: "ran: ping done"},
 		{name: "explicit rollback completes", flow: `
 nodes:
   - {id: start, do: reserve_hotel, undo: {name: cancel_hotel, args: {id: "{{ .tool_result.id }}"}}, to: check}
@@ -237,7 +247,7 @@ nodes:
 			t.Fatalf("err = %v, want parked", err)
 		}
 		now = now.Add(tc.wait)
-		out, err, _ := converseFrom(t, eng, h, "r", "hello")
+		out, _, err := converseFrom(t, eng, h, "r", "hello")
 		if err != nil || strings.Join(said(out), "|") != tc.want {
 			t.Errorf("after %v: err %v, said %q, want %q", tc.wait, err, said(out), tc.want)
 		}
@@ -246,7 +256,7 @@ nodes:
 
 // converseFrom resumes a parked run from its latest checkpoint with the
 // given answers.
-func converseFrom(t *testing.T, eng engine.Engine, h *parkingHost, runID string, answers ...string) (*engine.Board, error, int) {
+func converseFrom(t *testing.T, eng engine.Engine, h *parkingHost, runID string, answers ...string) (*engine.Board, int, error) {
 	t.Helper()
 	var (
 		board *engine.Board
@@ -262,5 +272,5 @@ func converseFrom(t *testing.T, eng engine.Engine, h *parkingHost, runID string,
 		cp := cps[len(cps)-1]
 		board, err = execute(t, eng, engine.Run{ID: runID, ResumeFrom: &cp}, engine.NewBoard(), h)
 	}
-	return board, err, used
+	return board, used, err
 }
