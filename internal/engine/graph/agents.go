@@ -3,8 +3,6 @@ package graph
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"agentd/internal/engine"
 )
@@ -134,6 +132,3 @@ func resolveAgents(w *Workflow, agents Agents) (map[agentKey]engine.Engine, erro
 	}
 	return out, nil
 }
-
-// agentNames lists the workflow's agents, for messages.
-func (w *Workflow) agentNames() []string { return slices.Sorted(maps.Keys(w.Agents)) }

@@ -3,7 +3,6 @@ package graph
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
@@ -66,13 +65,4 @@ func parse(data []byte, ps *problems) *Workflow {
 		return nil
 	}
 	return &w
-}
-
-// MarshalIndent is a helper for tools that print a parsed workflow.
-func (w *Workflow) String() string {
-	b, err := json.Marshal(w)
-	if err != nil {
-		return fmt.Sprintf("workflow %q", w.Name)
-	}
-	return string(b)
 }
