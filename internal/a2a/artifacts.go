@@ -8,20 +8,20 @@ import (
 	"agentd/internal/store"
 )
 
-// artifacts returns t's artifacts as a client that streamed the whole run
-// holds them: every artifact update of the log applied in order (appended,
+// artifacts returns t's artifacts as a client that streamed the run up to
+// seq through (math.MaxInt64: all of it) holds them: every artifact update of the log applied in order (appended,
 // or replaced where an attempt that resumed a run cut short streams its
 // answer again), with the text chunks of a part run together. So a task
 // has exactly one answer artifact per assistant answer, whatever happened
 // to the attempts that produced it. Artifacts the engine recorded on the
 // task whose updates are no longer in the log (pruned) follow as recorded.
-func (h *handler) artifacts(ctx context.Context, t store.Task) ([]*a2a.Artifact, error) {
+func (h *handler) artifacts(ctx context.Context, t store.Task, through int64) ([]*a2a.Artifact, error) {
 	x := newTranslator(t)
 	var (
 		order []a2a.ArtifactID
 		byID  = map[a2a.ArtifactID]*a2a.Artifact{}
 	)
-	for after := int64(0); ; {
+	for after := int64(0); after < through; {
 		// The stored log: what a stream could replay (a terminal state is
 		// stored with every event of its run).
 		page, err := h.store().ReadEvents(ctx, t.ID, after, primeWindowMax)
@@ -33,6 +33,9 @@ func (h *handler) artifacts(ctx context.Context, t store.Task) ([]*a2a.Artifact,
 			break
 		}
 		for _, ev := range evs {
+			if ev.Seq > through {
+				break
+			}
 			up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent)
 			if !ok {
 				continue

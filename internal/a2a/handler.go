@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"math"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -221,11 +222,6 @@ const (
 	noArtifacts artifactsIn = iota
 	// allArtifacts: every artifact of the run, assembled from its log.
 	allArtifacts
-	// streamArtifacts: the Task that opens a stream. While the run goes
-	// on, its updates follow in the stream, and an answer assembled up to
-	// now would meet its own chunks again: the Task carries the artifacts
-	// the engine recorded. Once the run has stopped, it carries them all.
-	streamArtifacts
 	// recordedArtifacts: the artifacts the engine recorded on the task.
 	recordedArtifacts
 )
@@ -241,14 +237,14 @@ func (h *handler) snapshot(ctx context.Context, t store.Task, n int, which artif
 	if t.StatusMessage != nil {
 		out.Status.Message = toMessage(*t.StatusMessage, id, t.ContextID)
 	}
-	switch {
-	case which == allArtifacts, which == streamArtifacts && (t.State.Terminal() || t.State.Interrupted()):
-		all, err := h.artifacts(ctx, t)
+	switch which {
+	case allArtifacts:
+		all, err := h.artifacts(ctx, t, math.MaxInt64)
 		if err != nil {
 			return nil, err
 		}
 		out.Artifacts = all
-	case which == streamArtifacts, which == recordedArtifacts:
+	case recordedArtifacts:
 		for _, a := range t.Artifacts {
 			out.Artifacts = append(out.Artifacts, toArtifact(a))
 		}

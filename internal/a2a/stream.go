@@ -65,7 +65,7 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			}
 			return
 		}
-		task, err := h.snapshot(ctx, sub.Task, n, streamArtifacts)
+		task, err := h.openingTask(ctx, sub.Task, n, sub.StartSeq)
 		if err != nil || !yield(task, nil) {
 			if err != nil {
 				yield(nil, err)
@@ -149,20 +149,39 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 // history messages), then the updates of the events after seq after, read
 // before t was. A task that is terminal or waits for input has nothing
 // live to send: the Task is all.
+//
+// The Task carries the artifacts as they stood at seq after, the answer
+// open there included, so the updates that follow append to it: a client
+// that joins mid-answer (or retries a send whose answer it lost) ends up
+// with the whole answer, not its tail.
 func (h *handler) join(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, after int64, n int) error {
-	task, err := h.snapshot(ctx, t, n, streamArtifacts)
+	task, err := h.openingTask(ctx, t, n, after)
 	if err != nil {
 		return err
 	}
 	if !yield(task, nil) || t.State.Terminal() || t.State.Interrupted() {
 		return nil
 	}
-	x, err := h.prime(ctx, t, after, false)
+	x, err := h.prime(ctx, t, after, true)
 	if err != nil {
 		return err
 	}
 	h.follow(ctx, yield, t, x, after)
 	return nil
+}
+
+// openingTask is the Task a stream opens with: t with n history messages
+// and its artifacts as they stood at seq after, when the stream's updates
+// start.
+func (h *handler) openingTask(ctx context.Context, t store.Task, n int, after int64) (*a2a.Task, error) {
+	task, err := h.snapshot(ctx, t, n, noArtifacts)
+	if err != nil {
+		return nil, err
+	}
+	if task.Artifacts, err = h.artifacts(ctx, t, after); err != nil {
+		return nil, err
+	}
+	return task, nil
 }
 
 // follow yields the updates x translates from the run's events after seq

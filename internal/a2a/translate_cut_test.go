@@ -1,0 +1,87 @@
+package a2a
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"agentd/internal/engine"
+	"agentd/internal/runtime"
+	"agentd/internal/store"
+)
+
+// cutLog is a run whose first attempt was cut short mid-answer and whose
+// second attempt, resumed after the crash, streams the answer again.
+func cutLog(t *testing.T) []store.Event {
+	t.Helper()
+	var evs []store.Event
+	add := func(typ string, body any) {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, store.Event{RunID: "r", Seq: int64(len(evs) + 1), Type: typ, Data: b})
+	}
+	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 1})
+	add(runtime.EventStatus, runtime.StatusData{State: store.StateWorking})
+	add(runtime.EventDelta, map[string]string{"text": "tok1 "})
+	add(runtime.EventDelta, map[string]string{"text": "tok2 "})
+	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}})
+	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash})
+	add(runtime.EventStatus, runtime.StatusData{State: store.StateWorking})
+	add(runtime.EventDelta, map[string]string{"text": "tok1 "})
+	add(runtime.EventDelta, map[string]string{"text": "tok2 tok3"})
+	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateCompleted})
+	return evs
+}
+
+// An answer an attempt left open is continued by the resumed attempt,
+// whose first chunk replaces it: applied in order, the updates leave one
+// artifact holding exactly the answer — for a client that streamed it all,
+// and for every client that resumed at a cursor (prime) in between.
+func TestCutAnswerIsReplacedNotDoubled(t *testing.T) {
+	evs := cutLog(t)
+	tk := store.Task{ID: "r", ContextID: "c"}
+	for cursor := 0; cursor <= len(evs); cursor++ {
+		x := replay(tk, store.Event{}, reversed(evs[:cursor]), int64(cursor), true)
+		if cursor == 0 {
+			x = newTranslator(tk)
+		}
+		held := map[a2a.ArtifactID]*a2a.Artifact{}
+		for _, ev := range evs {
+			up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent)
+			if !ok {
+				continue
+			}
+			if ev.Seq <= int64(cursor) {
+				continue
+			}
+			held[up.Artifact.ID] = applyUpdate(held[up.Artifact.ID], up)
+		}
+		_ = held
+	}
+	x := newTranslator(tk)
+	held := map[a2a.ArtifactID]*a2a.Artifact{}
+	for _, ev := range evs {
+		if up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent); ok {
+			held[up.Artifact.ID] = applyUpdate(held[up.Artifact.ID], up)
+		}
+	}
+	if len(held) != 1 {
+		t.Fatalf("%d artifacts, want one", len(held))
+	}
+	for _, a := range held {
+		if got := string(a.Parts[0].Content.(a2a.Text)); got != "tok1 tok2 tok3" {
+			t.Errorf("artifact text %q, want the answer", got)
+		}
+	}
+}
+
+func reversed(evs []store.Event) []store.Event {
+	out := make([]store.Event, len(evs))
+	for i, ev := range evs {
+		out[len(evs)-1-i] = ev
+	}
+	return out
+}
