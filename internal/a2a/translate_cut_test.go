@@ -44,38 +44,39 @@ func TestCutAnswerIsReplacedNotDoubled(t *testing.T) {
 	evs := cutLog(t)
 	tk := store.Task{ID: "r", ContextID: "c"}
 	for cursor := 0; cursor <= len(evs); cursor++ {
-		x := replay(tk, store.Event{}, reversed(evs[:cursor]), int64(cursor), true)
-		if cursor == 0 {
-			x = newTranslator(tk)
-		}
+		// The client streams up to the cursor, loses the stream, and
+		// resumes after it with a translator primed there.
 		held := map[a2a.ArtifactID]*a2a.Artifact{}
-		for _, ev := range evs {
-			up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent)
-			if !ok {
-				continue
+		apply := func(x *translator, from []store.Event) {
+			for _, ev := range from {
+				if up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent); ok {
+					held[up.Artifact.ID] = applyUpdate(held[up.Artifact.ID], up)
+				}
 			}
-			if ev.Seq <= int64(cursor) {
-				continue
+		}
+		apply(newTranslator(tk), evs[:cursor])
+		apply(primed(tk, evs[:cursor]), evs[cursor:])
+		if len(held) != 1 {
+			t.Errorf("resumed after seq %d: %d artifacts, want one", cursor, len(held))
+			continue
+		}
+		for _, a := range held {
+			if got := string(a.Parts[0].Content.(a2a.Text)); got != "tok1 tok2 tok3" {
+				t.Errorf("resumed after seq %d: artifact text %q, want the answer", cursor, got)
 			}
-			held[up.Artifact.ID] = applyUpdate(held[up.Artifact.ID], up)
-		}
-		_ = held
-	}
-	x := newTranslator(tk)
-	held := map[a2a.ArtifactID]*a2a.Artifact{}
-	for _, ev := range evs {
-		if up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent); ok {
-			held[up.Artifact.ID] = applyUpdate(held[up.Artifact.ID], up)
 		}
 	}
-	if len(held) != 1 {
-		t.Fatalf("%d artifacts, want one", len(held))
-	}
-	for _, a := range held {
-		if got := string(a.Parts[0].Content.(a2a.Text)); got != "tok1 tok2 tok3" {
-			t.Errorf("artifact text %q, want the answer", got)
+}
+
+// primed is prime over an in-memory log: back to the last boundary, then
+// forwards.
+func primed(tk store.Task, seen []store.Event) *translator {
+	for i := len(seen) - 1; i >= 0; i-- {
+		if boundary(seen[i]) {
+			return replay(tk, seen[i], reversed(seen[i+1:]), int64(len(seen)), true)
 		}
 	}
+	return replay(tk, store.Event{}, reversed(seen), int64(len(seen)), true)
 }
 
 func reversed(evs []store.Event) []store.Event {
