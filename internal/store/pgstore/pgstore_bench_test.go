@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -98,4 +99,29 @@ func BenchmarkReadEvents10k(b *testing.B) {
 		}
 		b.ReportMetric(float64(total*b.N)/b.Elapsed().Seconds(), "events/s")
 	})
+}
+
+// One renewal round of a replica that executes 10,000 runs: one statement
+// (DESIGN §13: renewal of 10,000 runs per replica within one round, which
+// is at most a second).
+func BenchmarkRenewLeases10k(b *testing.B) {
+	const runs = 10_000
+	s := open(b)
+	ctx := context.Background()
+	leases := make([]store.Lease, runs)
+	for i := range leases {
+		l, err := s.AcquireLease(ctx, "renew-"+strconv.Itoa(i), "replica-a", time.Minute)
+		if err != nil {
+			b.Fatal(err)
+		}
+		leases[i] = l
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		renewed, err := s.RenewLeases(ctx, leases, time.Minute)
+		if err != nil || len(renewed) != runs {
+			b.Fatalf("RenewLeases: %d renewed, %v", len(renewed), err)
+		}
+	}
 }
