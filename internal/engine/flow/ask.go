@@ -48,6 +48,7 @@ func (x *execution) ask(n *node) (string, error) {
 			return "", err
 		}
 		x.st.Waiting = nil
+		x.st.Signal = nil // the user answers again: every handler is armed again
 		x.st.Input, x.st.Sys["ans"] = v, v
 		x.steps = 0
 		return next, nil

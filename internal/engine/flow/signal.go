@@ -115,10 +115,11 @@ func (x *execution) unhandled(n *node, sig *raised) error {
 }
 
 // followingCancel returns the interrupt whose handler the run follows,
-// if it was a cancel: such a run cannot stop for input any more.
+// if it was a cancel: such a run cannot stop for input any more. A
+// drain's handler may ask: the run parks, and resumes elsewhere.
 func (x *execution) followingCancel() (engine.Interrupt, bool) {
 	h := x.st.Signal
-	if h == nil || h.Cause == "" {
+	if h == nil || h.Cause == "" || h.Cause == string(engine.CauseHostShutdown) {
 		return engine.Interrupt{}, false
 	}
 	return engine.Interrupt{Cause: engine.Cause(h.Cause), Detail: h.Detail}, true

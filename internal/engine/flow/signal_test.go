@@ -86,3 +86,35 @@ nodes:
 		})
 	}
 }
+
+// A drain's handler may ask (the run parks and resumes elsewhere), and
+// once the user answers, the handlers are armed again.
+func TestDrainHandlerAsks(t *testing.T) {
+	eng, _ := oneFile(t, `
+nodes:
+  - {id: start, wait: true, on_signal: {shutdown: resume}, to: done}
+  - {id: resume, wait: true, content: "Still there?", to: done}
+  - {id: done, content: done}`)
+	h := enginetest.NewRecordingHost()
+	asked := make(chan struct{})
+	h.AskUserFn = func(ctx context.Context, p engine.UserPrompt) (engine.UserReply, error) {
+		if p.Parts[0].Text == "Still there?" {
+			return *replyOf("yes"), nil
+		}
+		close(asked)
+		return waitForever(ctx, p)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := eng.Execute(t.Context(), engine.Run{ID: "r"}, h, userBoard("go"))
+		done <- err
+	}()
+	<-asked
+	h.Fire(engine.Interrupt{Cause: engine.CauseHostShutdown})
+	if err := <-done; err != nil {
+		t.Fatalf("err = %v, want the handler's question answered and the flow done", err)
+	}
+	if n := len(h.Prompts()); n != 2 {
+		t.Errorf("%d prompts, want 2", n)
+	}
+}
