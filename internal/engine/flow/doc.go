@@ -64,8 +64,10 @@
 //   - signals: a cancel raises interrupt, a drain shutdown; the node's
 //     on_signal (on_interrupt, on_timeout) or the entry node's
 //     on_signal_default handles it and the run continues at the handler,
-//     which may say goodbye and end (a node that would wait for input on
-//     that path ends the run with the interrupt instead). An unhandled
+//     which may say goodbye and end (after a cancel, a node that would
+//     wait for input on that path ends the run with the interrupt
+//     instead; after a drain it parks as usual). An answer re-arms the
+//     handlers; a second signal before one is unhandled. An unhandled
 //     interrupt or shutdown ends Execute with engine.Interrupted (a drain
 //     then resumes from the last checkpoint, elsewhere); an unhandled
 //     timeout fails the run with a Timeout error;
