@@ -24,7 +24,8 @@ const (
 // its id, and whether its next text replaces it (see translator). That
 // state is fixed by the events since the last answer boundary (run.start,
 // step.complete, step.error, run.end or a gap — but not an attempt cut
-// short and the attempt resuming it: the answer it left open goes on), so
+// short, its steps torn down with it, and the attempt resuming it: the
+// answer it left open goes on), so
 // prime reads the log backwards from after only to that boundary,
 // classifying events by type (decoding only run.start and run.end), and
 // then translates forwards from the boundary to after. The cost follows
@@ -63,8 +64,10 @@ func (h *handler) prime(ctx context.Context, t store.Task, after int64, resumed 
 // boundary reports whether ev closes every answer open before it.
 func boundary(ev store.Event) bool {
 	switch ev.Type {
-	case runtime.EventStepComplete, runtime.EventStepError, runtime.EventGap:
+	case runtime.EventStepComplete, runtime.EventGap:
 		return true
+	case runtime.EventStepError:
+		return !cutStep(ev)
 	case runtime.EventRunStart:
 		var d runtime.RunStartData
 		return json.Unmarshal(ev.Data, &d) != nil || d.Resumed != engine.SignalCrash

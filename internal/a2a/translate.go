@@ -6,6 +6,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
@@ -58,6 +59,11 @@ type eventBody struct {
 	Append        bool              `json:"append"`
 	LastChunk     bool              `json:"last_chunk"`
 	PrunedThrough int64             `json:"pruned_through"`
+	// Payload is a step event's payload; its error class says whether a
+	// step.error was the attempt being cut short.
+	Payload struct {
+		ErrorClass string `json:"error_class"`
+	} `json:"payload"`
 }
 
 func newTranslator(t store.Task) *translator {
@@ -118,7 +124,12 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 		case b.ToolResult != nil:
 			return x.status(ev, a2a.TaskStateWorking, x.toolMessage(ev, model.ToolResultPart(*b.ToolResult)))
 		}
-	case runtime.EventStepComplete, runtime.EventStepError:
+	case runtime.EventStepComplete:
+		return x.closeAnswer(ev)
+	case runtime.EventStepError:
+		if cutStep(ev) {
+			return nil // the attempt is cut short: its answer goes on (see cut)
+		}
 		return x.closeAnswer(ev)
 	case runtime.EventArtifact:
 		if x.decode(ev) {
@@ -146,6 +157,19 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 		return x.closeAnswer(ev)
 	}
 	return nil
+}
+
+// cutStep reports whether ev, a step.error, is a step stopped with its
+// attempt (error class aborted: the replica lost the run; interrupted: a
+// drain, a cancel, a question to the user) rather than a step that failed.
+// Whether its answer is over is then the attempt's run.end to say.
+func cutStep(ev store.Event) bool {
+	var b eventBody
+	if json.Unmarshal(ev.Data, &b) != nil {
+		return false
+	}
+	c := errdefs.Class(b.Payload.ErrorClass)
+	return c == errdefs.ClassAborted || c == errdefs.ClassInterrupted
 }
 
 // answerChunk is a chunk of the open answer. The first chunk this stream

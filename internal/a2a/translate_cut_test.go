@@ -27,6 +27,8 @@ func cutLog(t *testing.T) []store.Event {
 	add(runtime.EventStatus, runtime.StatusData{State: store.StateWorking})
 	add(runtime.EventDelta, map[string]string{"text": "tok1 "})
 	add(runtime.EventDelta, map[string]string{"text": "tok2 "})
+	// The cut attempt's model step is torn down with it.
+	add(runtime.EventStepError, map[string]any{"actor": "a", "payload": map[string]string{"kind": "model", "error": "context canceled", "error_class": "aborted"}})
 	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}})
 	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash})
 	add(runtime.EventStatus, runtime.StatusData{State: store.StateWorking})
