@@ -97,20 +97,26 @@ func TestCheckpointNeverAheadOfItsEvents(t *testing.T) {
 
 	id := a.submit(t, c, fmt.Sprintf("stream %d every 10ms", tokens))
 	f := &follower{c: c, runID: id}
-	deltas := 0
+	deltas, strike := 0, make(chan struct{})
 	f.each = func(ev event) {
 		if ev.typ == "delta" {
 			deltas++
 		}
 		if deltas == 20 {
 			f.each = nil
-			failEventWrites(t, db, true)
+			close(strike)
 		}
 	}
 	// A's stream stalls once writes fail: read it in the background.
 	streamCtx, stopStream := context.WithCancel(ctx)
 	var reading sync.WaitGroup
 	reading.Go(func() { _ = f.attach(streamCtx, a.base) })
+	select {
+	case <-strike:
+	case <-ctx.Done():
+		t.Fatal("the run streamed no 20 deltas")
+	}
+	failEventWrites(t, dsn)
 
 	// The model's stream ends after tokens×10ms; the checkpoint follows.
 	deadline := time.Now().Add(time.Duration(tokens)*10*time.Millisecond + 3*time.Second)
@@ -122,7 +128,7 @@ func TestCheckpointNeverAheadOfItsEvents(t *testing.T) {
 	_ = a.waitExit(t, testTimeout)
 	stopStream()
 	reading.Wait()
-	failEventWrites(t, db, false)
+	allowEventWrites(t, dsn)
 	t.Logf("A killed with %d checkpoint(s) stored while event writes failed", stored)
 
 	all := &follower{c: c, runID: id}
@@ -247,16 +253,17 @@ func TestA2AClientsGetOneAnswerAcrossAKill(t *testing.T) {
 		}
 		taskID, lastSeq = noteUpdate(held, ev, taskID, lastSeq)
 		if _, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
-			if chunks++; chunks == 40 {
+			// Deltas coalesce when the client is slow: strike early.
+			if chunks++; chunks == 10 {
 				a.signal(syscall.SIGKILL)
 			}
 		}
 	}
 	stop()
-	_ = a.waitExit(t, testTimeout)
-	if chunks < 40 {
+	if chunks < 10 {
 		t.Fatalf("the stream on A ended after %d chunks, before the kill", chunks)
 	}
+	_ = a.waitExit(t, testTimeout)
 
 	cb := a2aClient(t, b)
 	resume := a2aclient.AttachServiceParams(ctx, a2aclient.ServiceParams{agenta2a.LastEventIDHeader: {strconv.FormatInt(lastSeq, 10)}})
@@ -345,17 +352,32 @@ func dbConn(t *testing.T, dsn string) *pgx.Conn {
 	return conn
 }
 
-// failEventWrites makes every insert of event frames fail with SQLSTATE
-// 57P03 (cannot_connect_now, which pgstore retries), or stops that.
-func failEventWrites(t *testing.T, db *pgx.Conn, fail bool) {
+// failEventWrites makes every insert of event frames in dsn's database fail
+// with SQLSTATE 57P03 (cannot_connect_now, which pgstore retries) until
+// allowEventWrites; cleanup allows them again in any case, for the
+// database outlives the test (pgtest recycles it).
+func failEventWrites(t *testing.T, dsn string) {
 	t.Helper()
-	sql := `DROP TRIGGER IF EXISTS fail_event_writes ON event_frames`
-	if fail {
-		sql = `CREATE OR REPLACE FUNCTION fail_event_writes() RETURNS trigger LANGUAGE plpgsql AS $$
+	execSQL(t, dsn, `CREATE OR REPLACE FUNCTION fail_event_writes() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN RAISE EXCEPTION 'event writes disabled by the test' USING ERRCODE = '57P03'; END $$;
-CREATE TRIGGER fail_event_writes BEFORE INSERT ON event_frames FOR EACH ROW EXECUTE FUNCTION fail_event_writes()`
+CREATE TRIGGER fail_event_writes BEFORE INSERT ON event_frames FOR EACH ROW EXECUTE FUNCTION fail_event_writes()`)
+	t.Cleanup(func() { allowEventWrites(t, dsn) })
+}
+
+func allowEventWrites(t *testing.T, dsn string) {
+	t.Helper()
+	execSQL(t, dsn, `DROP TRIGGER IF EXISTS fail_event_writes ON event_frames; DROP FUNCTION IF EXISTS fail_event_writes()`)
+}
+
+// execSQL runs sql on a connection of its own.
+func execSQL(t *testing.T, dsn, sql string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := db.Exec(context.Background(), sql); err != nil {
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), sql); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -47,7 +47,7 @@ type env struct {
 // goroutine outlives the test.
 func newEnv(t *testing.T, opts api.Options, setup ...func(*httptest.Server)) *env {
 	t.Helper()
-	cfg, err := config.Parse(config.Demo(), "demo")
+	cfg, err := config.Load("") // the embedded demo, with its files
 	if err != nil {
 		t.Fatal(err)
 	}
