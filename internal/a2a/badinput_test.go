@@ -56,12 +56,19 @@ func TestBadInput(t *testing.T) {
 		{"REST unknown agent", "POST", "/agents/nobody/rest/message:send", `{"message":` + msg + `}`, nil, 404, 0, ""},
 		{"REST oversized body", "POST", "/agents/conformance/rest/message:send", strings.Repeat(" ", 5000), nil, 413, 0, "INVALID_REQUEST"},
 		{"REST v0.3 unknown task", "GET", "/agents/conformance/rest/v1/tasks/nope", ``, nil, 404, 0, "TASK_NOT_FOUND"},
+		{"text/plain body", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":` + msg + `}}`, map[string]string{"A2A-Version": "1.0", "Content-Type": "text/plain"}, 415, -32600, ""},
+		{"latin-1 charset", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":` + msg + `}}`, map[string]string{"A2A-Version": "1.0", "Content-Type": "application/json; charset=iso-8859-1"}, 415, -32600, ""},
+		{"invalid UTF-8", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` + "\xff" + `"}]}}}`, v1, 200, -32700, ""},
+		{"deep nesting", "POST", rpc, strings.Repeat("[", 1000) + strings.Repeat("]", 1000), v1, 200, -32700, ""},
+		{"REST text/plain body", "POST", "/agents/conformance/rest/message:send", `{"message":` + msg + `}`, map[string]string{"Content-Type": "text/plain"}, 415, 0, "INVALID_REQUEST"},
+		{"REST invalid UTF-8", "POST", "/agents/conformance/rest/message:send", `{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"` + "\xff" + `"}]}}`, nil, 400, 0, "INVALID_REQUEST"},
+		{"REST deep nesting", "POST", "/agents/conformance/rest/message:send", strings.Repeat("[", 1000) + strings.Repeat("]", 1000), nil, 400, 0, "INVALID_REQUEST"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			status, ctype, body := e.rawCall(t, tc.method, tc.path, []byte(tc.body), tc.header)
-			if status != tc.wantStatus || !strings.HasPrefix(ctype, "application/json") {
-				t.Fatalf("status %d %q, want %d application/json: %v", status, ctype, tc.wantStatus, body)
+			if status != tc.wantStatus || !isJSON(ctype) {
+				t.Fatalf("status %d %q, want %d and JSON: %v", status, ctype, tc.wantStatus, body)
 			}
 			if tc.wantCode != 0 && rpcCode(body) != tc.wantCode {
 				t.Fatalf("code %d, want %d: %v", rpcCode(body), tc.wantCode, body)
@@ -69,8 +76,15 @@ func TestBadInput(t *testing.T) {
 			if tc.wantReason != "" && !bytes.Contains(mustJSON(body), []byte(`"reason":"`+tc.wantReason+`"`)) {
 				t.Fatalf("reason: want %s in %v", tc.wantReason, body)
 			}
-			if msg := errorMessage(body); msg == "" {
+			msg := errorMessage(body)
+			if msg == "" {
 				t.Fatalf("no error message in %v", body)
+			}
+			// Messages speak of the request, never of the server's code.
+			for _, leak := range []string{"Go value", "Go struct", "jsonrpc.", "a2a.", "unmarshal"} {
+				if strings.Contains(msg, leak) {
+					t.Errorf("error message names an implementation detail (%q): %s", leak, msg)
+				}
 			}
 		})
 	}
@@ -94,5 +108,39 @@ func TestDirectErrorsOnStreams(t *testing.T) {
 	sub := `{"jsonrpc":"2.0","id":2,"method":"tasks/resubscribe","params":{"id":"` + string(done.ID) + `"}}`
 	if _, ctype, out = e.rawCall(t, "POST", "/agents/conformance/jsonrpc", []byte(sub), nil); ctype != "application/json" || rpcCode(out) != -32004 {
 		t.Fatalf("v0.3 resubscribe to a terminal task: %s %v", ctype, out)
+	}
+}
+
+// isJSON reports whether ctype is one of the JSON types the bindings
+// answer with.
+func isJSON(ctype string) bool {
+	return strings.HasPrefix(ctype, "application/json") || strings.HasPrefix(ctype, "application/a2a+json")
+}
+
+// The v1.0 HTTP+JSON binding answers application/a2a+json to clients that
+// take it, and application/json to those that ask for that alone (a2a-go's
+// client); JSON-RPC and the v0.3 routes answer application/json.
+func TestRESTMediaType(t *testing.T) {
+	e := newEnv(t)
+	body := []byte(`{"message":{"messageId":"m-mt","role":"ROLE_USER","parts":[{"text":"tck-complete-task"}]}}`)
+	for _, tc := range []struct {
+		accept, want string
+	}{
+		{"", "application/a2a+json"},
+		{"application/a2a+json", "application/a2a+json"},
+		{"*/*", "application/a2a+json"},
+		{"application/json", "application/json"},
+	} {
+		_, ctype, _ := e.rawCall(t, "GET", "/agents/conformance/rest/tasks/nope", nil, map[string]string{"Accept": tc.accept})
+		if ctype != tc.want {
+			t.Errorf("Accept %q: %q, want %q", tc.accept, ctype, tc.want)
+		}
+	}
+	status, ctype, _ := e.rawCall(t, "POST", "/agents/conformance/rest/message:send", body, map[string]string{"Content-Type": "application/a2a+json"})
+	if status != 200 || ctype != "application/a2a+json" {
+		t.Errorf("send with an application/a2a+json body: %d %q, want 200 application/a2a+json", status, ctype)
+	}
+	if _, ctype, _ := e.rawCall(t, "GET", "/agents/conformance/rest/v1/tasks/nope", nil, nil); ctype != "application/json" {
+		t.Errorf("v0.3 route: %q, want application/json", ctype)
 	}
 }

@@ -163,6 +163,14 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 		jsonrpcError(w, http.StatusBadRequest, nil, a2a.ErrInvalidRequest, "reading the request body: "+err.Error())
 		return
 	}
+	if p := checkBody(r.Header.Get("Content-Type"), body); p != nil {
+		status, code := http.StatusOK, a2a.ErrParseError
+		if p.unsupported {
+			status, code = http.StatusUnsupportedMediaType, a2a.ErrInvalidRequest
+		}
+		jsonrpcError(w, status, nil, code, p.msg)
+		return
+	}
 	var next http.Handler
 	switch v := requestVersion(r); v {
 	case "", "0.3", "0.3.0":
@@ -196,6 +204,14 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		restError(w, http.StatusBadRequest, "INVALID_ARGUMENT", a2a.ErrInvalidRequest, "reading the request body: "+err.Error())
 		return
 	}
+	if p := checkBody(r.Header.Get("Content-Type"), body); p != nil {
+		status := http.StatusBadRequest
+		if p.unsupported {
+			status = http.StatusUnsupportedMediaType
+		}
+		restError(w, status, "INVALID_ARGUMENT", a2a.ErrInvalidRequest, p.msg)
+		return
+	}
 	path := "/" + chi.URLParam(r, "*")
 	next := b.restV1
 	if strings.HasPrefix(path, a2av0.RESTPathPrefix+"/") {
@@ -219,8 +235,27 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 	r = r.WithContext(withCallInfo(r.Context(), ci))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	dw := &deferredWriter{ResponseWriter: w, rest: rest}
+	// The v1.0 HTTP+JSON binding's media type, for clients that take it
+	// (a2a-go's client asks for application/json, and gets that).
+	dw.a2aJSON = rest && !strings.HasPrefix(r.URL.Path, a2av0.RESTPathPrefix+"/") && acceptsA2AJSON(r.Header.Get("Accept"))
 	next.ServeHTTP(dw, r)
 	dw.finish()
+}
+
+// acceptsA2AJSON reports whether an Accept header takes
+// application/a2a+json: no header, that type, or a wildcard that covers it.
+func acceptsA2AJSON(accept string) bool {
+	if accept == "" {
+		return true
+	}
+	for _, r := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(r), ";")
+		switch strings.TrimSpace(mt) {
+		case "application/a2a+json", "*/*", "application/*":
+			return true
+		}
+	}
+	return false
 }
 
 // requestVersion returns the A2A-Version service parameter: the header, or

@@ -34,8 +34,8 @@ func TestUnavailableIsARetryableServerError(t *testing.T) {
 				header["A2A-Version"] = tc.version
 			}
 			status, ctype, out := e.rawCall(t, "POST", tc.path, []byte(tc.body), header)
-			if ctype != "application/json" {
-				t.Errorf("content type %q, want application/json", ctype)
+			if !isJSON(ctype) {
+				t.Errorf("content type %q, want application/json or application/a2a+json", ctype)
 			}
 			if tc.path == "/agents/echo/jsonrpc" {
 				if code := rpcCode(out); status != http.StatusOK || code != -32000 {

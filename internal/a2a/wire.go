@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -92,6 +93,8 @@ func jsonrpcCode(err error) int {
 		return -32009
 	case a2a.ErrInvalidRequest:
 		return -32600
+	case a2a.ErrParseError:
+		return -32700
 	}
 	return -32603
 }
@@ -116,10 +119,13 @@ func restError(w http.ResponseWriter, status int, grpcStatus string, code error,
 // other response passes straight through.
 type deferredWriter struct {
 	http.ResponseWriter
-	rest   bool // HTTP+JSON binding: the error's HTTP status is its code
-	mode   writerMode
-	status int
-	buf    []byte
+	rest bool // HTTP+JSON binding: the error's HTTP status is its code
+	// a2aJSON labels JSON answers application/a2a+json (the v1.0
+	// HTTP+JSON binding's type, for clients that accept it).
+	a2aJSON bool
+	mode    writerMode
+	status  int
+	buf     []byte
 }
 
 type writerMode uint8
@@ -137,14 +143,11 @@ func (d *deferredWriter) WriteHeader(code int) {
 		d.mode, d.status = modeHolding, code
 		return
 	}
-	if d.mode == modeUndecided && d.rest && code == http.StatusInternalServerError {
-		// Perhaps a retryable server error (see retryable): decided on
-		// the body, when the handler is done.
+	if d.mode == modeUndecided {
+		// A plain response is held whole, to be mended when the handler
+		// is done (see finish): it is small, and its error may need it.
 		d.mode, d.status = modeHoldingError, code
 		return
-	}
-	if d.mode == modeUndecided {
-		d.pass()
 	}
 	if d.mode == modePass {
 		d.restContentType()
@@ -160,6 +163,9 @@ func (d *deferredWriter) restContentType() {
 	if d.rest && d.Header().Get("Content-Type") == "application/problem+json" {
 		d.Header().Set("Content-Type", "application/json")
 	}
+	if d.a2aJSON && strings.HasPrefix(d.Header().Get("Content-Type"), "application/json") {
+		d.Header().Set("Content-Type", "application/a2a+json")
+	}
 }
 
 func (d *deferredWriter) Write(p []byte) (int, error) {
@@ -170,7 +176,9 @@ func (d *deferredWriter) Write(p []byte) (int, error) {
 	case modeDiscard:
 		return len(p), nil
 	case modeUndecided:
-		d.pass()
+		d.mode, d.status = modeHoldingError, http.StatusOK
+		d.buf = append(d.buf, p...)
+		return len(p), nil
 	}
 	return d.ResponseWriter.Write(p)
 }
@@ -207,8 +215,11 @@ func (d *deferredWriter) finish() {
 	case modeHolding:
 		d.commit()
 	case modeHoldingError:
-		status, body := d.status, d.buf
-		if b, ok := retryable(body); ok {
+		if d.Header().Get("Content-Type") == "" {
+			d.pass() // sets the JSON-RPC Content-Type
+		}
+		status, body := d.status, plainDecodeErrors(d.buf)
+		if b, ok := retryable(body); ok && d.rest && status == http.StatusInternalServerError {
 			status, body = http.StatusServiceUnavailable, append(b, '\n')
 			d.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
 		}
@@ -306,4 +317,56 @@ func retryable(body []byte) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// goDecodeError matches encoding/json's type errors, which the SDK
+// transports pass on to clients as they are: they name Go types
+// ("cannot unmarshal string into Go struct field SendMessageRequest.message
+// of type a2a.Message").
+var goDecodeError = regexp.MustCompile(`json: cannot unmarshal (\w+) into Go (?:struct field (\S+)|value) of type (\S+)`)
+
+// plainDecodeErrors rewrites such a message in an error response body in
+// the request's terms ("message: expected an object, got a JSON string");
+// any other body is returned as it is.
+func plainDecodeErrors(body []byte) []byte {
+	if !bytes.Contains(body, []byte("cannot unmarshal")) {
+		return body
+	}
+	var doc map[string]any
+	if json.Unmarshal(body, &doc) != nil {
+		return body
+	}
+	e, _ := doc["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if e == nil || !goDecodeError.MatchString(msg) {
+		return body
+	}
+	e["message"] = goDecodeError.ReplaceAllStringFunc(msg, func(m string) string {
+		g := goDecodeError.FindStringSubmatch(m)
+		what := "expected " + jsonKind(g[3]) + ", got a JSON " + g[1]
+		if _, field, ok := strings.Cut(g[2], "."); ok {
+			return field + ": " + what
+		}
+		return what
+	})
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return append(out, '\n')
+}
+
+// jsonKind names the JSON a Go type decodes from.
+func jsonKind(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "a boolean"
+	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"), strings.HasPrefix(goType, "float"):
+		return "a number"
+	}
+	return "an object"
 }
