@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"agentd/internal/store"
 )
 
@@ -67,7 +69,7 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			status, ctype, body := e.rawCall(t, tc.method, tc.path, []byte(tc.body), tc.header)
-			if status != tc.wantStatus || !isJSON(ctype) {
+			if status != tc.wantStatus || !isJSON(ctype) && !strings.HasPrefix(ctype, "text/event-stream") {
 				t.Fatalf("status %d %q, want %d and JSON: %v", status, ctype, tc.wantStatus, body)
 			}
 			if tc.wantCode != 0 && rpcCode(body) != tc.wantCode {
@@ -94,21 +96,53 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestDirectErrorsOnStreams: a message to a terminal task is a direct
-// error, not an SSE stream holding one.
-func TestDirectErrorsOnStreams(t *testing.T) {
+// TestErrorsOnStreams: an error a streaming call meets before its first
+// update is an SSE event carrying the JSON-RPC error (JSON-RPC), or the
+// HTTP status (HTTP+JSON) — and every official client surfaces it.
+func TestErrorsOnStreams(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(t, "conformance", bindings[0])
 	done := taskOf(t, mustSend(t, c, sendReq("tck-complete-task")))
 	body := `{"jsonrpc":"2.0","id":"x","method":"SendStreamingMessage","params":{"message":{"messageId":"m2","role":"ROLE_USER","taskId":"` + string(done.ID) + `","parts":[{"text":"more"}]}}}`
 	status, ctype, out := e.rawCall(t, "POST", "/agents/conformance/jsonrpc", []byte(body), map[string]string{"A2A-Version": "1.0"})
-	if status != http.StatusOK || ctype != "application/json" || rpcCode(out) != -32004 || out["id"] != "x" {
-		t.Fatalf("%d %s %v, want a direct -32004 echoing the id", status, ctype, out)
+	if status != http.StatusOK || ctype != "text/event-stream" || rpcCode(out) != -32004 || out["id"] != "x" {
+		t.Fatalf("%d %s %v, want an SSE event with -32004 echoing the id", status, ctype, out)
 	}
 	sub := `{"jsonrpc":"2.0","id":2,"method":"tasks/resubscribe","params":{"id":"` + string(done.ID) + `"}}`
-	if _, ctype, out = e.rawCall(t, "POST", "/agents/conformance/jsonrpc", []byte(sub), nil); ctype != "application/json" || rpcCode(out) != -32004 {
+	if _, ctype, out = e.rawCall(t, "POST", "/agents/conformance/jsonrpc", []byte(sub), nil); ctype != "text/event-stream" || rpcCode(out) != -32004 {
 		t.Fatalf("v0.3 resubscribe to a terminal task: %s %v", ctype, out)
 	}
+	for _, b := range bindings {
+		c := e.client(t, "conformance", b)
+		calls := map[string]func() error{
+			"SubscribeToTask of an unknown task": func() error {
+				return firstErr(c.SubscribeToTask(ctxT(t), &a2a.SubscribeToTaskRequest{ID: "nope"}))
+			},
+			"SubscribeToTask of a finished task": func() error {
+				return firstErr(c.SubscribeToTask(ctxT(t), &a2a.SubscribeToTaskRequest{ID: done.ID}))
+			},
+			"SendStreamingMessage to an unknown task": func() error {
+				m := textMessage("more")
+				m.TaskID = "nope"
+				return firstErr(c.SendStreamingMessage(ctxT(t), &a2a.SendMessageRequest{Message: m}))
+			},
+		}
+		for name, call := range calls {
+			if err := call(); err == nil {
+				t.Errorf("%s, %s: the client saw no error", b.name, name)
+			}
+		}
+	}
+}
+
+// firstErr drains a client stream and returns its first error.
+func firstErr(seq func(yield func(a2a.Event, error) bool)) error {
+	for _, err := range seq {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // isJSON reports whether ctype is one of the JSON types the bindings

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,9 +237,22 @@ func (e *env) rawCall(t testing.TB, method, path string, body []byte, header map
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b = firstSSEData(b) // an error on a streaming call is its one event
+	}
 	var out map[string]any
 	_ = json.Unmarshal(b, &out)
 	return resp.StatusCode, resp.Header.Get("Content-Type"), out
+}
+
+// firstSSEData is the data of the first event of an SSE body.
+func firstSSEData(b []byte) []byte {
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if data, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			return bytes.TrimSpace(data)
+		}
+	}
+	return nil
 }
 
 // rpcCode is the JSON-RPC error code of a decoded response (0 if none).

@@ -3,6 +3,7 @@ package a2a_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,8 +35,9 @@ func TestUnavailableIsARetryableServerError(t *testing.T) {
 				header["A2A-Version"] = tc.version
 			}
 			status, ctype, out := e.rawCall(t, "POST", tc.path, []byte(tc.body), header)
-			if !isJSON(ctype) {
-				t.Errorf("content type %q, want application/json or application/a2a+json", ctype)
+			stream := strings.HasSuffix(tc.name, "stream") && strings.HasPrefix(tc.name, "jsonrpc")
+			if !isJSON(ctype) && !(stream && ctype == "text/event-stream") {
+				t.Errorf("content type %q, want JSON (an SSE event for a JSON-RPC stream)", ctype)
 			}
 			if tc.path == "/agents/echo/jsonrpc" {
 				if code := rpcCode(out); status != http.StatusOK || code != -32000 {

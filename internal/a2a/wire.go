@@ -231,7 +231,12 @@ func (d *deferredWriter) finish() {
 }
 
 func (d *deferredWriter) commit() {
-	if data := firstData(d.buf); data != nil {
+	// JSON-RPC keeps an error found before the stream's first event in
+	// the stream, as an SSE event carrying the JSON-RPC error: that is
+	// where the spec and every official client look for it (a2a-go's
+	// client reads a plain JSON answer to a streaming call as no events
+	// and no error). HTTP+JSON says it with the HTTP status instead.
+	if data := firstData(d.buf); data != nil && d.rest {
 		if status, ok := errorPayload(data, d.rest); ok {
 			if b, ok := retryable(data); ok && d.rest {
 				status, data = http.StatusServiceUnavailable, b
