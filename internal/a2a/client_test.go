@@ -78,11 +78,17 @@ func TestSDKClients(t *testing.T) {
 				}
 				follow := textMessage("42")
 				follow.TaskID = task.ID // contextId inferred from the task
-				done := taskOf(t, mustSend(t, c, &a2a.SendMessageRequest{Message: follow}))
-				if done.ID != task.ID || done.ContextID != task.ContextID || done.Status.State != a2a.TaskStateCompleted {
-					t.Fatalf("follow-up: %+v", done.Status)
+				more := taskOf(t, mustSend(t, c, &a2a.SendMessageRequest{Message: follow}))
+				if more.ID != task.ID || more.ContextID != task.ContextID || more.Status.State != a2a.TaskStateInputRequired {
+					t.Fatalf("follow-up without done: %+v, want input-required again", more.Status)
 				}
-				if last := done.History[len(done.History)-1]; last.Parts[0].Text() != "Received: 42" {
+				follow = textMessage("done")
+				follow.TaskID = task.ID
+				done := taskOf(t, mustSend(t, c, &a2a.SendMessageRequest{Message: follow}))
+				if done.ID != task.ID || done.Status.State != a2a.TaskStateCompleted {
+					t.Fatalf("follow-up with done: %+v", done.Status)
+				}
+				if last := done.History[len(done.History)-1]; last.Parts[0].Text() != "Received: done" {
 					t.Fatalf("last message %q", last.Parts[0].Text())
 				}
 				// The task is terminal now: another message is a direct error.
@@ -201,7 +207,7 @@ func TestHistoryLength(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(t, "conformance", bindings[0])
 	ctx := ctxT(t)
-	task := taskOf(t, mustSend(t, c, sendReq("tck-multi-turn")))
+	task := taskOf(t, mustSend(t, c, sendReq("tck-input-required")))
 	follow := textMessage("yes")
 	follow.TaskID = task.ID
 	mustSend(t, c, &a2a.SendMessageRequest{Message: follow})

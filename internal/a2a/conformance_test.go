@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,7 +72,20 @@ func TestConformanceBehaviours(t *testing.T) {
 			}
 		}},
 		{"tck-long-running", func(t *testing.T, res a2a.SendMessageResult) {
-			wantState(t, res, a2a.TaskStateCompleted)
+			task := wantState(t, res, a2a.TaskStateCompleted)
+			var names []string
+			for _, a := range task.Artifacts {
+				names = append(names, a.Name)
+			}
+			if !slices.Contains(names, "long-running-artifact") {
+				t.Fatalf("artifacts %v, want the long-running artifact", names)
+			}
+		}},
+		{"tck-auth-required", func(t *testing.T, res a2a.SendMessageResult) {
+			task := wantState(t, res, a2a.TaskStateAuthRequired)
+			if task.Status.Message == nil || !strings.Contains(task.Status.Message.Parts[0].Text(), "credentials") {
+				t.Fatalf("status message %+v, want a request for credentials", task.Status.Message)
+			}
 		}},
 	}
 	for _, b := range bindings {
@@ -189,4 +203,61 @@ func isSubsequence(want, got []string) bool {
 		}
 	}
 	return i == len(want)
+}
+
+// The test kit's multi-turn and auth behaviours over every binding:
+// tck-multi-turn asks again until a message says "done"; tck-auth-required
+// waits in AUTH_REQUIRED until a message brings credentials.
+func TestConformanceConversations(t *testing.T) {
+	e := newEnv(t)
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			c := e.client(t, "conformance", b)
+			reply := func(task *a2a.Task, text string) *a2a.Task {
+				m := textMessage(text)
+				m.TaskID = task.ID
+				return taskOf(t, mustSend(t, c, &a2a.SendMessageRequest{Message: m}))
+			}
+			task := taskOf(t, mustSend(t, c, sendReq("tck-multi-turn")))
+			for _, text := range []string{"one", "two"} {
+				if task = reply(task, text); task.Status.State != a2a.TaskStateInputRequired {
+					t.Fatalf("multi-turn after %q: %s, want input-required", text, task.Status.State)
+				}
+			}
+			if task = reply(task, "I am done"); task.Status.State != a2a.TaskStateCompleted {
+				t.Fatalf("multi-turn after done: %s, want completed", task.Status.State)
+			}
+			auth := taskOf(t, mustSend(t, c, sendReq("tck-auth-required")))
+			if auth.Status.State != a2a.TaskStateAuthRequired {
+				t.Fatalf("auth-required: %s", auth.Status.State)
+			}
+			if auth = reply(auth, "token=s3cret"); auth.Status.State != a2a.TaskStateCompleted {
+				t.Fatalf("auth-required with credentials: %s, want completed", auth.Status.State)
+			}
+		})
+	}
+}
+
+// tck-message-response streams its reply; tck-stream-basic paces its
+// updates so that a second subscriber attaches while it runs and sees it
+// complete.
+func TestConformanceStreams(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t, "conformance", bindings[0])
+	evs := collect(t, c.SendStreamingMessage(ctxT(t), sendReq("tck-message-response")))
+	if got := answerText(evs); got != "Direct message response" {
+		t.Fatalf("tck-message-response streamed %q (%v), want the reply's tokens", got, shape(evs))
+	}
+	var second []a2a.Event
+	for ev, err := range c.SendStreamingMessage(ctxT(t), sendReq("tck-stream-basic")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task, ok := ev.(*a2a.Task); ok {
+			second = collect(t, c.SubscribeToTask(ctxT(t), &a2a.SubscribeToTaskRequest{ID: task.ID}))
+		}
+	}
+	if finalState(second) != a2a.TaskStateCompleted {
+		t.Fatalf("the second subscriber saw %v, want the task complete", shape(second))
+	}
 }

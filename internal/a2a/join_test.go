@@ -23,7 +23,7 @@ func TestRetriedStreamingSendShowsTheTaskAsItIsNow(t *testing.T) {
 	if task.Status.State != a2a.TaskStateInputRequired {
 		t.Fatalf("first turn: %s, want input-required", task.Status.State)
 	}
-	follow := textMessage("the answer")
+	follow := textMessage("done, the answer")
 	follow.TaskID, follow.ContextID = task.ID, task.ContextID
 	if done := taskOf(t, mustSend(t, c, &a2a.SendMessageRequest{Message: follow})); done.Status.State != a2a.TaskStateCompleted {
 		t.Fatalf("second turn: %s, want completed", done.Status.State)

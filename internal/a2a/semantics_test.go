@@ -98,7 +98,7 @@ func TestConcurrentSubscribers(t *testing.T) {
 func TestStreamEndsWhenInterrupted(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(t, "conformance", bindings[1])
-	evs := collect(t, c.SendStreamingMessage(ctxT(t), sendReq("tck-multi-turn")))
+	evs := collect(t, c.SendStreamingMessage(ctxT(t), sendReq("tck-input-required")))
 	if finalState(evs) != a2a.TaskStateInputRequired {
 		t.Fatalf("stream %v, want it to end at input-required", shape(evs))
 	}

@@ -75,6 +75,10 @@ type UserPrompt struct {
 	Source string `json:"source,omitempty"`
 	// Metadata is passed through to the host untouched.
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// Auth says the engine needs credentials rather than an answer: the
+	// run waits in auth-required instead of input-required, and the
+	// reply carries the credentials.
+	Auth bool `json:"auth,omitempty"`
 }
 
 // UserReply is the user's answer to a UserPrompt: the parts the user sent

@@ -337,7 +337,11 @@ func (x *execution) classify(res *agent.Result, runErr error) outcome {
 	case agent.StatusInterrupted:
 		if p := x.host.pendingPrompt(); p != nil && cause == "" {
 			msg := model.Message{Role: model.RoleAssistant, Parts: p.Parts, Name: x.agent.ID}
-			return outcome{state: store.StateInputRequired, status: &msg, prompt: p, keep: true}
+			state := store.StateInputRequired
+			if p.Auth {
+				state = store.StateAuthRequired
+			}
+			return outcome{state: state, status: &msg, prompt: p, keep: true}
 		}
 	}
 	switch cause {

@@ -109,7 +109,9 @@ async function run(transport) {
   await check('multi-turn', async () => {
     const task = await tck.sendMessage({ message: message('tck-multi-turn') });
     assert.equal(task.status.state, TaskState.TASK_STATE_INPUT_REQUIRED);
-    const done = await tck.sendMessage({ message: message('42', { taskId: task.id }) });
+    const more = await tck.sendMessage({ message: message('42', { taskId: task.id }) });
+    assert.equal(more.status.state, TaskState.TASK_STATE_INPUT_REQUIRED, 'still asking until a message says done');
+    const done = await tck.sendMessage({ message: message('done', { taskId: task.id }) });
     assert.equal(done.status.state, TaskState.TASK_STATE_COMPLETED);
     assert.equal(done.contextId, task.contextId, 'contextId inferred from the task');
   });

@@ -17,12 +17,16 @@ import (
 var Behaviours = []string{
 	"tck-complete-task", "tck-input-required", "tck-reject-task", "tck-message-response",
 	"tck-artifact-file-url", "tck-artifact-file", "tck-artifact-text", "tck-artifact-data",
-	"tck-long-running", "tck-multi-turn", "tck-cancel", "tck-stream-basic", "tck-stream-chunked",
-	"tck-task-failure",
+	"tck-long-running", "tck-multi-turn", "tck-auth-required", "tck-cancel", "tck-stream-basic",
+	"tck-stream-chunked", "tck-task-failure",
 }
 
 // LongRunning is how long tck-long-running works before it completes.
 const LongRunning = 3 * time.Second
+
+// StreamPace spaces tck-stream-basic's updates, so that a second
+// subscriber can attach while it runs.
+const StreamPace = 100 * time.Millisecond
 
 // Engine runs the conformance behaviours.
 type Engine struct {
@@ -117,14 +121,21 @@ func (x *turn) start(text string) error {
 		return x.answer("Task completed: " + text)
 	case "tck-input-required", "tck-multi-turn":
 		return x.ask(b, "Please provide more input to continue ("+b+").")
+	case "tck-auth-required":
+		return x.ask(b, "Please provide credentials to continue (tck-auth-required).")
 	case "tck-reject-task":
 		return errdefs.Validationf("task rejected by the conformance agent (%s)", b)
 	case "tck-task-failure":
 		return errdefs.Internal(errors.New("simulated failure (tck-task-failure)"))
 	case "tck-message-response":
-		m := model.NewText(model.RoleAssistant, "Direct message response")
+		if err := x.answer("Direct message response"); err != nil {
+			return err
+		}
+		// The answer is a Message, not a Task (A2A faces read the kind).
+		msgs := x.board.Channel(engine.MainChannel)
+		m := msgs[len(msgs)-1]
 		m.Metadata = map[string]any{model.MetaResponseKind: "message"}
-		x.board.AppendChannelMessage(engine.MainChannel, m)
+		x.board.SetChannel(engine.MainChannel, append(msgs[:len(msgs)-1:len(msgs)-1], m))
 		return nil
 	case "tck-artifact-text":
 		return x.artifact("text-artifact", model.TextPart("Generated text content"), true)
@@ -136,7 +147,13 @@ func (x *turn) start(text string) error {
 		p, _ := model.DataPart(map[string]any{"key": "value", "count": 42})
 		return x.artifact("data-artifact", p, true)
 	case "tck-stream-basic":
+		if err := x.wait(StreamPace); err != nil {
+			return err
+		}
 		if err := x.artifact("stream-artifact", model.TextPart("Streamed content"), true); err != nil {
+			return err
+		}
+		if err := x.wait(StreamPace); err != nil {
 			return err
 		}
 		return x.answer("Stream completed")
@@ -146,6 +163,9 @@ func (x *turn) start(text string) error {
 		if err := x.wait(x.e.delay); err != nil {
 			return err
 		}
+		if err := x.artifact("long-running-artifact", model.TextPart("Long-running result"), true); err != nil {
+			return err
+		}
 		return x.answer("Long-running task completed")
 	case "tck-cancel":
 		return x.wait(0)
@@ -153,13 +173,22 @@ func (x *turn) start(text string) error {
 	return x.answer("Task completed: " + text)
 }
 
-// resume continues after the user answered the question of behaviour b.
+// resume continues after the user answered the question of behaviour b:
+// tck-multi-turn asks again until an answer contains "done";
+// tck-auth-required takes any non-empty answer as the credentials.
 func (x *turn) resume(b string) error {
 	reply, err := x.host.AskUser(x.ctx, engine.UserPrompt{Parts: []model.Part{model.TextPart("(resumed)")}, Source: x.e.agentID + ":" + b})
 	if err != nil {
 		return err
 	}
-	return x.answer("Received: " + reply.Text())
+	text := strings.TrimSpace(reply.Text())
+	switch {
+	case b == "tck-multi-turn" && !strings.Contains(strings.ToLower(text), "done"):
+		return x.ask(b, "Received: "+text+". Please provide more input, or say done (tck-multi-turn).")
+	case b == "tck-auth-required" && text == "" && len(reply.Parts) == 0:
+		return x.ask(b, "No credentials received; please provide credentials (tck-auth-required).")
+	}
+	return x.answer("Received: " + text)
 }
 
 // ask checkpoints, then asks the user; the host parks the run until the
@@ -172,7 +201,8 @@ func (x *turn) ask(b, question string) error {
 	if err := x.host.Checkpoint(x.ctx, cp); err != nil {
 		return err
 	}
-	reply, err := x.host.AskUser(x.ctx, engine.UserPrompt{Parts: []model.Part{model.TextPart(question)}, Source: x.e.agentID + ":" + b})
+	prompt := engine.UserPrompt{Parts: []model.Part{model.TextPart(question)}, Source: x.e.agentID + ":" + b, Auth: b == "tck-auth-required"}
+	reply, err := x.host.AskUser(x.ctx, prompt)
 	if err != nil {
 		return err
 	}
