@@ -1,9 +1,9 @@
 package api
 
 import (
-	"log/slog"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"agentd/internal/errdefs"
