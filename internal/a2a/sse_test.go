@@ -147,3 +147,61 @@ func TestResumeCursorChannels(t *testing.T) {
 		})
 	}
 }
+
+// TestSSEIDsAreSeqs: every update's SSE id is its event seq (the opening
+// Task has none), on both bindings, so a browser's EventSource reconnects
+// with a Last-Event-ID that resumes exactly after it.
+func TestSSEIDsAreSeqs(t *testing.T) {
+	e := newEnv(t)
+	for _, b := range []struct{ path, body string }{
+		{"/agents/echo/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"m-ids","role":"ROLE_USER","parts":[{"text":"stream 6 every 10ms"}]}}}`},
+		{"/agents/echo/rest/message:stream", `{"message":{"messageId":"m-ids2","role":"ROLE_USER","parts":[{"text":"stream 6 every 10ms"}]}}`},
+	} {
+		s := openSSE(t, e, "POST", b.path, b.body, map[string]string{"A2A-Version": "1.0"})
+		var ids []int64
+		events, taskID := 0, ""
+		for line := s.next(); line != ""; line = s.next() {
+			switch {
+			case strings.HasPrefix(line, "id:"):
+				id, err := strconv.ParseInt(strings.TrimSpace(line[3:]), 10, 64)
+				if err != nil {
+					t.Fatalf("%s: SSE id %q is not an event seq", b.path, line)
+				}
+				ids = append(ids, id)
+			case strings.HasPrefix(line, "data:"):
+				if events++; taskID == "" {
+					var v struct {
+						ID     string `json:"id"`
+						Result struct {
+							Task struct {
+								ID string `json:"id"`
+							} `json:"task"`
+						} `json:"result"`
+						Task struct {
+							ID string `json:"id"`
+						} `json:"task"`
+					}
+					_ = json.Unmarshal([]byte(line[5:]), &v)
+					taskID = v.Result.Task.ID + v.Task.ID
+				}
+			}
+		}
+		increasing := slices.IsSortedFunc(ids, func(a, b int64) int { return int(a - b) }) && len(slices.Compact(slices.Clone(ids))) == len(ids)
+		if len(ids) != events-1 || !increasing {
+			t.Fatalf("%s: ids %v for %d events, want one strictly increasing seq per update", b.path, ids, events)
+		}
+		// An EventSource reconnect: SubscribeToTask with Last-Event-ID.
+		cut := ids[1]
+		sub := `{"jsonrpc":"2.0","id":2,"method":"SubscribeToTask","params":{"id":"` + taskID + `"}}`
+		r := openSSE(t, e, "POST", "/agents/echo/jsonrpc", sub, map[string]string{"A2A-Version": "1.0", "Last-Event-ID": strconv.FormatInt(cut, 10)})
+		var resumed []int64
+		for line := r.next(); line != ""; line = r.next() {
+			if id, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(line, "id:")), 10, 64); err == nil && strings.HasPrefix(line, "id:") {
+				resumed = append(resumed, id)
+			}
+		}
+		if !slices.Equal(resumed, ids[2:]) {
+			t.Fatalf("%s: resumed after %d with ids %v, want %v", b.path, cut, resumed, ids[2:])
+		}
+	}
+}

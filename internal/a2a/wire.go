@@ -123,9 +123,12 @@ type deferredWriter struct {
 	// a2aJSON labels JSON answers application/a2a+json (the v1.0
 	// HTTP+JSON binding's type, for clients that accept it).
 	a2aJSON bool
-	mode    writerMode
-	status  int
-	buf     []byte
+	// sse says the response is an event stream; idHeld that the SDK's
+	// "id:" line of the event being written was held back (see Write).
+	sse, idHeld bool
+	mode        writerMode
+	status      int
+	buf         []byte
 }
 
 type writerMode uint8
@@ -140,7 +143,7 @@ const (
 
 func (d *deferredWriter) WriteHeader(code int) {
 	if d.mode == modeUndecided && code == http.StatusOK && strings.HasPrefix(d.Header().Get("Content-Type"), "text/event-stream") {
-		d.mode, d.status = modeHolding, code
+		d.mode, d.status, d.sse = modeHolding, code, true
 		return
 	}
 	if d.mode == modeUndecided {
@@ -169,6 +172,9 @@ func (d *deferredWriter) restContentType() {
 }
 
 func (d *deferredWriter) Write(p []byte) (int, error) {
+	if d.sse && d.mode == modePass {
+		return d.writeEvent(p)
+	}
 	switch d.mode {
 	case modeHolding, modeHoldingError:
 		d.buf = append(d.buf, p...)
@@ -257,8 +263,69 @@ func (d *deferredWriter) commit() {
 	}
 	d.mode = modePass
 	d.ResponseWriter.WriteHeader(d.status)
-	_, _ = d.ResponseWriter.Write(d.buf)
+	_, _ = d.ResponseWriter.Write(seqIDs(d.buf))
 	d.buf = nil
+}
+
+// writeEvent passes a live SSE write on with its event id made the run's
+// event seq: the SDK writes each event as an "id: <random UUID>" line and
+// then its "data:" block, so the id line is held until the data says the
+// seq. A browser's EventSource then reconnects with a Last-Event-ID that
+// SubscribeToTask honours as the resume cursor, instead of an id that
+// means nothing.
+func (d *deferredWriter) writeEvent(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("id:")) && bytes.HasSuffix(p, []byte("\n")) && bytes.Count(p, []byte("\n")) == 1 {
+		d.idHeld = true
+		return len(p), nil
+	}
+	if d.idHeld && bytes.HasPrefix(p, []byte("data:")) {
+		d.idHeld = false
+		if _, err := d.ResponseWriter.Write(idLine(p)); err != nil {
+			return 0, err
+		}
+	}
+	return d.ResponseWriter.Write(p)
+}
+
+// seqIDs rewrites the id lines of whole SSE events in b (see writeEvent).
+func seqIDs(b []byte) []byte {
+	if !bytes.Contains(b, []byte("id:")) {
+		return b
+	}
+	var out []byte
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	for i, line := range lines {
+		if bytes.HasPrefix(line, []byte("id:")) {
+			if i+1 < len(lines) && bytes.HasPrefix(lines[i+1], []byte("data:")) {
+				out = append(out, idLine(lines[i+1])...)
+			}
+			continue
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// seqKey is how the extension's seq appears in an update's metadata.
+var seqKey = []byte(`"` + MetaSeq + `":`)
+
+// idLine is the "id: <seq>" line for an event whose data line is data, or
+// nothing when the event carries no seq (the Task that opens a stream):
+// the client's last event id then stays what it was.
+func idLine(data []byte) []byte {
+	i := bytes.Index(data, seqKey)
+	if i < 0 {
+		return nil
+	}
+	rest := data[i+len(seqKey):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return append(append([]byte("id: "), rest[:n]...), '\n')
 }
 
 // firstData returns the data of the first SSE event in b, or nil.
