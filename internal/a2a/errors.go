@@ -39,6 +39,8 @@ func toA2AError(err error) error {
 		code = a2a.ErrUnsupportedOperation
 	case errors.Is(err, runtime.ErrNotCancelable):
 		code = a2a.ErrTaskNotCancelable
+	case errors.Is(err, runtime.ErrUnsupportedContent):
+		code = a2a.ErrUnsupportedContentType
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// The transports answer these with their own codes (499/504).
 		return err

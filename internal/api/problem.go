@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/runtime"
 )
 
 // Problem is an RFC 9457 problem details object.
@@ -60,7 +61,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		status = http.StatusMethodNotAllowed
 	}
 	var mt mediaTypeErr
-	if errors.As(err, &mt) {
+	if errors.As(err, &mt) || errors.Is(err, runtime.ErrUnsupportedContent) {
 		status = http.StatusUnsupportedMediaType
 	}
 	p := Problem{

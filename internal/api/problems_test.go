@@ -142,3 +142,22 @@ func TestProblemTitles(t *testing.T) {
 		t.Errorf("404 problem %+v", p)
 	}
 }
+
+// A message part in a media type the agent does not take is refused up
+// front (415, naming the part and the agent's modes); data and files it
+// takes reach it.
+func TestUnsupportedPartMediaType(t *testing.T) {
+	e := newEnv(t, api.Options{})
+	img := map[string]any{"message": map[string]any{"parts": []any{
+		map[string]any{"type": "file", "media_type": "image/png", "file": map[string]any{"name": "a.png", "url": "https://example.com/a.png"}},
+	}}}
+	p := problem(t, e.do(http.MethodPost, "/v1/agents/echo/messages", img), http.StatusUnsupportedMediaType, "message.parts[0]", "image/png", "text/plain")
+	if p.Type != "urn:agentd:problem:unsupported_media_type" {
+		t.Errorf("problem type %q", p.Type)
+	}
+	data := map[string]any{"message": map[string]any{"parts": []any{map[string]any{"type": "data", "data": map[string]any{"a": 1}}}}}
+	r := e.do(http.MethodPost, "/v1/agents/echo/messages", data)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"text":"{\"a\":1}"`) {
+		t.Errorf("a data message to echo: %d %s, want its JSON echoed", r.status, r.body)
+	}
+}

@@ -76,6 +76,9 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	if err != nil {
 		return Submission{}, err
 	}
+	if err := checkInputModes(a, msg.Message); err != nil {
+		return Submission{}, err
+	}
 	r.mu.Lock()
 	draining := r.draining
 	r.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"agentd/internal/errdefs"
@@ -78,6 +79,9 @@ func inspect(msgs []model.Message) conversation {
 		case model.RoleUser:
 			if !userSeen {
 				c.text = strings.TrimSpace(m.Text())
+				if c.text == "" {
+					c.text = describeParts(m.Parts)
+				}
 				userSeen = true
 			}
 		}
@@ -215,4 +219,24 @@ func (r *rule) start(ctx context.Context, d Data) (*stream, error) {
 		s.finish = llm.FinishToolCalls
 	}
 	return s, nil
+}
+
+// describeParts is what the rules see of a user message without text:
+// its data parts as JSON and its files as "[file NAME (TYPE) URL]", so
+// that a rule (the demo's echo) has something to answer.
+func describeParts(parts []model.Part) string {
+	var out []string
+	for _, p := range parts {
+		switch {
+		case p.Type == model.PartData:
+			out = append(out, string(p.Data))
+		case p.Type == model.PartFile && p.File != nil:
+			where := p.File.URL
+			if where == "" {
+				where = strconv.Itoa(len(p.File.Bytes)) + " bytes"
+			}
+			out = append(out, "[file "+p.File.Name+" ("+p.MediaType+") "+where+"]")
+		}
+	}
+	return strings.Join(out, " ")
 }
