@@ -292,7 +292,7 @@ func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 		out = append(out, m.Message)
 		x.seeded = append(x.seeded, m.ID)
 	}
-	return out, nil
+	return withoutOrphanedResults(out), nil
 }
 
 // writeHeldCheckpoint stores the checkpoint host.Checkpoint held back, if
