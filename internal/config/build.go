@@ -38,7 +38,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 		getenv = os.Getenv
 	}
 	reg := &tool.Registry{}
-	if err := tool.RegisterBuiltins(reg, tool.BuiltinOptions{Now: opts.Now}); err != nil {
+	if err := tool.RegisterBuiltins(reg, c.builtinOptions(opts.Now)); err != nil {
 		return nil, err
 	}
 	if err := registerDemoTools(reg, getenv); err != nil {
@@ -83,6 +83,8 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 			eng, err = loop.New(loop.Config{
 				Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: reg, ToolNames: a.Tools,
 				MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
+				Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,
+				TurnTimeout: time.Duration(a.TurnTimeout), DisallowedTools: a.DisallowedTools,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
@@ -103,7 +105,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 				Agents: &workflowAgents{c: c, self: a, provider: provider, defaultProvider: defaultProvider, registry: reg, built: built,
 					tools: func() (*tool.Registry, error) {
 						r := &tool.Registry{}
-						return r, tool.RegisterBuiltins(r, tool.BuiltinOptions{Now: opts.Now})
+						return r, tool.RegisterBuiltins(r, c.builtinOptions(opts.Now))
 					}}})
 			if err != nil {
 				return nil, fmt.Errorf("%s.workflow: %w", path, err)
@@ -129,6 +131,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 			MaxTokensPerRun: a.Budget.MaxTokensPerRun,
 			MaxTokensTotal:  a.Budget.MaxTokensTotal,
 			HistoryLimit:    a.HistoryLimit,
+			Timeout:         time.Duration(a.Timeout),
 			Description:     a.Description,
 		})
 	}
@@ -161,4 +164,16 @@ func nonEmpty(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// builtinOptions configures the built-in tools from the file: http_get is
+// registered only when tools.http_get says where it may go.
+func (c *Config) builtinOptions(now func() time.Time) tool.BuiltinOptions {
+	o := tool.BuiltinOptions{Now: now}
+	if h := c.Tools.HTTPGet; h != nil {
+		o.HTTPGet = &tool.HTTPGetOptions{
+			AllowHosts: h.AllowHosts, MaxBytes: h.MaxBytes, Timeout: time.Duration(h.Timeout), AllowPrivate: h.AllowPrivate,
+		}
+	}
+	return o
 }

@@ -23,7 +23,9 @@ import (
 type Config struct {
 	Server    Server              `json:"server"`
 	Providers map[string]Provider `json:"providers"`
-	Agents    []Agent             `json:"agents"`
+	// Tools configures the built-in tools that need it.
+	Tools  Tools   `json:"tools,omitempty"`
+	Agents []Agent `json:"agents"`
 
 	// flows holds the compiled flow of each flow agent, by agent index.
 	flows map[int]*flow.Flow
@@ -54,6 +56,25 @@ type Server struct {
 	// renewal (default 5s): a killed replica's runs resume on another one
 	// after it.
 	LeaseTTL Duration `json:"lease_ttl,omitempty"`
+}
+
+// Tools configures built-in tools.
+type Tools struct {
+	// HTTPGet, when set, registers the http_get tool for agents to list.
+	HTTPGet *HTTPGet `json:"http_get,omitempty"`
+}
+
+// HTTPGet configures the http_get tool: it fetches only from the listed
+// hosts, never from private addresses unless allow_private says so.
+type HTTPGet struct {
+	// AllowHosts are exact host names or "*.example.com" wildcards.
+	AllowHosts []string `json:"allow_hosts"`
+	// MaxBytes caps a response body (default 1 MiB).
+	MaxBytes int64 `json:"max_bytes,omitempty"`
+	// Timeout bounds one fetch (default 10s).
+	Timeout Duration `json:"timeout,omitempty"`
+	// AllowPrivate permits loopback and private addresses (tests, labs).
+	AllowPrivate bool `json:"allow_private,omitempty"`
 }
 
 // Provider is a model provider.
@@ -102,7 +123,18 @@ type Agent struct {
 	Model          string   `json:"model,omitempty"`
 	SystemPrompt   string   `json:"system_prompt,omitempty"`
 	Tools          []string `json:"tools,omitempty"`
-	MaxIterations  int      `json:"max_iterations,omitempty"`
+	// DisallowedTools are never offered nor run (loop engine).
+	DisallowedTools []string `json:"disallowed_tools,omitempty"`
+	MaxIterations   int      `json:"max_iterations,omitempty"`
+	// Temperature, TopP and MaxTokens tune each model turn (loop engine);
+	// unset means the provider's defaults.
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	// Timeout bounds one attempt of a run (wall time); a run that passes it
+	// fails with class timeout. TurnTimeout bounds one model turn (loop).
+	Timeout     Duration `json:"timeout,omitempty"`
+	TurnTimeout Duration `json:"turn_timeout,omitempty"`
 	// Multitask is reject (default), enqueue or interrupt.
 	Multitask    string `json:"multitask,omitempty"`
 	HistoryLimit int    `json:"history_limit,omitempty"`

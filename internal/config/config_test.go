@@ -66,6 +66,11 @@ agents:
 		{"no agents", "providers: {}\n", "agents: at least one agent is required"},
 		{"not yaml", "agents: [", "not valid YAML"},
 		{"unknown top-level key", "agent: []\n" + base, `agent: unknown field (did you mean "agents"?)`},
+		{"temperature out of range", strings.Replace(base, "provider: p}", "provider: p, temperature: 3}", 1), `agents[0].temperature: want 0 to 2, got 3`},
+		{"top_p out of range", strings.Replace(base, "provider: p}", "provider: p, top_p: 0}", 1), `agents[0].top_p`},
+		{"negative turn timeout", strings.Replace(base, "provider: p}", "provider: p, turn_timeout: -1s}", 1), `invalid duration "-1s"`},
+		{"http_get not configured", strings.Replace(base, "provider: p}", "provider: p, tools: [http_get]}", 1), `agents[0].tools[0]: unknown tool "http_get"`},
+		{"unknown disallowed tool", strings.Replace(base, "provider: p}", "provider: p, disallowed_tools: [clok]}", 1), `agents[0].disallowed_tools[0]: unknown tool "clok"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,5 +106,39 @@ agents:
 	}
 	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Fatalf("missing file: %v", err)
+	}
+}
+
+// The loop's settings and the http_get tool are reachable from the file.
+func TestLoopSettingsFromTheFile(t *testing.T) {
+	cfg, err := Parse([]byte(`
+tools:
+  http_get: {allow_hosts: [example.com], timeout: 2s}
+providers:
+  p: {type: scripted, rules: [{reply: hi}]}
+agents:
+  - id: a
+    engine: loop
+    provider: p
+    tools: [http_get, calculator]
+    disallowed_tools: [calculator]
+    temperature: 0.3
+    top_p: 0.8
+    max_tokens: 100
+    timeout: 1m
+    turn_timeout: 20s
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents, err := cfg.Build(BuildOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := agents[0]; a.Timeout != time.Minute {
+		t.Errorf("timeout %v, want 1m", a.Timeout)
+	}
+	if a := cfg.Agents[0]; *a.Temperature != 0.3 || *a.TopP != 0.8 || a.MaxTokens != 100 || time.Duration(a.TurnTimeout) != 20*time.Second {
+		t.Errorf("agent settings %+v", a)
 	}
 }

@@ -1,11 +1,13 @@
 package config
 
 import (
+	"agentd/internal/tool"
 	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"agentd/internal/llm/scripted"
 )
@@ -68,7 +70,7 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s.id: %q is already used by agents[%d]", path, a.ID, j)
 		}
 		seen[a.ID] = i
-		if err := a.validate(path, c.Providers); err != nil {
+		if err := a.validate(path, c.Providers, c.toolNames()); err != nil {
 			return err
 		}
 	}
@@ -80,7 +82,7 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-func (a Agent) validate(path string, providers map[string]Provider) error {
+func (a Agent) validate(path string, providers map[string]Provider, tools []string) error {
 	switch a.Engine {
 	case "loop":
 		if a.Provider == "" {
@@ -96,6 +98,9 @@ func (a Agent) validate(path string, providers map[string]Provider) error {
 		}
 		if a.MaxIterations < 0 {
 			return fmt.Errorf("%s.max_iterations: must not be negative, got %d", path, a.MaxIterations)
+		}
+		if err := a.validateSampling(path); err != nil {
+			return err
 		}
 	case "flow":
 		if a.Flow == "" {
@@ -124,8 +129,13 @@ func (a Agent) validate(path string, providers map[string]Provider) error {
 		return fmt.Errorf("%s.flow: only the flow engine runs a flow (engine is %q)", path, a.Engine)
 	}
 	for j, t := range a.Tools {
-		if !slices.Contains(BuiltinTools, t) {
-			return fmt.Errorf("%s.tools[%d]: unknown tool %q (tools: %s)", path, j, t, strings.Join(BuiltinTools, ", "))
+		if !slices.Contains(tools, t) {
+			return fmt.Errorf("%s.tools[%d]: unknown tool %q (tools: %s)", path, j, t, strings.Join(tools, ", "))
+		}
+	}
+	for j, t := range a.DisallowedTools {
+		if !slices.Contains(tools, t) {
+			return fmt.Errorf("%s.disallowed_tools[%d]: unknown tool %q (tools: %s)", path, j, t, strings.Join(tools, ", "))
 		}
 	}
 	switch a.Multitask {
@@ -161,5 +171,37 @@ func sortedProviderNames(m map[string]Provider) []string {
 		names = append(names, k)
 	}
 	slices.Sort(names)
+	return names
+}
+
+// validateSampling checks a loop agent's model-turn settings.
+func (a Agent) validateSampling(path string) error {
+	switch {
+	case a.Temperature != nil && (*a.Temperature < 0 || *a.Temperature > 2):
+		return fmt.Errorf("%s.temperature: want 0 to 2, got %v", path, *a.Temperature)
+	case a.TopP != nil && (*a.TopP <= 0 || *a.TopP > 1):
+		return fmt.Errorf("%s.top_p: want more than 0 and at most 1, got %v", path, *a.TopP)
+	case a.MaxTokens < 0:
+		return fmt.Errorf("%s.max_tokens: must not be negative, got %d", path, a.MaxTokens)
+	case a.Timeout < 0:
+		return fmt.Errorf("%s.timeout: must not be negative, got %v", path, time.Duration(a.Timeout))
+	case a.TurnTimeout < 0:
+		return fmt.Errorf("%s.turn_timeout: must not be negative, got %v", path, time.Duration(a.TurnTimeout))
+	}
+	for i, name := range a.DisallowedTools {
+		if slices.Contains(a.DisallowedTools[:i], name) {
+			return fmt.Errorf("%s.disallowed_tools[%d]: %q listed twice", path, i, name)
+		}
+	}
+	return nil
+}
+
+// toolNames are the tools agents of c may list: the built-ins, and
+// http_get when tools.http_get configures it.
+func (c *Config) toolNames() []string {
+	names := slices.Clone(BuiltinTools)
+	if c.Tools.HTTPGet != nil {
+		names = append(names, tool.HTTPGetName)
+	}
 	return names
 }

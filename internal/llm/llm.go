@@ -44,6 +44,8 @@ type Request struct {
 	Temperature *float64
 	// MaxTokens caps the answer; 0 means the provider's default.
 	MaxTokens int
+	// TopP is nil for the provider's default (nucleus sampling).
+	TopP *float64
 	// Metadata is opaque caller context (agent id, run id). Providers may use
 	// it for tracing or templating; none sends it to a model.
 	Metadata map[string]string

@@ -216,6 +216,11 @@ func (x *execution) run() {
 func (x *execution) execute() (*agent.Result, error) {
 	r := x.r
 	ctx := x.ctx
+	if d := x.agent.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, errdefs.Timeoutf("run %s took longer than agent %s's timeout of %v", x.runID, x.agent.ID, d))
+		defer cancel()
+	}
 	history, err := x.history(ctx)
 	if err != nil {
 		return nil, err
@@ -253,7 +258,17 @@ func (x *execution) execute() (*agent.Result, error) {
 		}
 	}
 	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
-	return agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
+	res, err := agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
+	if cause := context.Cause(ctx); errdefs.IsTimeout(cause) && x.ctx.Err() == nil {
+		// The attempt's own timeout stopped it: say so, not "context
+		// deadline exceeded".
+		if err != nil {
+			err = cause
+		} else if res != nil && res.Err != nil {
+			res.Err = cause
+		}
+	}
+	return res, err
 }
 
 // history loads the transcript that seeds the board: the context's latest

@@ -52,6 +52,9 @@ type Agent struct {
 	// HistoryLimit bounds how many transcript messages seed a run's board
 	// (0 = 200).
 	HistoryLimit int
+	// Timeout bounds each attempt's wall time (0 = none): an attempt that
+	// passes it fails the run with class timeout.
+	Timeout time.Duration
 	// Description and Streaming are shown in listings.
 	Description string
 }

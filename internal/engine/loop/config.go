@@ -3,6 +3,7 @@ package loop
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/llm"
@@ -37,6 +38,15 @@ type Config struct {
 	Temperature *float64
 	// MaxTokens caps each answer; zero means the provider's default.
 	MaxTokens int
+	// TopP is nil for the provider's default.
+	TopP *float64
+	// TurnTimeout bounds one model turn (the stream of one answer); zero
+	// means no bound beyond the run's. A turn that passes it fails the run
+	// with a Timeout naming it.
+	TurnTimeout time.Duration
+	// DisallowedTools are never offered nor run, even when ToolNames lists
+	// them (a workflow step's or an operator's veto over an agent's tools).
+	DisallowedTools []string
 	// AgentID is the step actor of every event the engine publishes and
 	// the Name of its assistant messages. Empty falls back to the run's
 	// event.HeaderAgentID attribute, then to "agent".
@@ -75,7 +85,18 @@ func (cfg *Config) validate() error {
 	if cfg.NewMessageID == nil {
 		cfg.NewMessageID = model.NewID
 	}
-	cfg.ToolNames = slices.Clone(cfg.ToolNames)
+	if cfg.TurnTimeout < 0 {
+		return errdefs.Validationf("%s: turn_timeout %v: must not be negative", cfg.who(), cfg.TurnTimeout)
+	}
+	for i, name := range cfg.DisallowedTools {
+		if cfg.Tools == nil {
+			break
+		}
+		if _, ok := cfg.Tools.Get(name); !ok {
+			return errdefs.Validationf("%s: disallowed_tools[%d]: unknown tool %q (registered: %q)", cfg.who(), i, name, cfg.Tools.Names())
+		}
+	}
+	cfg.ToolNames = slices.DeleteFunc(slices.Clone(cfg.ToolNames), func(n string) bool { return slices.Contains(cfg.DisallowedTools, n) })
 	if len(cfg.ToolNames) > 0 && cfg.Tools == nil {
 		return errdefs.Validationf("%s: tools %q listed without a tool registry", cfg.who(), cfg.ToolNames)
 	}

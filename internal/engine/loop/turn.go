@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 
 	"agentd/internal/engine"
+	"agentd/internal/errdefs"
 	"agentd/internal/event"
 	"agentd/internal/llm"
 	"agentd/internal/model"
@@ -93,9 +95,15 @@ func (x *execution) toolStep(d toolDetail) json.RawMessage {
 // chunks into acc and publishing text deltas at once: a subscriber sees
 // the first token before the turn ends.
 func (x *execution) stream(acc *llm.Accumulator) error {
-	s, err := x.e.cfg.Provider.Stream(&x.work, x.e.request(x.board.ChannelView(engine.MainChannel), x.run.ID, x.actor))
+	var ctx context.Context = &x.work
+	if d := x.e.cfg.TurnTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	s, err := x.e.cfg.Provider.Stream(ctx, x.e.request(x.board.ChannelView(engine.MainChannel), x.run.ID, x.actor))
 	if err != nil {
-		return err
+		return x.turnTimedOut(ctx, err)
 	}
 	defer s.Close()
 	for {
@@ -104,7 +112,7 @@ func (x *execution) stream(acc *llm.Accumulator) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			return x.turnTimedOut(ctx, err)
 		}
 		acc.Add(c)
 		if c.Text != "" {
@@ -127,8 +135,18 @@ func (e *Engine) request(history []model.Message, runID, agentID string) llm.Req
 		Tools:       e.specs,
 		Temperature: e.cfg.Temperature,
 		MaxTokens:   e.cfg.MaxTokens,
+		TopP:        e.cfg.TopP,
 		Metadata:    map[string]string{event.HeaderRunID: runID, event.HeaderAgentID: agentID},
 	}
+}
+
+// turnTimedOut names the turn timeout as the cause of err when the turn's
+// own deadline passed (and not the run's).
+func (x *execution) turnTimedOut(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && x.work.Err() == nil {
+		return errdefs.Timeoutf("the model turn took longer than its turn_timeout of %v", x.e.cfg.TurnTimeout)
+	}
+	return err
 }
 
 // appendPartial keeps the text streamed before a turn stopped, so the

@@ -145,9 +145,9 @@ func TestDeltasArriveInOrder(t *testing.T) {
 
 func TestRequestBody(t *testing.T) {
 	srv := newServer(t, reply{file: "vllm_usage_every_chunk.sse"})
-	temp := 0.2
+	temp, topP := 0.2, 0.9
 	req := llm.Request{
-		Model: "qwen", Temperature: &temp, MaxTokens: 256,
+		Model: "qwen", Temperature: &temp, MaxTokens: 256, TopP: &topP,
 		Messages: []model.Message{
 			model.NewText(model.RoleSystem, "Be brief."),
 			model.NewText(model.RoleUser, "Weather and time in Paris? <now>"),

@@ -19,6 +19,7 @@ type chatRequest struct {
 	Tools         []wireTool     `json:"tools,omitempty"`
 	Temperature   *float64       `json:"temperature,omitempty"`
 	MaxTokens     int            `json:"max_tokens,omitempty"`
+	TopP          *float64       `json:"top_p,omitempty"`
 	Stream        bool           `json:"stream"`
 	StreamOptions *streamOptions `json:"stream_options,omitempty"`
 }
@@ -85,7 +86,7 @@ func encodeRequest(req llm.Request, defaultModel string) ([]byte, string, error)
 		return nil, "", errdefs.Validationf("openai: request for model %q has no messages", m)
 	}
 	body := chatRequest{
-		Model: m, Temperature: req.Temperature, MaxTokens: req.MaxTokens,
+		Model: m, Temperature: req.Temperature, MaxTokens: req.MaxTokens, TopP: req.TopP,
 		Stream: true, StreamOptions: &streamOptions{IncludeUsage: true},
 	}
 	for i, msg := range req.Messages {

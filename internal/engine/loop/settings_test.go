@@ -1,0 +1,66 @@
+package loop_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/engine/loop"
+	"agentd/internal/errdefs"
+	"agentd/internal/tool"
+)
+
+// A model turn that outlasts turn_timeout fails the run with a Timeout
+// naming it; the run's own context is not what stopped it.
+func TestTurnTimeout(t *testing.T) {
+	eng := newEngine(t, loop.Config{TurnTimeout: 50 * time.Millisecond})
+	_, err := execute(t, eng, engine.Run{ID: "r-turn"}, userBoard("block"), nil)
+	if !errdefs.IsTimeout(err) || !strings.Contains(err.Error(), "turn_timeout of 50ms") {
+		t.Fatalf("a blocked turn: %v, want a Timeout naming turn_timeout", err)
+	}
+}
+
+// Sampling settings reach every model request; a disallowed tool is
+// neither offered nor run, even when the agent lists it.
+func TestSamplingAndDisallowedTools(t *testing.T) {
+	temp, topP := 0.2, 0.9
+	rec := &recordingProvider{inner: newScripted(t, calcRules()...)}
+	eng := newEngine(t, loop.Config{
+		Provider: rec, Temperature: &temp, TopP: &topP, MaxTokens: 77,
+		DisallowedTools: []string{tool.CalculatorName},
+	})
+	board, err := execute(t, eng, engine.Run{ID: "r-sampling"}, userBoard("what is 2+2?"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := rec.requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model request")
+	}
+	for _, r := range reqs {
+		if r.Temperature == nil || *r.Temperature != temp || r.TopP == nil || *r.TopP != topP || r.MaxTokens != 77 {
+			t.Fatalf("request sampling: temperature %v, top_p %v, max_tokens %d", r.Temperature, r.TopP, r.MaxTokens)
+		}
+		for _, s := range r.Tools {
+			if s.Name == tool.CalculatorName {
+				t.Fatalf("the disallowed calculator was offered: %+v", r.Tools)
+			}
+		}
+	}
+	// The model called it anyway: the call got an error result.
+	var refused bool
+	for _, m := range board.Channel(engine.MainChannel) {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && p.ToolResult.IsError {
+				refused = true
+			}
+		}
+	}
+	if !refused {
+		t.Fatalf("the disallowed tool's call was not refused: %+v", board.Channel(engine.MainChannel))
+	}
+	if _, err := loop.New(loop.Config{Provider: rec, Tools: registry(t, &counter{}), DisallowedTools: []string{"clok"}}); err == nil || !strings.Contains(err.Error(), `disallowed_tools[0]: unknown tool "clok"`) {
+		t.Fatalf("an unknown disallowed tool: %v", err)
+	}
+}
