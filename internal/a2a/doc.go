@@ -30,7 +30,11 @@
 // message is the question of input-required, the reason of a failure or
 // cancel), the task's transcript messages as history (historyLength: unset
 // = DefaultHistoryLength, 0 = none; ListTasks defaults to 0) and the
-// artifacts the engine published.
+// artifacts, assembled from the run's log as a client that streamed it
+// holds them (artifacts.go): one artifact per answer. The Task that opens a
+// stream carries them as they stood where the stream's updates start; a
+// resume with a cursor carries only those the engine recorded (the client
+// holds the rest).
 //
 // Streams send the Task first, then translate the run's event log one event
 // at a time (translate.go), never re-reading or re-encoding the task:
@@ -40,10 +44,16 @@
 //	                         (id <task>-answer-<seq of its first delta>): the first chunk a
 //	                         stream sends of it without append — also when the stream joined
 //	                         mid-answer —, later ones append:true
-//	step.complete/step.error an empty chunk with lastChunk:true closes the open answer
+//	step.complete/step.error an empty chunk with lastChunk:true closes the open answer — but
+//	                         not a step.error of class aborted or interrupted (a step stopped
+//	                         with its attempt): the attempt's run.end decides
 //	run.end                  closes an open answer the same way; the stream ends at a run.end
 //	                         that leaves the task terminal or interrupted (v0.3 clients get
-//	                         final:true on that status from the compatibility layer)
+//	                         final:true on that status from the compatibility layer). The
+//	                         run.end of an attempt cut short (state working: its replica died,
+//	                         drained or lost its lease) leaves the answer open, and the first
+//	                         text chunk of the attempt that resumes the run replaces it
+//	                         (same id, append:false)
 //	delta tool_call/result   TaskStatusUpdateEvent WORKING whose message holds a data part
 //	                         {"toolCall": …} / {"toolResult": …}
 //	artifact                 TaskArtifactUpdateEvent as published (append, lastChunk)
@@ -58,14 +68,27 @@
 // Task as it is now, then live updates; for a terminal or interrupted task
 // the Task alone — never the submission's old updates.
 //
-// Errors found before a stream starts are answered as direct errors, not as
-// an SSE stream holding one error event: a2a-go's transports commit to SSE
-// before the handler runs, so the response is held back until its first
-// event (deferredWriter). Streams lift the write deadline and get keep-alive
-// comments from the transport every Options.KeepAlive. Every agentd error is
+// An error found before a stream's first update is, on JSON-RPC, the
+// stream's one SSE event carrying the JSON-RPC error (where the official
+// clients look), and on HTTP+JSON the HTTP status with the error body:
+// a2a-go's transports commit to SSE before the handler runs, so the
+// response is held back until its first event (deferredWriter). Each SSE
+// event's id is the seq of the run event it came from (the SDK's random
+// ids are rewritten), so an EventSource reconnect's Last-Event-ID resumes
+// it. Streams lift the write deadline and get keep-alive comments from the
+// transport every Options.KeepAlive.
+//
+// Request bodies must be JSON in a JSON media type (application/json or
+// application/a2a+json), UTF-8, nested at most 64 levels (body.go), or are
+// refused before any decoder sees them; decode errors of the SDK are
+// rewritten in the request's terms, never naming Go types. The v1.0
+// HTTP+JSON routes answer application/a2a+json to clients that accept it. Every agentd error is
 // mapped to an A2A error in one place, toA2AError; errdefs.ClassNotAvailable
 // (a draining replica, a store outage) is the retryable server error
-// (JSON-RPC -32000, HTTP+JSON 503 UNAVAILABLE), never a client error.
+// (JSON-RPC -32000, HTTP+JSON 503 UNAVAILABLE with Retry-After), never a
+// client error, and its message never carries the store's details. A part
+// whose media type the agent's card does not list is
+// ContentTypeNotSupportedError.
 //
 // # Resumable streams (extension ExtensionURI)
 //
@@ -88,7 +111,7 @@
 // Push notifications and the extended card are not offered: the cards say
 // so, push methods answer -32003 and GetExtendedAgentCard -32004.
 //
-// a2a imports the runtime, the store and model vocabulary, errdefs, and
-// engine/conformance for its response-kind key; it must not import api,
-// config or any engine implementation, and it holds no business state.
+// a2a imports the runtime, the store, engine (its resume signals) and
+// model vocabulary, and errdefs; it must not import api, config or any
+// engine implementation, and it holds no business state.
 package a2a
