@@ -536,6 +536,7 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		{runtime.EventRunStart, "RunStartEvent", runtime.RunStartData{ContextID: "c1", AgentID: "echo", Attempt: 2, Resumed: "input"}},
 		{runtime.EventStatus, "StatusEvent", runtime.StatusData{State: store.StateSubmitted}},
 		{runtime.EventStatus, "StatusEvent", runtime.StatusData{State: store.StateFailed, Message: &full, Error: taskErr}},
+		{runtime.EventPlan, "PlanEvent", runtime.PlanData{Actor: "research", Plan: json.RawMessage(`{"workflow":"w","steps":[{"id":"a","kind":"agent"}]}`)}},
 		{runtime.EventDelta, "DeltaEvent", runtime.DeltaData{Actor: "echo", Text: "hel"}},
 		{runtime.EventDelta, "DeltaEvent", runtime.DeltaData{ToolCall: &call}},
 		{runtime.EventDelta, "DeltaEvent", runtime.DeltaData{ToolResult: &result}},

@@ -14,6 +14,7 @@ const (
 	EventRunStart     = "run.start"
 	EventStatus       = "status"
 	EventDelta        = "delta"
+	EventPlan         = "plan"
 	EventStepStart    = "step.start"
 	EventStepComplete = "step.complete"
 	EventStepError    = "step.error"
@@ -58,6 +59,14 @@ type DeltaData struct {
 type StepData struct {
 	Actor   string          `json:"actor"`
 	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// PlanData is the body of a plan event: the work a run is about to do, as
+// its engine describes it (a workflow's DAG), published at the start of an
+// attempt.
+type PlanData struct {
+	Actor string          `json:"actor,omitempty"`
+	Plan  json.RawMessage `json:"plan"`
 }
 
 // InputData is the body of an input event: the run asks the user.

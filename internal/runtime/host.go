@@ -76,6 +76,12 @@ func (h *host) translate(rest string, env event.Envelope) (string, eventBody, er
 		h.x.noteArtifact(a)
 		body, err := encodeBody(a) // normalised: compact, one JSON object
 		return EventArtifact, eventBody{object: body}, err
+	case engine.SubjectPlan:
+		if !json.Valid(env.Payload) {
+			return "", eventBody{}, errdefs.Validationf("publish plan: payload is not JSON")
+		}
+		body, err := encodeBody(PlanData{Actor: env.AgentID, Plan: env.Payload})
+		return EventPlan, eventBody{object: body}, err
 	}
 	if body, ok := tokenBody(rest, env.Payload); ok {
 		return EventDelta, body, nil

@@ -16,10 +16,13 @@ const AttrStep = "graph.step"
 
 // runAgent runs one agent step as a child run: the agent's engine, a
 // fresh board holding the step's prompt as the user's message, and a
-// childHost. It waits for one of the run's agent slots first
-// (maxConcurrency). The content is the text of the assistant messages the
-// child produced; with a resultSchema, the result is its first valid
-// submit_result call.
+// childHost. When the host is an engine.ChildRunner, the child is a run of
+// its own there (its own id, transcript and checkpoints, keyed by the
+// step's id and attempt so that a resumed workflow resumes it); otherwise
+// it runs here, under the childHost. It waits for one of the run's agent
+// slots first (maxConcurrency). The content is the text of the assistant
+// messages the child produced; with a resultSchema, the result is its
+// first valid submit_result call.
 func (x *execution) runAgent(ctx context.Context, sc *scope, s *Step, id string, attempt int,
 	agentName, modelName, prompt string) (_ *StepResult, err error) {
 	eng := x.e.engines[agentKey{agentName, modelName}]
@@ -35,8 +38,7 @@ func (x *execution) runAgent(ctx context.Context, sc *scope, s *Step, id string,
 	}
 	defer func() { <-x.slots }()
 
-	childID := x.run.ID + "/" + id + "/" + strconv.Itoa(attempt)
-	h := x.newChildHost(id, childID)
+	h := x.newChildHost(id)
 	defer h.release()
 	attrs := maps.Clone(x.run.Attributes)
 	if attrs == nil {
@@ -45,9 +47,10 @@ func (x *execution) runAgent(ctx context.Context, sc *scope, s *Step, id string,
 	attrs[AttrStep] = id
 	board := engine.NewBoard()
 	board.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleUser, prompt))
-	run := engine.Run{ID: childID, ParentRunID: x.run.ID, Attributes: attrs, Deps: x.run.Deps}
+	key := id + "/" + strconv.Itoa(attempt)
+	run := engine.Run{ID: x.run.ID + "/" + key, ParentRunID: x.run.ID, Attributes: attrs, Deps: x.run.Deps}
 
-	out, err := executeChild(ctx, eng, run, h, board)
+	out, err := x.executeChild(ctx, eng, engine.ChildRun{Key: key, Step: id, Run: run, Host: h}, board)
 	if out == nil {
 		out = board
 	}
@@ -64,16 +67,21 @@ func (x *execution) runAgent(ctx context.Context, sc *scope, s *Step, id string,
 	return r, nil
 }
 
-// executeChild turns a child engine's panic into a step failure.
-func executeChild(ctx context.Context, eng engine.Engine, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
+// executeChild runs the child through the host's engine.ChildRunner, or
+// here under c.Host, turning a child engine's panic into a step failure.
+func (x *execution) executeChild(ctx context.Context, eng engine.Engine, c engine.ChildRun, b *engine.Board) (out *engine.Board, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			out, err = nil, errdefs.Internalf("step run %q: engine %T panicked: %v", run.ID, eng, v)
+			out, err = nil, errdefs.Internalf("step run %q: engine %T panicked: %v", c.Run.ID, eng, v)
 		}
 	}()
-	out, err = eng.Execute(ctx, run, h, b)
+	if cr, ok := x.host.(engine.ChildRunner); ok {
+		out, err = cr.RunChild(ctx, c, eng, b)
+	} else {
+		out, err = eng.Execute(ctx, c.Run, c.Host, b)
+	}
 	if err != nil && !isStop(err) {
-		err = fmt.Errorf("agent run %q: %w", run.ID, err)
+		err = fmt.Errorf("agent run %q: %w", c.Run.ID, err)
 	}
 	return out, err
 }

@@ -12,6 +12,16 @@
 // the document (`steps[3].dependsOn[0]: unknown step "reserch" (did you
 // mean "research"?)`) and a code from the spec's conformance test cases.
 //
+// Running: Execute publishes the plan (engine.run.<run>.plan: the DAG),
+// then runs ready steps in parallel. Each agent step is a child run: when
+// the host is an engine.ChildRunner (agentd's runtime), a run of its own
+// there — its own task, transcript, event log and checkpoints, keyed by
+// the step's namespaced id and attempt, so that a workflow resumed after a
+// crash resumes an interrupted step from the step's own checkpoint;
+// otherwise the step's engine runs here and its checkpoints are dropped.
+// Either way its events are also published in the workflow's run, nested
+// under the step's actor ("<agent>.node.<step>/<child actor>").
+//
 // Imports: engine, errdefs, event, model, strictjson, cel-go, jsonschema
 // and sigs.k8s.io/yaml. graph must not import runtime, store, api, a2a,
 // llm, tool or any other engine: a step's agent is reached through the

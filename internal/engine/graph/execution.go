@@ -12,6 +12,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
@@ -265,8 +266,9 @@ func (x *execution) scopeOutcome(sc *scope) (string, error) {
 	return b.String(), fmt.Errorf("step(s) failed: %s", strings.Join(failed, "; "))
 }
 
-// publishPlan announces the DAG: a step pair of kind "plan" under the
-// workflow's own actor, whose detail lists every top-level step.
+// publishPlan announces the DAG in the run's plan event
+// (engine.run.<run>.plan): every top-level step with its agent, its
+// dependencies, its kind, and whether a resumed run has finished it.
 func (x *execution) publishPlan() {
 	type node struct {
 		ID        string   `json:"id"`
@@ -283,9 +285,14 @@ func (x *execution) publishPlan() {
 		_, done := x.result(s.ID)
 		plan.Steps = append(plan.Steps, node{ID: s.ID, Agent: s.Agent, DependsOn: s.DependsOn, Kind: stepKind(s), Done: done})
 	}
-	info := engine.StepInfo{Actor: x.actor, Kind: "plan", Detail: plan}
-	_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, info)
-	_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, info)
+	b, err := json.Marshal(plan)
+	if err != nil {
+		return
+	}
+	_ = x.host.Publish(x.ctx, event.Envelope{
+		Subject: event.Subject(engine.SubjectPrefix + engine.SanitiseID(x.run.ID) + "." + engine.SubjectPlan),
+		Time:    time.Now().UTC(), RunID: x.run.ID, AgentID: x.actor, Payload: b, PayloadMarshalled: true,
+	})
 }
 
 func stepKind(s *Step) string {

@@ -11,19 +11,21 @@ import (
 	"agentd/internal/model"
 )
 
-// childHost is the engine.Host of the child run that executes one agent
-// step. Its events become the parent run's, nested under the step: the
-// child's actor <a> is published as "<workflow agent>.node.<step>/<a>",
-// its artifacts get the step's name in front; its own run start and end
-// are dropped (it frames no runs of its own: engine.RunFramer). It
-// receives the parent's interrupts, asks the user through the parent's
-// host (a prompt parks the whole workflow), keeps the usage it reports
-// while passing it on, and discards checkpoints: a step that did not
-// finish runs again on resume.
+// childHost is the parent's side of the child run that executes one agent
+// step: the engine.Host of the child when the engine runs it in-process,
+// the ChildRun.Host when the host's engine.ChildRunner runs it. The
+// child's events — whatever its run id — become the parent run's, nested
+// under the step: the child's actor <a> is published as
+// "<workflow agent>.node.<step>/<a>", its artifacts get the step's name in
+// front; its own run start and end are dropped (it frames no runs of its
+// own: engine.RunFramer). It receives the parent's interrupts, asks the
+// user through the parent's host (a prompt parks the whole workflow),
+// keeps the usage it reports while passing it on, and — in-process —
+// discards checkpoints: without a ChildRunner, a step that did not finish
+// runs again from its start on resume.
 type childHost struct {
 	x      *execution
 	stepID string
-	runID  string // the child run's id
 	inbox  chan engine.Interrupt
 
 	mu    sync.Mutex
@@ -36,8 +38,8 @@ var (
 )
 
 // newChildHost registers the child's interrupt inbox; release removes it.
-func (x *execution) newChildHost(stepID, runID string) *childHost {
-	h := &childHost{x: x, stepID: stepID, runID: runID, inbox: make(chan engine.Interrupt, 1)}
+func (x *execution) newChildHost(stepID string) *childHost {
+	h := &childHost{x: x, stepID: stepID, inbox: make(chan engine.Interrupt, 1)}
 	x.mu.Lock()
 	if x.intr != nil {
 		h.inbox <- *x.intr
@@ -58,7 +60,10 @@ func (h *childHost) FramesRuns() bool { return true }
 
 // Publish re-homes the child's envelope in the parent run.
 func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
-	rest, ok := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix+engine.SanitiseID(h.runID)+".")
+	rest, ok := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix)
+	if ok {
+		_, rest, ok = strings.Cut(rest, ".") // the child's run id: one token
+	}
 	if !ok {
 		return nil
 	}
@@ -73,7 +78,7 @@ func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
 	}
 	kind, actorVerb, ok := strings.Cut(rest, ".")
 	if !ok || kind != "step" && kind != "stream" {
-		return nil // start, end: the child's own framing
+		return nil // start, end: the child's own framing; its plan
 	}
 	i := strings.LastIndexByte(actorVerb, '.')
 	if i < 0 {

@@ -1,0 +1,358 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha1"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/event"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// Child runs (engine.ChildRunner): a workflow step runs as a run of its
+// own. A child is a task of the parent's agent in a context of its own,
+// linked to its parent by task metadata (engine.MetaParentRunID,
+// engine.MetaParentStep), whose id derives from the parent's id and the
+// child's key — so a parent resumed on any replica finds its children
+// again. The child's log gets run.start, status and run.end of each of its
+// attempts and every event its engine publishes; each of those also goes,
+// nested under the parent's step, to the parent (ChildRun.Host). Its
+// checkpoints are saved under its own id; its transcript — the step's
+// prompt and the messages its engine added — is stored when it completes.
+//
+// A child holds no lease and is not registered among the runtime's runs:
+// the parent's lease covers it and only the parent's engine drives it. A
+// cancel reaches it through the parent (ChildRun.Host's interrupts). A
+// child that stopped without ending (a crash, a drain, its parent parked
+// for input) stays working with its checkpoint, and the parent's next
+// attempt resumes it; one that failed or was canceled is kept as it ended,
+// and the key's next child (the next generation) starts afresh.
+
+// maxChildGenerations bounds how many children one key may start.
+const maxChildGenerations = 1000
+
+// RunChild runs eng as the child run c of this attempt's run.
+func (h *host) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
+	if board == nil {
+		board = engine.NewBoard()
+	}
+	x, done, err := h.x.r.openChild(ctx, h.x, c, board)
+	if err != nil || done != nil {
+		if done == nil {
+			done = board
+		}
+		return done, err
+	}
+	defer x.closeChild()
+	return x.runChild(ctx, c, eng, board)
+}
+
+// childRunID names generation gen of parent's child key: a UUIDv7 with
+// the parent's time (when the parent's id is one) and the rest drawn from
+// a hash of parent, key and generation.
+func childRunID(parentID, key string, gen int) string {
+	sum := sha1.Sum([]byte(parentID + "\x00" + key + "\x00" + itoa(gen)))
+	var u uuid.UUID
+	copy(u[:], sum[:16])
+	if p, err := uuid.Parse(parentID); err == nil && p.Version() == 7 {
+		copy(u[:6], p[:6])
+	}
+	u[6] = u[6]&0x0f | 0x70 // version 7
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u.String()
+}
+
+// openChild finds or creates the child for c.Key and makes it an attempt
+// ready to execute. A child that completed earlier needs no attempt: its
+// final board, rebuilt from its transcript, is returned instead.
+func (r *Runtime) openChild(ctx context.Context, p *execution, c engine.ChildRun, board *engine.Board) (*execution, *engine.Board, error) {
+	for gen := range maxChildGenerations {
+		id := childRunID(p.runID, c.Key, gen)
+		t, err := r.st.GetTask(ctx, id)
+		switch {
+		case errdefs.IsNotFound(err):
+			x, err := r.createChild(ctx, p, c, id, board)
+			return x, nil, err
+		case err != nil:
+			return nil, nil, err
+		case t.State == store.StateCompleted:
+			b, err := r.childBoard(ctx, t)
+			return nil, b, err
+		case t.State.Terminal():
+			continue // failed or canceled: the next generation starts afresh
+		}
+		x, err := r.resumeChild(ctx, p, t)
+		return x, nil, err
+	}
+	return nil, nil, errdefs.Internalf("run %s: step %q started %d child runs", p.runID, c.Step, maxChildGenerations)
+}
+
+// newChild is the attempt of child task t of parent p.
+func (r *Runtime) newChild(p *execution, t store.Task, l *runLog, resume string) *execution {
+	x := &execution{
+		r: r, runID: t.ID, contextID: t.ContextID, tenant: p.tenant, agent: p.agent, log: l, task: t,
+		resume: resume, bg: p.bg,
+	}
+	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
+	return x
+}
+
+// createChild stores a new child task, working, with the board's main
+// channel as the first messages of its transcript.
+func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildRun, id string, board *engine.Board) (*execution, error) {
+	now := time.Now().UTC()
+	t := store.Task{
+		ID: id, ContextID: newID(), AgentID: p.agent.ID, State: store.StateWorking, Attempt: 1,
+		Metadata:  map[string]any{engine.MetaParentRunID: p.runID, engine.MetaParentStep: c.Step},
+		CreatedAt: now, UpdatedAt: now,
+	}
+	seed := board.Channel(engine.MainChannel)
+	msgs := make([]store.Message, len(seed))
+	x := r.newChild(p, t, nil, "")
+	for i, m := range seed {
+		if m.ID == "" {
+			m.ID = messageID(id, i)
+		}
+		m.CreatedAt = store.StoredTime(now)
+		seed[i] = m
+		msgs[i] = store.Message{ContextID: t.ContextID, TaskID: id, Message: m}
+		x.seeded = append(x.seeded, m.ID)
+	}
+	board.SetChannel(engine.MainChannel, seed)
+	l := newRunLog(id, 0, r.volatile)
+	l.refs, l.active = 1, true
+	r.mu.Lock()
+	if r.logs[id] != nil {
+		r.mu.Unlock()
+		return nil, errdefs.Conflictf("child run %s of run %s: a log of that id is open", id, p.runID)
+	}
+	r.logs[id] = l
+	r.mu.Unlock()
+	x.log = l
+	_, err := r.commit(p.bg, l, store.Change{TaskID: id, CreateTask: &x.task, Messages: msgs},
+		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: 1}},
+		stateEvent{body: StatusData{State: store.StateWorking}})
+	if err != nil {
+		x.closeChild()
+		return nil, err
+	}
+	x.task.Version = 1
+	return x, nil
+}
+
+// resumeChild opens a new attempt of an unfinished child task t.
+func (r *Runtime) resumeChild(ctx context.Context, p *execution, t store.Task) (*execution, error) {
+	l, err := r.activeLog(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	signal := engine.SignalCrash
+	if rc, ok := engine.ResumeContextFromContext(ctx); ok && rc.Signal != "" {
+		signal = rc.Signal
+	}
+	next := t
+	next.State, next.Attempt, next.UpdatedAt = store.StateWorking, t.Attempt+1, time.Now().UTC()
+	x := r.newChild(p, next, l, signal)
+	var evs []stateEvent
+	if !r.attemptClosed(ctx, t.ID) {
+		evs = append(evs, stateEvent{body: RunEndData{State: store.StateWorking, Usage: t.Usage,
+			Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: "the parent run's attempt ended before this child's"}}})
+	}
+	evs = append(evs,
+		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: signal}},
+		stateEvent{body: StatusData{State: store.StateWorking}})
+	if _, err := r.commit(p.bg, l, store.Change{UpdateTask: &x.task}, evs...); err != nil {
+		x.closeChild()
+		return nil, err
+	}
+	x.task.Version++
+	return x, nil
+}
+
+// childBoard rebuilds a completed child's final board from its transcript.
+func (r *Runtime) childBoard(ctx context.Context, t store.Task) (*engine.Board, error) {
+	page, err := r.st.ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, Last: 1000})
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]model.Message, len(page.Messages))
+	for i, m := range page.Messages {
+		msgs[i] = m.Message
+	}
+	b := engine.NewBoard()
+	b.SetChannel(engine.MainChannel, msgs)
+	return b, nil
+}
+
+// runChild executes the child's attempt and records how it ended.
+func (x *execution) runChild(ctx context.Context, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
+	run := c.Run
+	run.ID, run.ResumeFrom = x.runID, nil
+	rc := engine.ResumeContext{Attempt: x.task.Attempt, StartedAt: x.task.CreatedAt, Signal: x.resume}
+	if x.resume != "" && engine.CapabilitiesOf(eng).SupportsResume {
+		cp, err := x.r.st.LoadCheckpoint(ctx, x.runID)
+		if err != nil {
+			x.endChild(nil, err)
+			return board, err
+		}
+		if cp != nil {
+			run.ResumeFrom = cp
+			rc.CheckpointAt, rc.Step = cp.Timestamp, cp.Step
+		}
+	}
+	ctx = engine.WithResumeContext(ctx, rc)
+	h := &childHost{rt: &x.host, out: c.Host}
+	out, err := executeGuarded(ctx, eng, run, h, board)
+	if out == nil {
+		out = board
+	}
+	if ferr := x.endChild(out, err); ferr != nil && err == nil {
+		err = ferr
+	}
+	return out, err
+}
+
+// executeGuarded turns an engine's panic into an error.
+func executeGuarded(ctx context.Context, eng engine.Engine, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = nil, errdefs.Internalf("child run %s: engine %T panicked: %v", run.ID, eng, v)
+		}
+	}()
+	return eng.Execute(ctx, run, h, b)
+}
+
+// childState is the state a child's attempt ends in: completed, canceled
+// when the run was canceled, working (to be resumed) when it merely
+// stopped — a drain, a park for input — and failed otherwise.
+func childState(err error) store.TaskState {
+	var ie engine.InterruptedError
+	switch {
+	case err == nil:
+		return store.StateCompleted
+	case errors.As(err, &ie):
+		if ie.Interrupt.Cause == engine.CauseUserCancel || ie.Interrupt.Cause == engine.CauseUserInput {
+			return store.StateCanceled
+		}
+		return store.StateWorking
+	case errors.Is(err, context.Canceled):
+		return store.StateCanceled
+	}
+	return store.StateFailed
+}
+
+// endChild records the end of the child's attempt in one commit: state,
+// usage, artifacts, the transcript messages of a completed child, status
+// and run.end. A child that stays working has its held checkpoint stored.
+func (x *execution) endChild(out *engine.Board, runErr error) error {
+	state := childState(runErr)
+	t := &x.task
+	t.State, t.UpdatedAt = state, time.Now().UTC()
+	x.mu.Lock()
+	t.Usage = t.Usage.Add(x.usage)
+	if len(x.artifacts) > 0 {
+		t.Artifacts = mergeArtifacts(t.Artifacts, x.artifacts)
+	}
+	x.mu.Unlock()
+	var msgs []store.Message
+	var evs []stateEvent
+	switch state {
+	case store.StateCompleted:
+		var err error
+		if msgs, err = x.newMessages(out); err != nil {
+			return err
+		}
+		evs = append(evs, stateEvent{body: StatusData{State: state}})
+	case store.StateWorking:
+		if err := x.writeHeldCheckpoint(); err != nil {
+			return err
+		}
+	default:
+		o := failure(runErr)
+		if state == store.StateCanceled {
+			o.err = nil
+		}
+		t.Error = o.err
+		evs = append(evs, stateEvent{body: StatusData{State: state, Error: o.err}})
+	}
+	evs = append(evs, stateEvent{body: RunEndData{State: state, Error: t.Error, Usage: t.Usage}})
+	x.host.mu.Lock()
+	x.host.ended = true
+	x.host.mu.Unlock()
+	if _, err := x.r.commit(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs}, evs...); err != nil {
+		return err
+	}
+	t.Version++
+	if state.Terminal() {
+		x.log.mu.Lock()
+		x.log.terminal = x.log.last()
+		x.log.mu.Unlock()
+	}
+	return nil
+}
+
+// closeChild lets go of the child's log.
+func (x *execution) closeChild() {
+	if x.log == nil {
+		return
+	}
+	x.log.mu.Lock()
+	x.log.active = false
+	x.log.wakeLocked()
+	x.log.mu.Unlock()
+	x.r.releaseLog(x.log)
+}
+
+// childHost is the engine.Host of a child's attempt: events go to the
+// child's log and to the parent's side, checkpoints and usage are the
+// child's (usage also reaches the parent, whose budgets apply), and
+// interrupts and questions come and go through the parent's side.
+type childHost struct {
+	rt  *host
+	out engine.Host
+}
+
+var (
+	_ engine.Host        = (*childHost)(nil)
+	_ engine.RunFramer   = (*childHost)(nil)
+	_ engine.ChildRunner = (*childHost)(nil)
+	_ engine.ChildRunner = (*host)(nil)
+)
+
+func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
+	err := h.rt.Publish(ctx, env)
+	if oerr := h.out.Publish(ctx, env); err == nil {
+		err = oerr
+	}
+	return err
+}
+
+func (h *childHost) FramesRuns() bool                    { return true }
+func (h *childHost) Interrupts() <-chan engine.Interrupt { return h.out.Interrupts() }
+
+func (h *childHost) AskUser(ctx context.Context, p engine.UserPrompt) (engine.UserReply, error) {
+	return h.out.AskUser(ctx, p)
+}
+
+func (h *childHost) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
+	return h.rt.Checkpoint(ctx, cp)
+}
+
+func (h *childHost) ReportUsage(ctx context.Context, u model.TokenUsage) error {
+	x := h.rt.x
+	x.mu.Lock()
+	x.usage = x.usage.Add(u)
+	x.mu.Unlock()
+	return h.out.ReportUsage(ctx, u)
+}
+
+// RunChild runs a grandchild: a child of this child.
+func (h *childHost) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
+	return h.rt.RunChild(ctx, c, eng, board)
+}
