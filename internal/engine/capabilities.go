@@ -14,6 +14,22 @@ type Capabilities struct {
 	// EmitsCheckpoint: Execute writes checkpoints through the host (on a
 	// successful run, at least one).
 	EmitsCheckpoint bool `json:"emits_checkpoint,omitempty"`
+	// HandlesParkedInterrupts: the engine's answer to an interrupt may
+	// involve work of its own even while the run is parked for input (a
+	// flow's on_signal handler saying goodbye). A host that parks runs
+	// then resumes a parked run that is canceled from its latest
+	// checkpoint, in a new attempt (ResumeContext.Signal SignalCancel)
+	// with the interrupt (cause user_cancel) already pending on
+	// Host.Interrupts, instead of ending it without the engine; an
+	// attempt that then completes is recorded as canceled, its last
+	// message the reason.
+	HandlesParkedInterrupts bool `json:"handles_parked_interrupts,omitempty"`
+	// PromptDeadlines: a prompt of the engine may expire — it carries a
+	// data part, a JSON object whose PromptDeadlineKey member is an RFC
+	// 3339 time. A host that parks runs resumes a run whose prompt
+	// expired unanswered (ResumeContext.Signal SignalTimeout), and its
+	// AskUser then answers that prompt with an errdefs.Timeout error.
+	PromptDeadlines bool `json:"prompt_deadlines,omitempty"`
 	// RequiredDepNames lists the Run.Deps keys (as strings) the engine
 	// needs; hosts check them with RequireDeps before Execute.
 	RequiredDepNames []string `json:"required_dep_names,omitempty"`

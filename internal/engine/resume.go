@@ -83,7 +83,14 @@ const (
 	SignalCrash             = "crash"              // a replica took over an expired lease
 	SignalRetry             = "retry"              // automatic retry of a classified failure
 	SignalSchedule          = "schedule"           // a scheduler or queue replayed it
+	SignalCancel            = "cancel"             // a parked run resumed to handle its cancel (Capabilities.HandlesParkedInterrupts)
+	SignalTimeout           = "timeout"            // a parked run resumed because its prompt expired (Capabilities.PromptDeadlines)
 )
+
+// PromptDeadlineKey names the member of a prompt's data part that says
+// until when the prompt may be answered (RFC 3339); see
+// Capabilities.PromptDeadlines.
+const PromptDeadlineKey = "deadline"
 
 type resumeCtxKey struct{}
 

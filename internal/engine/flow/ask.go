@@ -108,7 +108,9 @@ func (x *execution) answer(n *node, reason string) (string, error) {
 		return "", &raised{name: signalOf(intr), intr: &intr}
 	case x.ctx.Err() != nil:
 		return "", x.ctx.Err()
-	case timedOut:
+	case timedOut, errdefs.IsTimeout(err):
+		// The host's clock, or its sweep of expired prompts, may decide
+		// the timeout too (engine.SignalTimeout).
 		return "", &raised{name: SignalTimeout}
 	case errdefs.IsInterrupted(err):
 		return "", &parked{err: err}
@@ -138,8 +140,8 @@ func (x *execution) prompt(n *node, reason string) (engine.UserPrompt, error) {
 	meta := map[string]string{"node": n.id, "input_type": n.in.kind}
 	if n.timeout > 0 {
 		c.Timeout = n.timeout.String()
-		c.Deadline = x.st.Waiting.Since.Add(n.timeout).Format(time.RFC3339)
-		meta["deadline"] = c.Deadline
+		c.Deadline = x.st.Waiting.Since.Add(n.timeout).Format(time.RFC3339Nano)
+		meta[engine.PromptDeadlineKey] = c.Deadline
 	}
 	data, err := model.DataPart(c)
 	if err != nil {

@@ -89,9 +89,12 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // Capabilities: the flow checkpoints before every node, resumes from those
-// checkpoints and asks the user at input nodes.
+// checkpoints and asks the user at input nodes. A cancel of a parked flow
+// must reach it (its interrupt handler may say goodbye), and a question
+// with a timeout carries its deadline in the prompt's data part.
 func (e *Engine) Capabilities() engine.Capabilities {
-	return engine.Capabilities{SupportsResume: true, EmitsCheckpoint: true, EmitsUserPrompt: true}
+	return engine.Capabilities{SupportsResume: true, EmitsCheckpoint: true, EmitsUserPrompt: true,
+		HandlesParkedInterrupts: true, PromptDeadlines: true}
 }
 
 // IdempotencyKey is the key of the action a node runs on its visit-th

@@ -274,3 +274,44 @@ func converseFrom(t *testing.T, eng engine.Engine, h *parkingHost, runID string,
 	}
 	return board, used, err
 }
+
+// A parked question the host declares expired — agentd's runtime resumes
+// the run with engine.SignalTimeout and AskUser answers a Timeout error —
+// takes the timeout route even when the engine's own clock (another
+// replica's) is not there yet. A cancel of a parked run, resumed with the
+// interrupt pending, runs the interrupt handler.
+func TestHostDecidesParkedSignals(t *testing.T) {
+	eng, _ := oneFile(t, `
+nodes:
+  - {id: start, wait: true, timeout: 1h, on_timeout: late, on_interrupt: bye, to: on_time}
+  - {id: late, content: too late}
+  - {id: bye, content: goodbye}
+  - {id: on_time, content: on time}`)
+	if c := engine.CapabilitiesOf(eng); !c.HandlesParkedInterrupts || !c.PromptDeadlines {
+		t.Fatalf("capabilities %+v: want parked interrupts and prompt deadlines", c)
+	}
+	h := newParkingHost()
+	if _, err := execute(t, eng, engine.Run{ID: "r"}, userBoard("go"), h); !errors.Is(err, errParked) {
+		t.Fatalf("err = %v, want parked", err)
+	}
+	if d := h.Prompts()[0].Metadata[engine.PromptDeadlineKey]; d == "" {
+		t.Fatalf("prompt metadata lacks the deadline: %v", h.Prompts()[0].Metadata)
+	}
+	cps := h.Checkpoints()
+	parkedAt := cps[len(cps)-1]
+
+	h.AskUserFn = func(context.Context, engine.UserPrompt) (engine.UserReply, error) {
+		return engine.UserReply{}, errdefs.Timeoutf("the prompt expired")
+	}
+	out, err := execute(t, eng, engine.Run{ID: "r", ResumeFrom: &parkedAt}, engine.NewBoard(), h)
+	if err != nil || strings.Join(said(out), "|") != "too late" {
+		t.Errorf("timeout: err %v, said %q, want too late", err, said(out))
+	}
+
+	h.AskUserFn = nil
+	h.Fire(engine.Interrupt{Cause: engine.CauseUserCancel})
+	out, err = execute(t, eng, engine.Run{ID: "r", ResumeFrom: &parkedAt}, engine.NewBoard(), h)
+	if err != nil || strings.Join(said(out), "|") != "goodbye" {
+		t.Errorf("cancel: err %v, said %q, want goodbye", err, said(out))
+	}
+}
