@@ -138,12 +138,16 @@ func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
 	if len(held) == 0 {
 		return
 	}
-	renewed, err := r.st.RenewLeases(ctx, leases, r.leaseTTL)
+	// A renewal that takes longer than the lease is worth nothing, and the
+	// leaseMus must not stay held by a query a partition holds up.
+	rctx, cancel := context.WithTimeout(ctx, r.leaseTTL)
+	renewed, err := r.st.RenewLeases(rctx, leases, r.leaseTTL)
+	cancel()
 	if err != nil {
 		for _, x := range held {
 			x.leaseMu.Unlock()
 		}
-		r.noteStoreError(err)
+		r.noteStoreError(errdefs.NotAvailable(err))
 		r.log.Warn("lease renewal failed; will retry", "runs", len(held), "err", err)
 		return
 	}
