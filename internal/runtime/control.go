@@ -14,7 +14,9 @@ import (
 
 // Cancel stops a task. A running task is interrupted (cause user_cancel) and
 // hard-canceled after the grace period; a queued or input-required task is
-// canceled at once; a task executing on another replica gets the request
+// canceled at once — except an input-required task whose engine handles
+// interrupts while parked, which resumes to handle it (cancelParked) and is
+// returned working; a task executing on another replica gets the request
 // through the store. Canceling a canceled task returns it unchanged; any
 // other terminal state is ErrNotCancelable.
 func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error) {
@@ -63,6 +65,9 @@ func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error)
 	}()
 	if t, err = r.st.GetTask(ctx, taskID); err != nil {
 		return store.Task{}, err
+	}
+	if next, handled, err := r.cancelParked(ctx, t); handled || err != nil {
+		return next, err // resumed to handle the cancel: it ends canceled
 	}
 	return r.cancelIdle(ctx, t)
 }

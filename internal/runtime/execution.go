@@ -337,6 +337,7 @@ type outcome struct {
 	status *model.Message
 	prompt *engine.UserPrompt
 	keep   bool // persist the attempt's new transcript messages
+	said   bool // status is a message of the transcript already
 }
 
 func (x *execution) classify(res *agent.Result, runErr error) outcome {
@@ -348,6 +349,9 @@ func (x *execution) classify(res *agent.Result, runErr error) outcome {
 	}
 	switch res.Status {
 	case agent.StatusCompleted:
+		if cause == engine.CauseUserCancel && engine.CapabilitiesOf(x.agent.Engine).HandlesParkedInterrupts {
+			return handledCancel(res, note)
+		}
 		return outcome{state: store.StateCompleted, keep: res.Committed}
 	case agent.StatusInterrupted:
 		if p := x.host.pendingPrompt(); p != nil && cause == "" {
@@ -430,7 +434,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		m.ID = messageID(t.ID, -t.Attempt)
 		m.CreatedAt = storedNow()
 		t.StatusMessage = &m
-		if o.state == store.StateInputRequired || o.err == nil {
+		if o.state == store.StateInputRequired || o.err == nil && !o.said {
 			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
 		}
 	}

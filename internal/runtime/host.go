@@ -29,6 +29,9 @@ type host struct {
 	prompt *engine.UserPrompt
 	reply  *engine.UserReply
 	ended  bool // the attempt's run.end was logged; later envelopes are dropped
+	// expired: the attempt resumes a run whose prompt expired unanswered
+	// (engine.SignalTimeout); the first AskUser answers it with a Timeout.
+	expired bool
 }
 
 // Publish appends the envelope to the run's event log. Engine lifecycle
@@ -229,6 +232,10 @@ func (h *host) AskUser(_ context.Context, prompt engine.UserPrompt) (engine.User
 		r := *h.reply
 		h.reply = nil
 		return r, nil
+	}
+	if h.expired {
+		h.expired = false
+		return engine.UserReply{}, errdefs.Timeoutf("ask user (source %q): the prompt of run %s expired unanswered", prompt.Source, h.x.runID)
 	}
 	if len(prompt.Parts) == 0 {
 		return engine.UserReply{}, errdefs.Validationf("ask user (source %q): empty prompt", prompt.Source)

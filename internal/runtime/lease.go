@@ -172,10 +172,12 @@ func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
 	}
 }
 
-// sweep resumes runs whose replica stopped renewing their lease.
+// sweep resumes runs whose replica stopped renewing their lease, and parked
+// runs whose prompt expired.
 func (r *Runtime) sweep(ctx context.Context) {
 	t := time.NewTicker(r.sweepEvery)
 	defer t.Stop()
+	prompts := newPromptSweep(r)
 	for {
 		select {
 		case <-ctx.Done():
@@ -198,6 +200,7 @@ func (r *Runtime) sweep(ctx context.Context) {
 				r.log.Warn("run recovery failed", "run_id", l.RunID, "err", err)
 			}
 		}
+		prompts.round(ctx) // parked runs whose prompt expired (parked.go)
 	}
 }
 
