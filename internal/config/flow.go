@@ -20,13 +20,23 @@ var DemoTools = []string{tool.LookupOrderName, tool.IssueRefundName, tool.Cancel
 // tool fail, to show the refund flow undoing its refund.
 const DemoNotifyFailEnv = "AGENTD_DEMO_NOTIFY_FAIL"
 
+// DemoLedgerEnv names a file in which the demo shop keeps its refunds, so
+// that replicas (and restarts) share them (tool.DemoShopOptions.Ledger);
+// DemoPauseAfterEnv names a demo tool that blocks once its effect is
+// recorded, for tests that kill a replica there.
+const (
+	DemoLedgerEnv     = "AGENTD_DEMO_LEDGER"
+	DemoPauseAfterEnv = "AGENTD_DEMO_PAUSE_AFTER"
+)
+
 // FlowTool reports whether a flow may call the tool name.
 func FlowTool(name string) bool {
 	return slices.Contains(BuiltinTools, name) || slices.Contains(DemoTools, name)
 }
 
 func registerDemoTools(reg *tool.Registry, getenv Env) error {
-	shop := tool.NewDemoShop(tool.DemoShopOptions{FailNotify: getenv(DemoNotifyFailEnv) != ""})
+	shop := tool.NewDemoShop(tool.DemoShopOptions{FailNotify: getenv(DemoNotifyFailEnv) != "",
+		Ledger: getenv(DemoLedgerEnv), PauseAfter: getenv(DemoPauseAfterEnv)})
 	for _, t := range shop.Tools() {
 		if err := reg.Register(t); err != nil {
 			return fmt.Errorf("register demo tools: %w", err)

@@ -1,9 +1,13 @@
 package tool
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
 
@@ -24,6 +28,17 @@ type DemoShopOptions struct {
 	// refund. Without it only addresses under the reserved .invalid
 	// domain fail (order A-1002's customer has one).
 	FailNotify bool
+	// Ledger, when set, is a file that keeps the refunds (one JSON line
+	// per issue or cancel), so that several processes — replicas, or a
+	// process and its restart — share one shop and a replayed
+	// issue_refund is recognised by whichever process replays it. The
+	// shop rereads it before every refund operation; writers take turns
+	// (a run's lease makes one replica call its tools at a time).
+	Ledger string
+	// PauseAfter names a tool that, once its effect is recorded, blocks
+	// until its call is cancelled instead of answering: a test kills the
+	// process there, after the effect and before the flow's checkpoint.
+	PauseAfter string
 }
 
 // DemoShop is a tiny in-memory shop behind the refund demo's tools: three
@@ -75,6 +90,7 @@ func NewDemoShop(opts DemoShopOptions) *DemoShop {
 func (s *DemoShop) Counts() (issued, cancelled, notified int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.loadLedger() // best effort: the counts as last read otherwise
 	for _, r := range s.refunds {
 		issued++
 		if r.Cancelled {
@@ -116,6 +132,77 @@ func (s *DemoShop) lookupOrder() Tool {
 	})
 }
 
+// ledgerEntry is one line of the ledger file.
+type ledgerEntry struct {
+	Op     string      `json:"op"` // "issue" or "cancel"
+	Key    string      `json:"idempotency_key,omitempty"`
+	Refund *demoRefund `json:"refund"`
+}
+
+// loadLedger rebuilds the refunds from the ledger file. Callers hold s.mu.
+func (s *DemoShop) loadLedger() error {
+	if s.opts.Ledger == "" {
+		return nil
+	}
+	f, err := os.Open(s.opts.Ledger)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return errdefs.NotAvailablef("demo shop ledger: %v", err)
+	}
+	defer f.Close()
+	s.refunds, s.byKey = map[string]*demoRefund{}, map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e ledgerEntry
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Refund == nil {
+			continue // a line torn by a crash
+		}
+		r := e.Refund
+		if e.Op == "cancel" {
+			r.Cancelled = true
+		}
+		s.refunds[r.ID] = r
+		if e.Key != "" {
+			s.byKey[e.Key] = r.ID
+		}
+	}
+	return sc.Err()
+}
+
+// record appends an operation to the ledger file. Callers hold s.mu.
+func (s *DemoShop) record(op, key string, r *demoRefund) error {
+	if s.opts.Ledger == "" {
+		return nil
+	}
+	line, err := json.Marshal(ledgerEntry{Op: op, Key: key, Refund: r})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(s.opts.Ledger, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return errdefs.NotAvailablef("demo shop ledger: %v", err)
+	}
+	_, err = f.Write(append(line, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// pause blocks a tool named in PauseAfter until ctx ends.
+func (s *DemoShop) pause(ctx context.Context, name string) error {
+	if s.opts.PauseAfter != name {
+		return nil
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
 func (s *DemoShop) issueRefund() Tool {
 	spec := Spec{
 		Name:        IssueRefundName,
@@ -133,19 +220,37 @@ func (s *DemoShop) issueRefund() Tool {
 			return Result{}, errdefs.NotFoundf("no order %q", a.OrderID)
 		}
 		call, _ := CallFromContext(ctx)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if id, seen := s.byKey[call.IdempotencyKey]; seen && call.IdempotencyKey != "" {
-			return dataResult(s.refunds[id])
+		r, err := s.issue(o, a.Reason, call.IdempotencyKey)
+		if err != nil {
+			return Result{}, err
 		}
-		r := &demoRefund{ID: fmt.Sprintf("R-%d", len(s.refunds)+1), OrderID: o.ID, Amount: o.Amount,
-			Currency: o.Currency, Reason: a.Reason, Status: "issued"}
-		s.refunds[r.ID] = r
-		if call.IdempotencyKey != "" {
-			s.byKey[call.IdempotencyKey] = r.ID
+		if err := s.pause(ctx, IssueRefundName); err != nil {
+			return Result{}, err
 		}
 		return dataResult(r)
 	})
+}
+
+// issue refunds order o once per idempotency key.
+func (s *DemoShop) issue(o demoOrder, reason, key string) (*demoRefund, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.loadLedger(); err != nil {
+		return nil, err
+	}
+	if id, seen := s.byKey[key]; seen && key != "" {
+		return s.refunds[id], nil
+	}
+	r := &demoRefund{ID: fmt.Sprintf("R-%d", len(s.refunds)+1), OrderID: o.ID, Amount: o.Amount,
+		Currency: o.Currency, Reason: reason, Status: "issued"}
+	if err := s.record("issue", key, r); err != nil {
+		return nil, err
+	}
+	s.refunds[r.ID] = r
+	if key != "" {
+		s.byKey[key] = r.ID
+	}
+	return r, nil
 }
 
 func (s *DemoShop) cancelRefund() Tool {
@@ -161,11 +266,17 @@ func (s *DemoShop) cancelRefund() Tool {
 	return Typed(spec, func(_ context.Context, a args) (Result, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if err := s.loadLedger(); err != nil {
+			return Result{}, err
+		}
 		r, ok := s.refunds[a.RefundID]
 		if !ok {
 			return Result{}, errdefs.NotFoundf("no refund %q", a.RefundID)
 		}
 		r.Cancelled, r.Status = true, "cancelled"
+		if err := s.record("cancel", "", r); err != nil {
+			return Result{}, err
+		}
 		return dataResult(r)
 	})
 }

@@ -82,3 +82,47 @@ func TestDemoTools(t *testing.T) {
 		})
 	}
 }
+
+// Two shops over one ledger file are one shop: a refund issued by one is
+// recognised by the other under the same key, and its cancel is seen by
+// both. A tool named in PauseAfter records its effect, then blocks until
+// its call is cancelled.
+func TestDemoLedgerSharedByProcesses(t *testing.T) {
+	ledger := t.TempDir() + "/ledger.jsonl"
+	regA, shopA := demoRegistry(t, tool.DemoShopOptions{Ledger: ledger, PauseAfter: tool.IssueRefundName})
+	regB, shopB := demoRegistry(t, tool.DemoShopOptions{Ledger: ledger})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan tool.Result)
+	go func() {
+		done <- regA.Execute(ctx, tool.Call{ID: "c", Name: tool.IssueRefundName, Arguments: json.RawMessage(`{"order_id":"A-1001"}`), IdempotencyKey: "run:refund:1"})
+	}()
+	// A's effect is in the ledger once B sees it; A's call is still paused.
+	var replay tool.Result
+	for {
+		if issued, _, _ := shopB.Counts(); issued == 1 {
+			replay = call(regB, tool.IssueRefundName, `{"order_id":"A-1001"}`, "run:refund:1")
+			break
+		}
+		select {
+		case res := <-done:
+			t.Fatalf("the paused call answered: %+v", res)
+		default:
+		}
+	}
+	cancel()
+	if res := <-done; !res.IsError {
+		t.Errorf("the paused call answered %+v, want the cancellation", res)
+	}
+	if replay.IsError || !strings.Contains(replay.Content, `"refund_id":"R-1"`) {
+		t.Fatalf("replay on B: %+v, want refund R-1", replay)
+	}
+	if res := call(regB, tool.CancelRefundName, `{"refund_id":"R-1"}`, ""); res.IsError {
+		t.Fatalf("cancel on B: %+v", res)
+	}
+	for name, shop := range map[string]*tool.DemoShop{"A": shopA, "B": shopB} {
+		if issued, cancelled, _ := shop.Counts(); issued != 1 || cancelled != 1 {
+			t.Errorf("shop %s counts %d issued, %d cancelled; want 1 and 1", name, issued, cancelled)
+		}
+	}
+}
