@@ -15,8 +15,12 @@ import (
 
 // stepper runs its steps one after another, each as a child run through
 // the host's engine.ChildRunner, checkpointing after each; resumed, it
-// runs only the steps after its checkpoint.
-type stepper struct{ steps []engine.Engine }
+// runs only the steps after its checkpoint. With local, it runs them in
+// its own process under the parent's host instead (for comparison).
+type stepper struct {
+	steps []engine.Engine
+	local bool
+}
 
 func (stepper) Capabilities() engine.Capabilities {
 	return engine.Capabilities{SupportsResume: true, EmitsCheckpoint: true}
@@ -38,7 +42,13 @@ func (s stepper) Execute(ctx context.Context, run engine.Run, h engine.Host, b *
 		cb := engine.NewBoard()
 		cb.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleUser, "do "+step))
 		c := engine.ChildRun{Key: step + "/1", Step: step, Run: engine.Run{ParentRunID: run.ID}, Host: dropEvents{h}}
-		res, err := cr.RunChild(ctx, c, s.steps[i], cb)
+		var res *engine.Board
+		if s.local {
+			c.Run.ID = run.ID + "/" + c.Key
+			res, err = s.steps[i].Execute(ctx, c.Run, c.Host, cb)
+		} else {
+			res, err = cr.RunChild(ctx, c, s.steps[i], cb)
+		}
 		if err != nil {
 			return b, err
 		}
