@@ -84,7 +84,8 @@ func sharedDSN(t *testing.T) string {
 }
 
 // writeConfig writes the demo configuration with server settings merged
-// in (without its file-backed agents), and returns its path.
+// in, and its flow directories beside it (without the workflow agents),
+// and returns its path.
 func writeConfig(t *testing.T, server map[string]any) string {
 	t.Helper()
 	var cfg map[string]any
@@ -99,13 +100,13 @@ func writeConfig(t *testing.T, server map[string]any) string {
 		srv[k] = v
 	}
 	cfg["server"] = srv
-	// Agents whose definition lives in files beside the embedded demo
-	// configuration (flows, workflows) would not find them beside this
-	// copy; the process-level tests drive echo.
+	// The flows (flow: flows/…) are copied beside this copy from the
+	// source tree; workflow agents are left out (the process-level tests
+	// drive echo and the refund flow).
 	agents, _ := cfg["agents"].([]any)
 	kept := agents[:0]
 	for _, a := range agents {
-		if m, _ := a.(map[string]any); m["flow"] == nil && m["workflow"] == nil {
+		if m, _ := a.(map[string]any); m["workflow"] == nil {
 			kept = append(kept, a)
 		}
 	}
@@ -114,7 +115,11 @@ func writeConfig(t *testing.T, server map[string]any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "agentd.yaml")
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "flows"), os.DirFS(filepath.Join("..", "..", "internal", "config", "flows"))); err != nil {
+		t.Fatalf("copy the demo flows: %v", err)
+	}
+	path := filepath.Join(dir, "agentd.yaml")
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +141,13 @@ type replica struct {
 // /readyz answers 200. Cleanup kills it if it still runs and reaps it.
 func startReplica(t *testing.T, name, dsn, cfgPath string, args ...string) *replica {
 	t.Helper()
+	return startReplicaEnv(t, name, dsn, cfgPath, nil, args...)
+}
+
+// startReplicaEnv is startReplica with env (KEY=value) added to the
+// process's environment.
+func startReplicaEnv(t *testing.T, name, dsn, cfgPath string, env []string, args ...string) *replica {
+	t.Helper()
 	bin, err := serverBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +160,7 @@ func startReplica(t *testing.T, name, dsn, cfgPath string, args ...string) *repl
 	r := &replica{name: name, base: "http://" + addr, logs: &syncBuffer{}, done: make(chan struct{})}
 	args = append([]string{"--addr", addr, "--config", cfgPath, "--log-level", "info"}, args...)
 	r.cmd = exec.Command(bin, args...)
-	r.cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn)
+	r.cmd.Env = append(append(os.Environ(), "DATABASE_URL="+dsn), env...)
 	r.cmd.Stdout, r.cmd.Stderr = r.logs, r.logs
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
