@@ -70,7 +70,12 @@
 //     handlers; a second signal before one is unhandled. An unhandled
 //     interrupt or shutdown ends Execute with engine.Interrupted (a drain
 //     then resumes from the last checkpoint, elsewhere); an unhandled
-//     timeout fails the run with a Timeout error;
+//     timeout fails the run with a Timeout error. The flow declares
+//     HandlesParkedInterrupts and PromptDeadlines: a host that parks runs
+//     resumes a parked flow that is canceled with the interrupt pending
+//     (the handler runs as above), and one whose question's deadline (in
+//     the prompt's data part) passed with AskUser answering a Timeout,
+//     which raises the timeout signal like the flow's own clock does;
 //   - a missing required_context key or a context_schema mismatch fails
 //     the run with an error naming the node and the key;
 //   - a cancelled ctx ends Execute with ctx.Err(); every goroutine Execute
