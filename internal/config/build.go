@@ -85,6 +85,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 				MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
 				Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,
 				TurnTimeout: time.Duration(a.TurnTimeout), DisallowedTools: a.DisallowedTools,
+				ResponseSchema: a.ResponseSchema, ResponseRetries: a.ResponseRetries,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)

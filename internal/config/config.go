@@ -135,6 +135,12 @@ type Agent struct {
 	// fails with class timeout. TurnTimeout bounds one model turn (loop).
 	Timeout     Duration `json:"timeout,omitempty"`
 	TurnTimeout Duration `json:"turn_timeout,omitempty"`
+	// ResponseSchema, a JSON Schema, makes the final answer structured
+	// output: it must match, an answer that does not is sent back to the
+	// model up to ResponseRetries times (default 2), and the valid JSON is
+	// the run's result (loop engine).
+	ResponseSchema  json.RawMessage `json:"response_schema,omitempty"`
+	ResponseRetries int             `json:"response_retries,omitempty"`
 	// Multitask is reject (default), enqueue or interrupt.
 	Multitask    string `json:"multitask,omitempty"`
 	HistoryLimit int    `json:"history_limit,omitempty"`

@@ -70,6 +70,7 @@ agents:
 		{"top_p out of range", strings.Replace(base, "provider: p}", "provider: p, top_p: 0}", 1), `agents[0].top_p`},
 		{"negative turn timeout", strings.Replace(base, "provider: p}", "provider: p, turn_timeout: -1s}", 1), `invalid duration "-1s"`},
 		{"http_get not configured", strings.Replace(base, "provider: p}", "provider: p, tools: [http_get]}", 1), `agents[0].tools[0]: unknown tool "http_get"`},
+		{"bad response schema", strings.Replace(base, "provider: p}", "provider: p, response_schema: {type: 7}}", 1), `agents[0].response_schema: invalid schema`},
 		{"unknown disallowed tool", strings.Replace(base, "provider: p}", "provider: p, disallowed_tools: [clok]}", 1), `agents[0].disallowed_tools[0]: unknown tool "clok"`},
 	}
 	for _, c := range cases {

@@ -188,6 +188,14 @@ func (a Agent) validateSampling(path string) error {
 	case a.TurnTimeout < 0:
 		return fmt.Errorf("%s.turn_timeout: must not be negative, got %v", path, time.Duration(a.TurnTimeout))
 	}
+	if a.ResponseRetries < 0 {
+		return fmt.Errorf("%s.response_retries: must not be negative, got %d", path, a.ResponseRetries)
+	}
+	if len(a.ResponseSchema) > 0 {
+		if _, err := tool.CompileDocumentSchema(path+".response_schema", a.ResponseSchema); err != nil {
+			return err
+		}
+	}
 	for i, name := range a.DisallowedTools {
 		if slices.Contains(a.DisallowedTools[:i], name) {
 			return fmt.Errorf("%s.disallowed_tools[%d]: %q listed twice", path, i, name)

@@ -38,19 +38,64 @@ func compileSchema(name string, raw []byte) (*jsonschema.Schema, []byte, error) 
 	if t, ok := obj["type"]; ok && t != "object" {
 		return nil, nil, errdefs.Validationf(`tool %q: schema "type" must be "object" (the arguments object), got %v`, name, t)
 	}
+	sch, err := compileDoc(name, doc)
+	if err != nil {
+		return nil, nil, errdefs.Validationf("tool %q: %w", name, err)
+	}
+	return sch, raw, nil
+}
+
+// compileDoc compiles a decoded schema offline (Draft 2020-12 by default,
+// formats asserted, no remote or file references).
+func compileDoc(name string, doc any) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(refuseLoader{})
 	loc := "https://tools.agentd.invalid/" + name + ".schema.json"
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil, nil, errdefs.Validationf("tool %q: schema: %w", name, err)
+		return nil, fmt.Errorf("schema: %w", err)
 	}
 	sch, err := c.Compile(loc)
 	if err != nil {
-		return nil, nil, errdefs.Validationf("tool %q: invalid schema: %w", name, err)
+		return nil, fmt.Errorf("invalid schema: %w", err)
 	}
-	return sch, raw, nil
+	return sch, nil
+}
+
+// DocumentSchema is a compiled JSON Schema for documents other than call
+// arguments: a structured answer, say. It is safe for concurrent use.
+type DocumentSchema struct{ s *jsonschema.Schema }
+
+// CompileDocumentSchema compiles raw, a JSON Schema of any type, named name
+// in errors.
+func CompileDocumentSchema(name string, raw []byte) (*DocumentSchema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, errdefs.Validationf("%s: schema is not valid JSON: %w", name, err)
+	}
+	sch, err := compileDoc(name, doc)
+	if err != nil {
+		return nil, errdefs.Validationf("%s: %w", name, err)
+	}
+	return &DocumentSchema{s: sch}, nil
+}
+
+// Check reports whether doc is JSON that the schema accepts; the error
+// lists the problems (at most a few), written for a model to fix them.
+func (s *DocumentSchema) Check(doc []byte) error {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return errdefs.Validationf("not valid JSON: %w", err)
+	}
+	if err := s.s.Validate(v); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return errdefs.Validation(errors.New(describeProblems(ve)))
+		}
+		return errdefs.Validation(err)
+	}
+	return nil
 }
 
 // refuseLoader keeps schema compilation offline: a tool's schema must be

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -47,6 +48,11 @@ type Config struct {
 	// DisallowedTools are never offered nor run, even when ToolNames lists
 	// them (a workflow step's or an operator's veto over an agent's tools).
 	DisallowedTools []string
+	// ResponseSchema, when set, is the JSON Schema the final answer must
+	// match (see structured.go); ResponseRetries bounds how often an
+	// answer that does not is sent back (0 = DefaultResponseRetries).
+	ResponseSchema  json.RawMessage
+	ResponseRetries int
 	// AgentID is the step actor of every event the engine publishes and
 	// the Name of its assistant messages. Empty falls back to the run's
 	// event.HeaderAgentID attribute, then to "agent".
@@ -84,6 +90,12 @@ func (cfg *Config) validate() error {
 	}
 	if cfg.NewMessageID == nil {
 		cfg.NewMessageID = model.NewID
+	}
+	if cfg.ResponseRetries < 0 {
+		return errdefs.Validationf("%s: response_retries %d: must not be negative", cfg.who(), cfg.ResponseRetries)
+	}
+	if cfg.ResponseRetries == 0 {
+		cfg.ResponseRetries = DefaultResponseRetries
 	}
 	if cfg.TurnTimeout < 0 {
 		return errdefs.Validationf("%s: turn_timeout %v: must not be negative", cfg.who(), cfg.TurnTimeout)

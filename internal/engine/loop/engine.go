@@ -10,6 +10,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
 	"agentd/internal/llm"
+	"agentd/internal/tool"
 )
 
 // Engine is the LLM tool loop. It is immutable after New and safe for
@@ -18,6 +19,8 @@ type Engine struct {
 	cfg     Config
 	specs   []llm.ToolSpec
 	allowed map[string]bool
+	// schema checks final answers when Config.ResponseSchema is set.
+	schema *tool.DocumentSchema
 }
 
 var (
@@ -41,7 +44,13 @@ func New(cfg Config) (*Engine, error) {
 	for _, name := range cfg.ToolNames {
 		allowed[name] = true
 	}
-	return &Engine{cfg: cfg, specs: specs, allowed: allowed}, nil
+	e := &Engine{cfg: cfg, specs: specs, allowed: allowed}
+	if len(cfg.ResponseSchema) > 0 {
+		if e.schema, err = tool.CompileDocumentSchema(cfg.who()+": response_schema", cfg.ResponseSchema); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 // Capabilities declares that the loop checkpoints after every iteration

@@ -29,6 +29,8 @@ type execution struct {
 	events    engine.ActorEvents
 	scratch   []byte
 	detailBuf [96]byte
+	// schemaTries counts final answers the response schema refused.
+	schemaTries int
 }
 
 // loop runs iterations first … MaxIterations.
@@ -50,6 +52,18 @@ func (x *execution) loop(first int) error {
 		}
 		budget := x.reportUsage(n, usage)
 		if len(calls) == 0 {
+			if x.e.schema != nil && budget == nil {
+				retry, err := x.structured()
+				if err != nil {
+					return err
+				}
+				if retry {
+					if err := firstErr(x.stopped(), x.checkpoint(n)); err != nil {
+						return err
+					}
+					continue
+				}
+			}
 			// A complete answer stands even if an interrupt raced its
 			// last chunk: there is nothing left to stop.
 			return firstErr(budget, x.checkpoint(n))
