@@ -22,7 +22,7 @@
 //   - Registration errors (bad name, schema or flags, duplicates) are
 //     errdefs Validation errors naming the tool.
 //
-// tool imports internal/model and internal/errdefs and the jsonschema
+// tool imports internal/model, internal/errdefs, internal/netguard and the jsonschema
 // library only; it must not import engines, agents, the runtime, stores or
 // HTTP layers.
 package tool

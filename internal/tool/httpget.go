@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"syscall"
@@ -17,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/netguard"
 )
 
 // HTTPGetName is the name the HTTP GET tool registers under.
@@ -182,20 +182,11 @@ func (g *httpGetter) allowed() string {
 
 // checkAddress runs after DNS resolution, on the address actually dialled,
 // so neither a DNS answer nor a redirect can reach the internal network.
-func (g *httpGetter) checkAddress(_, address string, _ syscall.RawConn) error {
+func (g *httpGetter) checkAddress(network, address string, c syscall.RawConn) error {
 	if g.opts.AllowPrivate {
 		return nil
 	}
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return errdefs.Forbiddenf("address %q: %w", address, err)
-	}
-	ip := ap.Addr().Unmap()
-	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
-		return errdefs.Forbiddenf("address %s is private, loopback or link-local", ip)
-	}
-	return nil
+	return netguard.CheckAddress(network, address, c)
 }
 
 // classifyFetchError keeps a class already set by our checks and marks the
