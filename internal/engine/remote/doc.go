@@ -1,0 +1,63 @@
+// Package remote is the engine of agents that run elsewhere: a peer that
+// serves an A2A agent card (another agentd, an a2a-go, ADK or LangGraph
+// agent, anything A2A). Each attempt resolves the peer's card (cached,
+// revalidated with its ETag), builds a2a-go's client on the best interface
+// the card offers (v1.0 before v0.3; JSON-RPC or HTTP+JSON), and streams
+// the peer task into the run:
+//
+//   - text-only artifact chunks are the peer's answer: token deltas through
+//     the host (engine.EmitStreamToken); other artifacts become the run's
+//     artifacts, chunking kept;
+//   - the peer's input-required (auth-required) becomes the run's:
+//     host.AskUser parks the run, and the user's answer is sent to the peer
+//     task (its taskId and contextId) by the resumed attempt;
+//   - completed ends the run with the answer (the streamed text, else the
+//     final status message's); failed, rejected and canceled end it with the
+//     peer's reason; an Interrupt with cause user_cancel is forwarded as
+//     CancelTask, other interrupts (a drain) leave the peer task running for
+//     the next attempt to re-attach to.
+//
+// Files: config.go (Config), engine.go (Execute, connecting), attempt.go
+// (one attempt's stream and its mapping), reattach.go (resuming a peer
+// task), checkpoint.go (the payload), card.go (the card cache),
+// transport.go (the HTTP client), breaker.go, errors.go, convert.go (parts),
+// interrupt.go.
+//
+// Invariants:
+//   - The peer task id is checkpointed as soon as the peer names it, and the
+//     checkpoint is rewritten after every update that changed the run (a
+//     token, an artifact, a question) with the text forwarded so far and, for
+//     peers that declare agentd's resumable-stream extension, the update's
+//     seq. A resumed attempt (crash, drain) therefore re-attaches with
+//     SubscribeToTask instead of starting a second task.
+//   - Re-attaching to an agentd peer asks for the updates after the
+//     checkpointed seq (Last-Event-ID): each peer update is forwarded once,
+//     provided the host's log holds exactly the events published before the
+//     last checkpoint — agentd's runtime makes events durable before it
+//     stores a checkpoint; an update published after the last checkpoint
+//     and lost with the replica is forwarded again, one that became durable
+//     but whose checkpoint did not is forwarded twice (the window is one
+//     update wide).
+//   - Peers without cursors: the Task snapshot that opens SubscribeToTask
+//     (or GetTask when the task has ended) is compared with the checkpointed
+//     text, and only the answer text beyond it is forwarded, as one delta.
+//     Guaranteed: the final answer text is complete and no text is doubled,
+//     as long as the peer's Task carries its artifacts; not guaranteed: the
+//     token boundaries, and non-text artifacts and status messages the peer
+//     sent while no one was attached are not replayed.
+//   - Every call goes through one HTTP client whose dialer refuses private,
+//     loopback and link-local addresses unless Config.AllowPrivate
+//     (internal/netguard), whose response bodies are capped, and through a
+//     circuit breaker that fails fast after consecutive failures to reach
+//     the peer.
+//   - Errors: the peer unreachable is NotAvailable (marked public, since
+//     it names the peer, not agentd's store), the breaker open likewise; a
+//     request the peer refused or a rejected task is Validation with the
+//     peer's message; a failed peer task is Internal with the peer's text,
+//     marked public.
+//   - The attempt owns one goroutine, the interrupt watcher, and waits for
+//     it before Execute returns.
+//
+// remote imports engine, model, errdefs, netguard, a2a-go and the standard
+// library; never runtime, store or agentd's HTTP packages.
+package remote
