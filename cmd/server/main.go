@@ -133,7 +133,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		defer stopDebug()
 	}
-	agents, err := cfg.Build(config.BuildOptions{Getenv: getenv})
+	var self selfURL // known once the server listens; remote agents' relative peers use it
+	agents, err := cfg.Build(config.BuildOptions{Getenv: getenv, SelfURL: self.get})
 	if err != nil {
 		return err
 	}
@@ -173,6 +174,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	self.set(cfg.Server.PublicURL, ln.Addr())
 	// Handlers see baseCtx end when the drain is over, so that long
 	// streams close and Shutdown can finish.
 	baseCtx, cancelBase := context.WithCancel(context.Background())

@@ -1,11 +1,14 @@
 package a2a
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -83,7 +86,9 @@ func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
 // compatibility producer), an ETag over its bytes and Cache-Control; a
 // matching If-None-Match gets 304.
 func (s *Server) writeCard(w http.ResponseWriter, r *http.Request, a *runtime.Agent) {
-	producer := a2av0.NewStaticAgentCardProducer(s.Card(a, s.baseURL(r))).(a2asrv.AgentCardJSONProducer)
+	card := s.Card(a, s.baseURL(r))
+	fromPeer(r.Context(), a, card)
+	producer := a2av0.NewStaticAgentCardProducer(card).(a2asrv.AgentCardJSONProducer)
 	body, err := producer.CardJSON(r.Context())
 	if err != nil {
 		s.opts.Logger.Error("a2a: agent card", "agent", a.ID, "err", err)
@@ -103,6 +108,36 @@ func (s *Server) writeCard(w http.ResponseWriter, r *http.Request, a *runtime.Ag
 	}
 	h.Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
+}
+
+// peerCarder is an engine that serves its agent through a peer A2A agent
+// (engine/remote) and can tell the peer's card.
+type peerCarder interface {
+	Card(ctx context.Context) (*a2a.AgentCard, error)
+}
+
+// peerCardWait bounds the wait for a peer's card; past it, or when the
+// peer cannot be reached, the configured card is served.
+const peerCardWait = 2 * time.Second
+
+// fromPeer derives a remote agent's card from its peer's: the peer's
+// skills and input/output modes, under agentd's own URLs and name.
+func fromPeer(ctx context.Context, a *runtime.Agent, card *a2a.AgentCard) {
+	pc, ok := a.Engine.(peerCarder)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, peerCardWait)
+	defer cancel()
+	peer, err := pc.Card(ctx)
+	if err != nil {
+		return
+	}
+	if len(peer.Skills) > 0 {
+		card.Skills = slices.Clone(peer.Skills)
+	}
+	card.DefaultInputModes = nonEmptyList(peer.DefaultInputModes, card.DefaultInputModes)
+	card.DefaultOutputModes = nonEmptyList(peer.DefaultOutputModes, card.DefaultOutputModes)
 }
 
 func etagMatch(header, etag string) bool {

@@ -27,6 +27,10 @@ type BuildOptions struct {
 	Getenv Env
 	// Now is the clock of the built-in clock tool (default time.Now).
 	Now func() time.Time
+	// SelfURL returns the server's own base URL ("http://127.0.0.1:8080")
+	// once it listens; remote agents resolve a peer given as a path
+	// against it.
+	SelfURL func() string
 }
 
 // Build turns the configuration into the runtime's agents: providers are
@@ -110,6 +114,12 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 					}}})
 			if err != nil {
 				return nil, fmt.Errorf("%s.workflow: %w", path, err)
+			}
+		case "remote":
+			var err error
+			eng, err = c.buildRemote(path, a, getenv, opts.SelfURL)
+			if err != nil {
+				return nil, err
 			}
 		case "conformance":
 			eng = conformance.New(a.ID)

@@ -26,6 +26,9 @@ type Config struct {
 	// Tools configures the built-in tools that need it.
 	Tools  Tools   `json:"tools,omitempty"`
 	Agents []Agent `json:"agents"`
+	// Federation configures the agents served by A2A peers (engine
+	// remote).
+	Federation Federation `json:"federation,omitempty"`
 
 	// flows holds the compiled flow of each flow agent, by agent index.
 	flows map[int]*flow.Flow
@@ -77,6 +80,26 @@ type HTTPGet struct {
 	AllowPrivate bool `json:"allow_private,omitempty"`
 }
 
+// Federation configures remote agents.
+type Federation struct {
+	// AllowPrivate permits peers on loopback, private and link-local
+	// addresses, which are otherwise refused (the demo's relay talks to
+	// the server itself).
+	AllowPrivate bool `json:"allow_private,omitempty"`
+	// Timeout bounds connecting to a peer, its card and its unary calls
+	// (default 10s).
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+// PeerAuth says where a remote agent's credentials come from: a bearer
+// token or an API key, each read from the named environment variable.
+type PeerAuth struct {
+	BearerEnv string `json:"bearer_env,omitempty"`
+	APIKeyEnv string `json:"api_key_env,omitempty"`
+	// Header carries the API key (default X-API-Key).
+	Header string `json:"header,omitempty"`
+}
+
 // Provider is a model provider.
 type Provider struct {
 	// Type is "scripted" or "openai".
@@ -104,9 +127,15 @@ type Agent struct {
 	Description string        `json:"description,omitempty"`
 	Version     string        `json:"version,omitempty"`
 	Skills      []agent.Skill `json:"skills,omitempty"`
-	// Engine is "loop" (the LLM tool loop), "flow" (a Trellis flow) or
-	// "conformance" (the A2A conformance behaviours).
+	// Engine is "loop" (the LLM tool loop), "flow" (a Trellis flow),
+	// "graph" (a workflow), "remote" (a peer A2A agent) or "conformance"
+	// (the A2A conformance behaviours).
 	Engine string `json:"engine"`
+	// Peer is the remote engine's peer: the URL of its agent card, or a
+	// path ("/agents/echo/.well-known/agent-card.json") on this server.
+	Peer string `json:"peer,omitempty"`
+	// Auth is the remote engine's credentials for the peer.
+	Auth *PeerAuth `json:"auth,omitempty"`
 	// Flow is the flow engine's flow: a directory of node files or one
 	// YAML file, relative to the configuration file.
 	Flow string `json:"flow,omitempty"`

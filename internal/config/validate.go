@@ -13,7 +13,7 @@ import (
 )
 
 // Engines are the engine names an agent may use.
-var Engines = []string{"loop", "flow", "graph", "conformance"}
+var Engines = []string{"loop", "flow", "graph", "remote", "conformance"}
 
 // BuiltinTools are the tool names the configuration may reference.
 var BuiltinTools = []string{"calculator", "clock"}
@@ -113,6 +113,10 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 		if err := a.validateGraph(path, providers); err != nil {
 			return err
 		}
+	case "remote":
+		if err := a.validateRemote(path); err != nil {
+			return err
+		}
 	case "conformance":
 		if a.Provider != "" || len(a.Tools) > 0 {
 			return fmt.Errorf("%s: the conformance engine takes no provider or tools", path)
@@ -124,6 +128,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 	}
 	if len(a.Workflow) > 0 && a.Engine != "graph" {
 		return fmt.Errorf("%s.workflow: only the graph engine runs a workflow (engine is %q)", path, a.Engine)
+	}
+	if (a.Peer != "" || a.Auth != nil) && a.Engine != "remote" {
+		return fmt.Errorf("%s.peer: only the remote engine has a peer (engine is %q)", path, a.Engine)
 	}
 	if a.Flow != "" && a.Engine != "flow" {
 		return fmt.Errorf("%s.flow: only the flow engine runs a flow (engine is %q)", path, a.Engine)
