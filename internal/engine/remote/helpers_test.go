@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	agenta2a "agentd/internal/a2a"
+	"agentd/internal/agent"
 	"agentd/internal/config"
 	"agentd/internal/engine"
 	"agentd/internal/engine/conformance"
@@ -34,7 +35,20 @@ type peerServer struct {
 	srv *httptest.Server
 }
 
-func newPeer(t testing.TB) *peerServer {
+func newPeer(t testing.TB) *peerServer { return newServer(t, nil) }
+
+// newRelay is a local agentd whose agent "fed" is served by the peer
+// agent at cardURL.
+func newRelay(t testing.TB, cardURL string) *peerServer {
+	return newServer(t, func(agents []*runtime.Agent) []*runtime.Agent {
+		e := newEngine(t, cardURL)
+		return append(agents, &runtime.Agent{Agent: agent.Agent{ID: "fed", Card: agent.AgentCard{
+			Name: "fed", Version: "1.0.0", Capabilities: agent.AgentCapabilities{Streaming: true},
+		}}, Engine: e})
+	})
+}
+
+func newServer(t testing.TB, hook func([]*runtime.Agent) []*runtime.Agent) *peerServer {
 	t.Helper()
 	cfg, err := config.Load("")
 	if err != nil {
@@ -48,6 +62,9 @@ func newPeer(t testing.TB) *peerServer {
 		if a.ID == "conformance" {
 			a.Engine = conformance.New(a.ID).WithDelay(100 * time.Millisecond)
 		}
+	}
+	if hook != nil {
+		agents = hook(agents)
 	}
 	rt, err := runtime.New(runtime.Options{Store: memstore.New(), Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: 5 * time.Millisecond})
 	if err != nil {
