@@ -75,6 +75,7 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 	// The log's events are encoded here (or spliced from checked payloads):
 	// the store need not scan them again.
 	c.Events, c.EventsValid = withEvents(c.Events, pending), true
+	c.Fences = l.fences(c.Fences)
 	var last int64
 	if len(pending) > 0 {
 		last = pending[len(pending)-1].Seq
@@ -105,6 +106,7 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runLog, c store.Change,
 				return 0, rerr
 			}
 			next.Events, next.EventsValid = withEvents(next.Events, pending), true
+			next.Fences = l.fences(next.Fences)
 			c = next
 			continue
 		}

@@ -95,6 +95,7 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		return store.Task{}, err
 	}
 	defer r.releaseLog(l)
+	l.setFence(lease) // the cancel writes under its own lease
 	for attempt := 0; attempt < 5; attempt++ {
 		next := t
 		msg := model.NewText(model.RoleAssistant, "canceled by the user")

@@ -39,6 +39,7 @@ type flusher struct {
 		logs, locked []*runLog
 		events       []store.Event
 		lasts        []int64
+		fences       []store.Lease
 	}
 }
 
@@ -93,7 +94,7 @@ func (f *flusher) flushLog(ctx context.Context, l *runLog) error {
 	if len(p) == 0 {
 		return nil
 	}
-	if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true}); err != nil {
+	if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
 		l.markDirty()
 		f.mark(l)
 		return err
@@ -113,7 +114,8 @@ func (f *flusher) flush(ctx context.Context) {
 		clear(b.logs)
 		clear(b.locked)
 		clear(b.events)
-		b.logs, b.locked, b.events, b.lasts = b.logs[:0], b.locked[:0], b.events[:0], b.lasts[:0]
+		clear(b.fences)
+		b.logs, b.locked, b.events, b.lasts, b.fences = b.logs[:0], b.locked[:0], b.events[:0], b.lasts[:0], b.fences[:0]
 		if cap(b.events) > maxBatchKept {
 			b.events = nil
 		}
@@ -128,7 +130,7 @@ func (f *flusher) flush(ctx context.Context) {
 		return
 	}
 
-	locked, events, lasts := b.locked, b.events, b.lasts
+	locked, events, lasts, fences := b.locked, b.events, b.lasts, b.fences
 	for _, l := range b.logs {
 		if !l.flushMu.TryLock() {
 			continue // a state commit holds it and will carry the events
@@ -141,12 +143,13 @@ func (f *flusher) flush(ctx context.Context) {
 		locked = append(locked, l)
 		events = append(events, p...)
 		lasts = append(lasts, p[len(p)-1].Seq)
+		fences = l.fences(fences)
 	}
-	b.locked, b.events, b.lasts = locked, events, lasts
+	b.locked, b.events, b.lasts, b.fences = locked, events, lasts, fences
 	if len(locked) == 0 {
 		return
 	}
-	err := f.st.Apply(ctx, store.Change{Events: events, EventsValid: true})
+	err := f.st.Apply(ctx, store.Change{Events: events, EventsValid: true, Fences: fences})
 	if err != nil && len(locked) > 1 && errdefs.IsConflict(err) {
 		// One run's log was taken over; write the others on their own.
 		f.applyEach(ctx, locked)
@@ -165,7 +168,7 @@ func (f *flusher) flush(ctx context.Context) {
 func (f *flusher) applyEach(ctx context.Context, logs []*runLog) {
 	for _, l := range logs {
 		p := l.pending()
-		if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true}); err != nil {
+		if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
 			f.failed(ctx, l, p, err)
 		} else {
 			l.markPersisted(p[len(p)-1].Seq)

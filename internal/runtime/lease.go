@@ -39,9 +39,7 @@ func (x *execution) acquire() error {
 			return err
 		})
 		if err == nil {
-			x.mu.Lock()
-			x.lease = l
-			x.mu.Unlock()
+			x.setLease(l)
 			return nil
 		}
 		if !errdefs.IsConflict(err) || time.Now().After(deadline) {
@@ -68,9 +66,16 @@ func (x *execution) holdLease(l store.Lease) {
 	if l.RunID == "" {
 		return
 	}
+	x.setLease(l)
+}
+
+// setLease records the lease x holds; every write of the run's log is
+// fenced by it from now on (see runLog.fence), until another attempt.
+func (x *execution) setLease(l store.Lease) {
 	x.mu.Lock()
 	x.lease = l
 	x.mu.Unlock()
+	x.log.setFence(l)
 }
 
 // release gives the lease up; handover lets it expire now instead, so that
@@ -85,6 +90,10 @@ func (x *execution) release(handover bool) {
 	if l.RunID == "" {
 		return
 	}
+	// The log stays fenced by the lease given up: events of this attempt
+	// still pending (an attempt that lost its lease stops a little after
+	// learning of it) must not reach the log. The next attempt on this
+	// replica starts unfenced (runLog.activate) and takes its own.
 	if handover {
 		x.r.expire(x.bg, l)
 	} else if err := x.r.st.ReleaseLease(x.bg, l); err != nil {
@@ -271,7 +280,7 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	}
 	r.contexts[t.ContextID] = &contextQueue{active: t.ID}
 	x := r.newExecution(a, next, log, msg, resume)
-	x.lease = l
+	x.setLease(l)
 	r.registerLocked(x)
 	r.mu.Unlock()
 

@@ -67,6 +67,11 @@ type runLog struct {
 	// terminal is the seq of the run's final run.end once the task reached
 	// a terminal state (0 before).
 	terminal int64
+	// fence is the lease of the attempt that last executed here (RunID
+	// empty: none): every write of the log is fenced by it
+	// (store.Change.Fences), so a replica that lost the run cannot add to
+	// its log. activate clears it for the next attempt.
+	fence store.Lease
 	// chunk is room for event data: frames are cut from chunks, so that an
 	// event is not an allocation of its own. Cut data is never written
 	// again.
@@ -246,6 +251,23 @@ func (l *runLog) dropLocked() (showPending bool) {
 	return false
 }
 
+// setFence makes l's writes depend on lease f (zero: on none).
+func (l *runLog) setFence(f store.Lease) {
+	l.mu.Lock()
+	l.fence = f
+	l.mu.Unlock()
+}
+
+// fences returns the leases l's next write depends on, appended to to.
+func (l *runLog) fences(to []store.Lease) []store.Lease {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fence.RunID == "" {
+		return to
+	}
+	return append(to, l.fence)
+}
+
 // markDirty flags the log for the flusher again after a failed write.
 func (l *runLog) markDirty() {
 	l.mu.Lock()
@@ -271,6 +293,7 @@ func (l *runLog) activate(storeLast int64) {
 		l.persisted = storeLast // shown events of ours, written meanwhile
 	}
 	l.active, l.terminal = true, 0
+	l.fence = store.Lease{} // a new attempt: it claims its own lease
 }
 
 // wakeLocked wakes every waiting reader. Callers hold mu.

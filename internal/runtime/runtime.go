@@ -278,7 +278,10 @@ func (r *Runtime) activeLog(ctx context.Context, runID string) (*runLog, error) 
 	}
 	if l.volatile {
 		// Events an earlier attempt here showed are part of the run: they
-		// go to the store before the new attempt continues the log.
+		// go to the store before the new attempt continues the log. (A
+		// volatile store has no other replica to take the run: the earlier
+		// attempt's fence has nothing to keep out.)
+		l.setFence(store.Lease{})
 		if err := r.flusher.flushLog(ctx, l); err != nil {
 			r.releaseLog(l)
 			return nil, err

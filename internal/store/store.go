@@ -164,6 +164,12 @@ type Change struct {
 	// (the runtime encodes event data itself), so the store need not scan
 	// it again. A store may check anyway; without the promise it must.
 	EventsValid bool
+	// Fences are leases the change depends on: it applies only while each
+	// is still held as it says (owner and generation), else it fails with
+	// Conflict and writes nothing. A replica that lost a run's lease (it
+	// was cut off and another took the run over) can then no longer add
+	// to the run's log.
+	Fences []Lease
 	// Lease, when set, claims the lease on TaskID in the same transaction,
 	// as AcquireLease would (Conflict if another owner holds it): a run
 	// made runnable by this change is never committed without an owner

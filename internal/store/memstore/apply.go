@@ -74,6 +74,11 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if err := t.check(&p); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
+	for _, f := range c.Fences {
+		if _, ok := s.held(f); !ok {
+			return fmt.Errorf("apply: %w", errdefs.Conflictf("the lease on run %q is no longer held by %q (generation %d)", f.RunID, f.Owner, f.Generation))
+		}
+	}
 	var lease store.Lease
 	if c.Lease != nil {
 		if lease, err = s.nextLease(c.TaskID, c.Lease.Owner, name, c.Lease.TTL, now); err != nil {

@@ -65,6 +65,8 @@ type outcome struct {
 	runAppended []bool
 	// lease is the lease the change claimed (RunID empty: refused).
 	lease store.Lease
+	// fenced[i] says fence i is still held.
+	fenced []bool
 }
 
 func (s *Store) applyOnce(ctx context.Context, p *plan) (err error) {
@@ -116,6 +118,21 @@ func (s *Store) batch(p *plan, out *outcome) *pgx.Batch {
 	if t := p.update; t != nil {
 		b.Queue(updateTaskSQL, t.updateArgs(p.tenant)...).
 			Exec(func(ct pgconn.CommandTag) error { out.taskUpdated = ct.RowsAffected() == 1; return nil })
+	}
+	// Fences first: FOR SHARE holds each lease row until the commit, so a
+	// takeover waits for this change rather than slipping in under it.
+	out.fenced = make([]bool, len(p.fences))
+	for i, f := range p.fences {
+		b.Queue(`SELECT 1 FROM leases WHERE run_id = $1 AND owner = $2 AND generation = $3 FOR SHARE`, f.RunID, f.Owner, f.Generation).
+			QueryRow(func(row pgx.Row) error {
+				var one int
+				err := row.Scan(&one)
+				out.fenced[i] = err == nil
+				if errNoRows(err) {
+					return nil
+				}
+				return err
+			})
 	}
 	if l := p.lease; l != nil {
 		b.Queue(claimLeaseSQL, p.taskID, l.Owner, p.leaseExpires, s.now(), p.tenant, l.TTL.Microseconds()).
@@ -216,6 +233,11 @@ func (s *Store) checkOutcome(ctx context.Context, tx pgx.Tx, p *plan, out *outco
 		}
 		return errdefs.Conflictf("pgstore: task %q is at version %d, the update was for version %d",
 			p.update.ID, version, p.update.Version)
+	}
+	for i, f := range p.fences {
+		if !out.fenced[i] {
+			return errdefs.Conflictf("pgstore: the lease on run %q is no longer held by %q (generation %d)", f.RunID, f.Owner, f.Generation)
+		}
 	}
 	if p.lease != nil && out.lease.RunID == "" {
 		return errdefs.Conflictf("pgstore: lease on run %q is held by another owner than %q", p.taskID, p.lease.Owner)

@@ -21,6 +21,7 @@ type plan struct {
 	contexts []contextAppend // sorted by context id: a fixed lock order
 	runs     []runAppend     // sorted by run id: a fixed lock order
 	lease    *store.LeaseClaim
+	fences   []store.Lease
 	// leaseExpires is the claimed lease's expiry (now + its TTL).
 	leaseExpires time.Time
 }
@@ -57,6 +58,7 @@ func (s *Store) plan(tenant string, c store.Change) (*plan, error) {
 		}
 		p.key = k
 	}
+	p.fences = c.Fences
 	if l := c.Lease; l != nil {
 		if err := checkLease(c.TaskID, l.Owner, l.TTL); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"agentd/internal/errdefs"
@@ -88,3 +89,25 @@ func testRenewLeases(t *testing.T, s store.Store) {
 	_, err = s.RenewLeases(ctx, []store.Lease{cl}, 0)
 	wantClass(t, err, errdefs.ClassValidation, "RenewLeases with a zero ttl")
 }
+
+// A change fenced by a lease applies only while that lease is held as it
+// says: after a takeover, the old owner can no longer add to the run's log.
+func testLeaseFences(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	old := acquire(t, s, "r-fence", "replica-a", shortTTL)
+	ev := func(seq int64) []store.Event {
+		return []store.Event{{RunID: "r-fence", Seq: seq, Type: "delta", Data: []byte(`{"seq":` + itoa64(seq) + `}`)}}
+	}
+	apply(t, ctx, s, store.Change{Events: ev(1), Fences: []store.Lease{old}})
+	taken := waitAcquire(t, s, "r-fence", "replica-b", longTTL)
+	err := s.Apply(ctx, store.Change{Events: ev(2), Fences: []store.Lease{old}})
+	wantClass(t, err, errdefs.ClassConflict, "Apply fenced by a lease that was taken over")
+	page, err := s.ReadEvents(ctx, "r-fence", 0, 10)
+	wantNoError(t, err, "ReadEvents")
+	if page.LastSeq != 1 {
+		t.Fatalf("log after the refused write: last seq %d, want 1 (nothing written)", page.LastSeq)
+	}
+	apply(t, ctx, s, store.Change{Events: ev(2), Fences: []store.Lease{taken}})
+}
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

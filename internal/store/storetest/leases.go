@@ -32,6 +32,7 @@ func testLeases(t *testing.T, f Factory) {
 		"ExtendKeepsTenant":        testLeaseExtendKeepsTenant,
 		"ClaimedByChange":          testLeaseClaimedByChange,
 		"RenewMany":                testRenewLeases,
+		"Fences":                   testLeaseFences,
 	})
 }
 
