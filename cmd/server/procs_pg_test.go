@@ -251,10 +251,16 @@ func (r *replica) waitExit(t *testing.T, within time.Duration) error {
 // returns the run id.
 func (r *replica) submit(t *testing.T, c *http.Client, text string) string {
 	t.Helper()
+	return r.submitTo(t, c, "echo", text)
+}
+
+// submitTo is submit to the agent agentID.
+func (r *replica) submitTo(t *testing.T, c *http.Client, agentID, text string) string {
+	t.Helper()
 	body, _ := json.Marshal(map[string]string{"text": text})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+"/v1/agents/echo/messages?wait=false", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+"/v1/agents/"+agentID+"/messages?wait=false", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

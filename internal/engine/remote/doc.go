@@ -37,7 +37,11 @@
 //     stores a checkpoint; an update published after the last checkpoint
 //     and lost with the replica is forwarded again, one that became durable
 //     but whose checkpoint did not is forwarded twice (the window is one
-//     update wide).
+//     update wide: the runtime flushes the log and then stores the
+//     checkpoint, in two commits). When the peer task has moved on by the
+//     time of the re-attachment (its snapshot is no longer working), the
+//     replayed updates are forwarded first, questions the task has since
+//     left behind are skipped, and the task's state is acted on last.
 //   - Peers without cursors: the Task snapshot that opens SubscribeToTask
 //     (or GetTask when the task has ended) is compared with the checkpointed
 //     text, and only the answer text beyond it is forwarded, as one delta.

@@ -38,17 +38,41 @@ func (x *attempt) reattach(ctx context.Context) stream {
 	return func(yield func(a2a.Event, error) bool) {
 		x.snapshot = !x.peer.resumable
 		first := true
+		var settled *a2a.Task
 		for ev, err := range events {
 			if err != nil && first {
 				x.fromTask(ctx, err, yield)
 				return
 			}
+			if t, ok := ev.(*a2a.Task); ok && first && x.peer.resumable && !active(t.Status.State) {
+				// The snapshot is newer than the cursor: the replay that
+				// follows must be forwarded before its state is acted on.
+				settled, ev = t, &a2a.Task{ID: t.ID, ContextID: t.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}
+			}
 			first = false
+			if u, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && settled != nil && asks(u.Status.State) {
+				continue // a question of the past: the snapshot says the task moved on
+			}
 			if !yield(ev, err) {
 				return
 			}
 		}
+		if settled != nil {
+			// The replay ended without the update that settled the task
+			// (pruned, or not sent): finish from the snapshot's text.
+			x.snapshot = true
+			yield(settled, nil)
+		}
 	}
+}
+
+func asks(s a2a.TaskState) bool {
+	return s == a2a.TaskStateInputRequired || s == a2a.TaskStateAuthRequired
+}
+
+// active reports whether a peer task in state s is still producing.
+func active(s a2a.TaskState) bool {
+	return s == a2a.TaskStateWorking || s == a2a.TaskStateSubmitted
 }
 
 // fromTask ends a re-attachment the peer refused (the task ended in the

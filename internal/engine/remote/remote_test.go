@@ -244,8 +244,12 @@ func TestReattachAfterCut(t *testing.T) {
 			card = hideExtension(t, card)
 		}
 		e := newEngine(t, card)
-		for _, cut := range []int{1, 7, 15} {
-			t.Run(fmt.Sprintf("cursors=%v/cut=%d", cursors, cut), func(t *testing.T) {
+		for _, c := range []struct {
+			cut  int
+			late bool // resume after the peer task completed
+		}{{1, false}, {7, false}, {15, false}, {7, true}} {
+			cut := c.cut
+			t.Run(fmt.Sprintf("cursors=%v/cut=%d/late=%v", cursors, cut, c.late), func(t *testing.T) {
 				ctx, cancel := context.WithCancel(ctxT(t))
 				h := &cutHost{RecordingHost: enginetest.NewRecordingHost(), n: cut, cancel: cancel}
 				_, err := e.Execute(ctx, engine.Run{ID: "r1"}, h, boardWith("stream 20 every 10ms"))
@@ -255,6 +259,13 @@ func TestReattachAfterCut(t *testing.T) {
 				h.mu.Lock()
 				log, last := h.Envelopes()[:h.durable], h.last
 				h.mu.Unlock()
+				if c.late {
+					peerTasks := peerClient(t, p, "echo")
+					eventually(t, "the peer task completes", func() bool {
+						task, err := peerTasks.GetTask(ctxT(t), &a2a.GetTaskRequest{ID: a2a.TaskID(taskIDOf(t, last))})
+						return err == nil && task.Status.State == a2a.TaskStateCompleted
+					})
+				}
 				h2 := enginetest.NewRecordingHost()
 				b, err := e.Execute(ctxT(t), engine.Run{ID: "r1", ResumeFrom: &last}, h2, nil)
 				if err != nil {
