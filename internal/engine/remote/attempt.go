@@ -30,6 +30,8 @@ type attempt struct {
 	st    state
 
 	peer *peer
+	// reached says the peer answered this attempt (the breaker knows).
+	reached bool
 	// snapshot says the next Task event is a snapshot whose answer text
 	// is compared with st.Text (a re-attachment without a cursor).
 	snapshot bool
@@ -99,6 +101,10 @@ func (x *attempt) consume(ctx context.Context, events stream) (stream, error) {
 	for ev, err := range events {
 		if err != nil {
 			return nil, x.streamError(ctx, err)
+		}
+		if !x.reached {
+			x.reached = true
+			x.e.breaker.record(nil)
 		}
 		next, done, err := x.apply(ctx, ev)
 		if err != nil || done {

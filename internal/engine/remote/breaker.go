@@ -9,9 +9,11 @@ import (
 
 // breaker fails calls to a dead peer fast: after `failures` consecutive
 // failures to reach it, the circuit opens for `cooldown`; then one trial
-// call is let through (half-open), whose outcome closes or reopens it.
+// call per cooldown is let through (half-open), whose success closes it.
 // Only failures to reach the peer count (errdefs NotAvailable and
-// Timeout); a peer that answers, even with an error, is alive.
+// Timeout); a peer that answers, even with an error, is alive. A trial
+// whose outcome is never recorded (its run was canceled) costs one
+// cooldown, never a stuck circuit.
 type breaker struct {
 	failures int
 	cooldown time.Duration
@@ -20,7 +22,6 @@ type breaker struct {
 	mu        sync.Mutex
 	count     int
 	openUntil time.Time
-	trial     bool // a half-open trial is under way
 }
 
 // allow returns nil when a call may go ahead, else a NotAvailable error
@@ -32,19 +33,19 @@ func (b *breaker) allow(peer string) error {
 		return nil
 	}
 	now := b.now()
-	if now.Before(b.openUntil) || b.trial {
+	if now.Before(b.openUntil) {
 		return errdefs.NotAvailablef("peer %s: circuit open after %d consecutive failures, failing fast until %s",
 			peer, b.count, b.openUntil.UTC().Format(time.RFC3339))
 	}
-	b.trial = true
+	b.openUntil = now.Add(b.cooldown) // this call is the trial
 	return nil
 }
 
-// record notes a call's outcome.
+// record notes a call's outcome: nil or an answer from the peer closes
+// the circuit, a failure to reach it counts.
 func (b *breaker) record(err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.trial = false
 	if err == nil || !unreachable(err) {
 		b.count = 0
 		return

@@ -109,8 +109,10 @@ func (e *Engine) connect(ctx context.Context) (*peer, error) {
 		return nil, errdefs.Public(err)
 	}
 	card, err := e.Card(ctx)
-	e.breaker.record(err)
 	if err != nil {
+		// A success is recorded when the peer streams, not here: the card
+		// may come from the cache while the peer is down.
+		e.breaker.record(err)
 		return nil, publicIfUnreachable(err)
 	}
 	opts := []a2aclient.FactoryOption{

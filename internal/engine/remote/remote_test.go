@@ -334,3 +334,24 @@ func peerClient(t *testing.T, p *peerServer, id string) *a2aclient.Client {
 	t.Cleanup(func() { _ = c.Destroy() })
 	return c
 }
+
+// TestDeadPeerOpensTheCircuit: a peer that dies after its card was cached
+// still opens the circuit (the cached card is no sign of life).
+func TestDeadPeerOpensTheCircuit(t *testing.T) {
+	p := newPeer(t)
+	e := newEngine(t, p.cardURL("echo"), func(c *remote.Config) { c.BreakerFailures = 2 })
+	if _, err := e.Execute(ctxT(t), engine.Run{ID: "r0"}, enginetest.NewRecordingHost(), boardWith("hi")); err != nil {
+		t.Fatal(err)
+	}
+	p.srv.CloseClientConnections()
+	p.srv.Close()
+	for i := range 3 {
+		_, err := e.Execute(ctxT(t), engine.Run{ID: "r1"}, enginetest.NewRecordingHost(), boardWith("hi"))
+		if !errdefs.IsNotAvailable(err) {
+			t.Fatalf("call %d: %v, want NotAvailable", i, err)
+		}
+		if open := strings.Contains(err.Error(), "circuit open"); open != (i == 2) {
+			t.Fatalf("call %d: %v (circuit open: %v)", i, err, open)
+		}
+	}
+}
