@@ -47,6 +47,12 @@ func (x *attempt) execute() error {
 	}
 	defer func() { _ = p.client.Destroy() }()
 	x.peer = p
+	if rc, ok := engine.ResumeContextFromContext(x.ctx); ok && rc.Signal == engine.SignalCancel {
+		// Canceled while parked on the peer's question: the interrupt is
+		// pending; the peer task is canceled too.
+		x.cancelPeer()
+		return engine.Interrupted(engine.Interrupt{Cause: engine.CauseUserCancel, Detail: "canceled while waiting for input"})
+	}
 
 	ctx, stopWatch := x.watchInterrupts()
 	events, err := x.open(ctx)

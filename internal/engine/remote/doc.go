@@ -15,7 +15,9 @@
 //     final status message's); failed, rejected and canceled end it with the
 //     peer's reason; an Interrupt with cause user_cancel is forwarded as
 //     CancelTask, other interrupts (a drain) leave the peer task running for
-//     the next attempt to re-attach to.
+//     the next attempt to re-attach to; a run canceled while parked on the
+//     peer's question is resumed by the host for its cancel
+//     (HandlesParkedInterrupts) and cancels the peer task.
 //
 // Files: config.go (Config), engine.go (Execute, connecting), attempt.go
 // (one attempt's stream and its mapping), reattach.go (resuming a peer

@@ -40,8 +40,10 @@ func New(cfg Config) (*Engine, error) {
 
 // Capabilities: the engine resumes from its checkpoints (after input and
 // after a cut attempt), asks the user what the peer asks, and checkpoints.
+// A cancel of a run parked on the peer's question needs the engine too: the
+// peer task waits for an answer and must be canceled as well.
 func (e *Engine) Capabilities() engine.Capabilities {
-	return engine.Capabilities{SupportsResume: true, EmitsUserPrompt: true, EmitsCheckpoint: true}
+	return engine.Capabilities{SupportsResume: true, EmitsUserPrompt: true, EmitsCheckpoint: true, HandlesParkedInterrupts: true}
 }
 
 // CanResume accepts the engine's own checkpoints.

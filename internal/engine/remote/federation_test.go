@@ -41,6 +41,30 @@ func TestFederationOverA2A(t *testing.T) {
 		}
 	})
 
+	t.Run("cancel while parked", func(t *testing.T) {
+		res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("tck-input-required"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		task := res.(*a2a.Task)
+		if task.Status.State != a2a.TaskStateInputRequired {
+			t.Fatalf("task %s", task.Status.State)
+		}
+		peerTasks := peerClient(t, p, "conformance")
+		list, err := peerTasks.ListTasks(ctx, &a2a.ListTasksRequest{Status: a2a.TaskStateInputRequired})
+		if err != nil || len(list.Tasks) != 1 {
+			t.Fatalf("peer tasks waiting for input: %v %v", list, err)
+		}
+		peerID := list.Tasks[0].ID
+		if _, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID}); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the parked peer task is canceled", func() bool {
+			pt, err := peerTasks.GetTask(ctx, &a2a.GetTaskRequest{ID: peerID})
+			return err == nil && pt.Status.State == a2a.TaskStateCanceled
+		})
+	})
+
 	t.Run("cancel", func(t *testing.T) {
 		res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{
 			Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("tck-cancel")),
