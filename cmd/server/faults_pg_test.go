@@ -223,6 +223,24 @@ func TestStoreOutageHidesItsCause(t *testing.T) {
 		t.Errorf("JSON-RPC GetTask during the outage: %s, want error -32000", body)
 	}
 	wantNoDatabaseDetails(t, "JSON-RPC error", string(body))
+
+	// A send does not hang on the database: a retryable 503 within the
+	// submission's patience.
+	began := time.Now()
+	res = a.postJSON(t, c, "/v1/agents/echo/messages?wait=false", `{"text": "while down"}`)
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Errorf("send during the outage: %d after %v, want 503 with Retry-After", res.StatusCode, time.Since(began))
+	}
+	wantNoDatabaseDetails(t, "send problem", string(body))
+	res = a.get(t, "/readyz")
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz during the outage: %d", res.StatusCode)
+	}
+	wantNoDatabaseDetails(t, "/readyz", string(body))
 }
 
 // TestA2AClientsGetOneAnswerAcrossAKill: an A2A client streams a run whose

@@ -106,7 +106,8 @@ func isConfigFile(_ string, isDir bool, doc map[string]any) bool {
 
 func checkConfigFile(path string) []string {
 	if _, err := config.Load(path); err != nil {
-		return []string{err.Error()}
+		// The loader names the file itself; the command does.
+		return []string{strings.TrimPrefix(err.Error(), path+": ")}
 	}
 	return nil
 }

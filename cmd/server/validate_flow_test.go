@@ -38,7 +38,7 @@ func TestValidateFlows(t *testing.T) {
 		{"the demo flow", []string{demo}, false, nil},
 		{"a warning does not fail", []string{one}, false, []string{one + `: warning: node "orphan": unreachable from "start"`}},
 		{"a broken directory", []string{broken}, true, []string{broken + `: node "start": to: unknown target "nowhere"`}},
-		{"a configuration's flow", []string{cfg}, true, []string{cfg + `: ` + cfg + `: agents[0].flow: flow broken: node "start": to: unknown target "nowhere"`}},
+		{"a configuration's flow", []string{cfg}, true, []string{cfg + `: agents[0].flow: flow broken: node "start": to: unknown target "nowhere"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -105,3 +105,19 @@ func TestCards(t *testing.T) {
 		}
 	})
 }
+
+// Cards answer HEAD like GET, without a body.
+func TestCardsAnswerHEAD(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{"/.well-known/agent-card.json", "/agents/echo/.well-known/agent-card.json"} {
+		req, _ := http.NewRequestWithContext(ctxT(t), http.MethodHead, e.base+path, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || res.Header.Get("ETag") == "" {
+			t.Errorf("HEAD %s: %d (ETag %q), want 200 with the card's headers", path, res.StatusCode, res.Header.Get("ETag"))
+		}
+	}
+}

@@ -118,11 +118,16 @@ func New(rt *runtime.Runtime, opts Options) (*Server, error) {
 //	POST /agents/{id}/jsonrpc                         JSON-RPC, v1.0 or v0.3 by A2A-Version
 //	     /agents/{id}/rest/…                          HTTP+JSON v1.0; v0.3 under /rest/v1/…
 func (s *Server) Mount(r chi.Router) {
-	r.Get("/.well-known/agent-card.json", s.defaultCard)
-	r.Get("/.well-known/agent.json", s.defaultCard) // pre-0.3 clients
+	// Cards answer HEAD too, as every GET route of the server does.
+	getHead := func(r chi.Router, path string, h http.HandlerFunc) {
+		r.Get(path, h)
+		r.Head(path, h)
+	}
+	getHead(r, "/.well-known/agent-card.json", s.defaultCard)
+	getHead(r, "/.well-known/agent.json", s.defaultCard) // pre-0.3 clients
 	r.Route("/agents/{agentID}", func(r chi.Router) {
-		r.Get("/.well-known/agent-card.json", s.agentCard)
-		r.Get("/.well-known/agent.json", s.agentCard)
+		getHead(r, "/.well-known/agent-card.json", s.agentCard)
+		getHead(r, "/.well-known/agent.json", s.agentCard)
 		r.HandleFunc("/jsonrpc", s.serveJSONRPC)
 		r.HandleFunc("/rest/*", s.serveREST)
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"agentd/internal/errdefs"
 	"agentd/internal/runtime"
 )
 
@@ -90,7 +91,14 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Ready != nil {
 		if err := s.opts.Ready(r.Context()); err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": err.Error()})
+			reason := err.Error()
+			if !errdefs.IsPublic(err) {
+				// The cause names the database; it is for the log.
+				s.opts.Logger.Warn("not ready", "err", err)
+				reason = errdefs.UnavailableDetail
+			}
+			w.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": reason})
 			return
 		}
 	}

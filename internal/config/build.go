@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"agentd/internal/agent"
@@ -128,7 +129,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 		out = append(out, &runtime.Agent{
 			Agent: agent.Agent{
 				ID:    a.ID,
-				Tools: a.Tools,
+				Tools: slices.DeleteFunc(slices.Clone(a.Tools), func(t string) bool { return slices.Contains(a.DisallowedTools, t) }),
 				Card: agent.AgentCard{
 					Name: nonEmpty(a.Name, a.ID), Description: a.Description, Version: nonEmpty(a.Version, "1.0.0"),
 					Skills:             a.Skills,

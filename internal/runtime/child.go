@@ -274,7 +274,7 @@ func (x *execution) endChild(out *engine.Board, runErr error) error {
 			return err
 		}
 	default:
-		o := failure(runErr)
+		o := x.failure(runErr)
 		if state == store.StateCanceled {
 			o.err = nil
 		}

@@ -345,7 +345,7 @@ func (x *execution) classify(res *agent.Result, runErr error) outcome {
 	cause, note := x.cancelCause, x.cancelNote
 	x.mu.Unlock()
 	if runErr != nil {
-		return failure(runErr)
+		return x.failure(runErr)
 	}
 	switch res.Status {
 	case agent.StatusCompleted:
@@ -376,15 +376,25 @@ func (x *execution) classify(res *agent.Result, runErr error) outcome {
 		return outcome{state: store.StateCanceled, status: &msg, keep: res.Committed}
 	}
 	if res.Err != nil {
-		o := failure(res.Err)
+		o := x.failure(res.Err)
 		o.keep = res.Committed
 		return o
 	}
-	return failure(errdefs.Internalf("engine ended with status %q and no error", res.Status))
+	return x.failure(errdefs.Internalf("engine ended with status %q and no error", res.Status))
 }
 
-func failure(err error) outcome {
+// failure is the outcome of an attempt that failed with err. The task
+// keeps err's message, which its readers see — unless err says only that
+// something the agent needed was unreachable (class NotAvailable, not
+// marked public): its cause names hosts and drivers, so it goes to the log
+// and the task says what a client can act on.
+func (x *execution) failure(err error) outcome {
 	class := errdefs.ClassOf(err)
+	text := err.Error()
+	if class == errdefs.ClassNotAvailable && !errdefs.IsPublic(err) {
+		x.r.log.Warn("run failed: a service it needs is unavailable", "run_id", x.runID, "err", err)
+		text = "a service this agent needs (its model endpoint, a tool or the store) is unavailable; retry later"
+	}
 	state := store.StateFailed
 	if class == errdefs.ClassValidation {
 		state = store.StateRejected
@@ -392,8 +402,8 @@ func failure(err error) outcome {
 	if errors.Is(err, context.Canceled) {
 		state = store.StateCanceled
 	}
-	msg := model.NewText(model.RoleAssistant, err.Error())
-	return outcome{state: state, err: &store.TaskError{Class: string(class), Message: err.Error()}, status: &msg}
+	msg := model.NewText(model.RoleAssistant, text)
+	return outcome{state: state, err: &store.TaskError{Class: string(class), Message: text}, status: &msg}
 }
 
 // finish records the attempt's outcome in one commit: the task's new state,

@@ -14,18 +14,18 @@ import (
 // code (A2A ContentTypeNotSupportedError, REST 415).
 var ErrUnsupportedContent = errors.New("content type not supported by the agent")
 
-// partMediaType is the media type a part carries: text is text/plain,
-// data application/json, a file its own type (application/octet-stream
-// when it names none).
+// partMediaType is the media type a part carries: its own when it names
+// one, else text/plain for text, application/json for data and
+// application/octet-stream for a file.
 func partMediaType(p model.Part) string {
+	if p.MediaType != "" {
+		return p.MediaType
+	}
 	switch p.Type {
 	case model.PartText:
 		return "text/plain"
 	case model.PartData:
 		return "application/json"
-	}
-	if p.MediaType != "" {
-		return p.MediaType
 	}
 	return "application/octet-stream"
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -178,7 +179,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	// that dies right after the commit leaves a lease that expires, and
 	// another replica's sweep starts or resumes the run.
 	claim := r.leaseClaim()
-	_, err = r.commit(ctx, l, store.Change{
+	_, err = r.submitCommit(ctx, l, store.Change{
 		Idempotency: &x.key,
 		TaskID:      taskID,
 		CreateTask:  &x.task,
@@ -200,6 +201,24 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		}
 	}
 	return Submission{Task: created}, nil
+}
+
+// submitPatience bounds how long a submission waits for the store: a
+// client waiting on a database that is down gets a retryable 503 rather
+// than a request that never ends. The change is atomic, so a retry of the
+// same message finds it stored or not, never half (and a stored one holds
+// a lease, which the sweep recovers if nobody runs it).
+const submitPatience = 5 * time.Second
+
+// submitCommit is commit for a client's submission, within submitPatience.
+func (r *Runtime) submitCommit(ctx context.Context, l *runLog, c store.Change, evs ...stateEvent) (int64, error) {
+	cctx, cancel := context.WithTimeout(ctx, submitPatience)
+	defer cancel()
+	first, err := r.commit(cctx, l, c, evs...)
+	if err != nil && cctx.Err() != nil && ctx.Err() == nil && !errdefs.IsConflict(err) {
+		err = errdefs.NotAvailable(fmt.Errorf("the store did not take the submission within %v: %w", submitPatience, err))
+	}
+	return first, err
 }
 
 // submittedLocked returns the execution the message msgID opened in q, if it
@@ -285,7 +304,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	r.mu.Unlock()
 
 	claim := r.leaseClaim()
-	first, err := r.commit(ctx, l, store.Change{
+	first, err := r.submitCommit(ctx, l, store.Change{
 		Idempotency: &x.key,
 		TaskID:      t.ID,
 		UpdateTask:  &x.task,

@@ -293,7 +293,9 @@ func (s *DemoShop) notify() Tool {
 	}
 	return Typed(spec, func(_ context.Context, a args) (Result, error) {
 		if s.opts.FailNotify || strings.HasSuffix(strings.ToLower(a.To), ".invalid") {
-			return Result{}, errdefs.NotAvailablef("cannot deliver to %q: the mail server bounced it", a.To)
+			// Public: the message names no infrastructure, and it is what the
+			// refund demo's user must read.
+			return Result{}, errdefs.Public(errdefs.NotAvailablef("cannot deliver to %q: the mail server bounced it", a.To))
 		}
 		s.mu.Lock()
 		s.sent++
