@@ -35,6 +35,7 @@ func TestBadInput(t *testing.T) {
 		{"GET on the JSON-RPC endpoint", "GET", rpc, ``, v1, 200, -32600, ""},
 		{"unknown method v1.0", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{}}`, v1, 200, -32601, ""},
 		{"unknown method v0.3", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, nil, 200, -32601, ""},
+		{"v1.0 method without the version header", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}`, nil, 200, -32601, ""},
 		{"message of the wrong type", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":"hi"}}`, v1, 200, -32602, ""},
 		{"message missing", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`, v1, 200, -32602, ""},
 		{"agent role", "POST", rpc, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"x"}]}}}`, v1, 200, -32602, ""},
@@ -176,5 +177,14 @@ func TestRESTMediaType(t *testing.T) {
 	}
 	if _, ctype, _ := e.rawCall(t, "GET", "/agents/conformance/rest/v1/tasks/nope", nil, nil); ctype != "application/json" {
 		t.Errorf("v0.3 route: %q, want application/json", ctype)
+	}
+}
+
+// A v1.0 call without the A2A-Version header is told what to send.
+func TestV1MethodWithoutVersionHint(t *testing.T) {
+	e := newEnv(t)
+	_, _, out := e.rawCall(t, "POST", "/agents/echo/jsonrpc", []byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}`), nil)
+	if rpcCode(out) != -32601 || !strings.Contains(errorMessage(out), "A2A-Version: 1.0") {
+		t.Fatalf("v1.0 method without the header: %v, want -32601 saying to send A2A-Version: 1.0", out)
 	}
 }

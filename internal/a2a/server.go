@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -179,6 +180,12 @@ func (s *Server) serveJSONRPC(w http.ResponseWriter, r *http.Request) {
 	var next http.Handler
 	switch v := requestVersion(r); v {
 	case "", "0.3", "0.3.0":
+		if m := v1Method(body); v == "" && m != "" {
+			// The commonest first mistake: a v1.0 call without the header.
+			jsonrpcError(w, http.StatusOK, body, a2a.ErrMethodNotFound,
+				fmt.Sprintf("method %q is A2A v1.0: send the header A2A-Version: 1.0 (a request without it is v0.3)", m))
+			return
+		}
 		next = b.jsonrpcV0
 	case "1.0", "1", "1.0.0", "1.0.1":
 		next = b.jsonrpc
@@ -270,4 +277,22 @@ func requestVersion(r *http.Request) string {
 		return strings.TrimSpace(v)
 	}
 	return strings.TrimSpace(r.URL.Query().Get(a2a.SvcParamVersion))
+}
+
+// v1Method returns the JSON-RPC method of body when it is one of A2A
+// v1.0's (which v0.3 spells differently), "" otherwise.
+func v1Method(body []byte) string {
+	var env struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return ""
+	}
+	switch env.Method {
+	case "SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask",
+		"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig", "ListTaskPushNotificationConfigs",
+		"DeleteTaskPushNotificationConfig", "GetExtendedAgentCard":
+		return env.Method
+	}
+	return ""
 }

@@ -95,6 +95,8 @@ func jsonrpcCode(err error) int {
 		return -32600
 	case a2a.ErrParseError:
 		return -32700
+	case a2a.ErrMethodNotFound:
+		return -32601
 	}
 	return -32603
 }
