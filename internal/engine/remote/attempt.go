@@ -30,6 +30,8 @@ type attempt struct {
 	st    state
 
 	peer *peer
+	// saves writes the attempt's checkpoints (saver).
+	saves *saver
 	// reached says the peer answered this attempt (the breaker knows).
 	reached bool
 	// snapshot says the next Task event is a snapshot whose answer text
@@ -40,7 +42,7 @@ type attempt struct {
 // errStreamCut says the peer's stream ended before its task did.
 var errStreamCut = errors.New("the peer's stream ended before its task")
 
-func (x *attempt) execute() error {
+func (x *attempt) execute() (err error) {
 	p, err := x.e.connect(x.ctx)
 	if err != nil {
 		return err
@@ -54,6 +56,13 @@ func (x *attempt) execute() error {
 		return engine.Interrupted(engine.Interrupt{Cause: engine.CauseUserCancel, Detail: "canceled while waiting for input"})
 	}
 
+	x.saves = newSaver(x.host)
+	x.saves.start(x.ctx)
+	defer func() {
+		if serr := x.saves.stop(); err == nil && serr != nil {
+			err = serr
+		}
+	}()
 	ctx, stopWatch := x.watchInterrupts()
 	events, err := x.open(ctx)
 	for cuts := 0; err == nil && events != nil; {
@@ -225,7 +234,8 @@ func (x *attempt) onArtifact(v *a2a.TaskArtifactUpdateEvent) error {
 	if err := engine.EmitArtifact(x.ctx, x.host, x.run.ID, engine.ArtifactPayload{Artifact: a, Append: v.Append, LastChunk: v.LastChunk}); err != nil {
 		return err
 	}
-	return x.checkpoint(stepTask)
+	_, err := x.checkpointSoon(stepTask)
+	return err
 }
 
 // token forwards answer text and records it in the checkpoint.
@@ -238,7 +248,8 @@ func (x *attempt) token(text string) error {
 	}
 	x.st.Text += text
 	x.st.Answer += text
-	return x.checkpoint(stepTask)
+	_, err := x.checkpointSoon(stepTask)
+	return err
 }
 
 // complete ends the run with the answer: the text streamed since the

@@ -60,11 +60,22 @@ func decodeState(cp engine.Checkpoint) (state, error) {
 	return st, nil
 }
 
-// checkpoint records x's state at step.
+// checkpoint records x's state at step and waits until it is written:
+// for the states another attempt must find (the peer task named, a
+// question asked).
 func (x *attempt) checkpoint(step string) error {
+	gen, err := x.checkpointSoon(step)
+	if err != nil {
+		return err
+	}
+	return x.saves.wait(gen)
+}
+
+// checkpointSoon queues x's state at step for the saver.
+func (x *attempt) checkpointSoon(step string) (uint64, error) {
 	payload, err := json.Marshal(x.st)
 	if err != nil {
-		return errdefs.Internalf("remote: encode checkpoint: %w", err)
+		return 0, errdefs.Internalf("remote: encode checkpoint: %w", err)
 	}
 	cp := engine.Checkpoint{
 		ExecID: x.run.ID, Step: step, Board: x.board.Snapshot(), Payload: payload,
@@ -73,5 +84,5 @@ func (x *attempt) checkpoint(step string) error {
 	if rc, ok := engine.ResumeContextFromContext(x.ctx); ok {
 		cp.OriginalStartedAt = rc.StartedAt
 	}
-	return x.host.Checkpoint(x.ctx, cp)
+	return x.saves.queue(cp)
 }

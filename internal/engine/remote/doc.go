@@ -21,29 +21,36 @@
 //
 // Files: config.go (Config), engine.go (Execute, connecting), attempt.go
 // (one attempt's stream and its mapping), reattach.go (resuming a peer
-// task), checkpoint.go (the payload), card.go (the card cache),
+// task), checkpoint.go (the payload), saver.go (writing checkpoints off
+// the stream's path), card.go (the card cache),
 // transport.go (the HTTP client), breaker.go, errors.go, convert.go (parts),
 // interrupt.go.
 //
 // Invariants:
-//   - The peer task id is checkpointed as soon as the peer names it, and the
-//     checkpoint is rewritten after every update that changed the run (a
-//     token, an artifact, a question) with the text forwarded so far and, for
-//     peers that declare agentd's resumable-stream extension, the update's
-//     seq. A resumed attempt (crash, drain) therefore re-attaches with
+//   - The peer task id is checkpointed as soon as the peer names it, and a
+//     question before it is asked (both written before going on). After
+//     every other update that changed the run (a token, an artifact) the
+//     state is queued for the saver (saver.go), which writes checkpoints in
+//     order off the stream's path: at a model's pace each update gets its
+//     own, in a burst one write covers what arrived during the previous
+//     write. A checkpoint holds the text forwarded so far and, for peers
+//     that declare agentd's resumable-stream extension, the last seq. A
+//     resumed attempt (crash, drain) therefore re-attaches with
 //     SubscribeToTask instead of starting a second task.
 //   - Re-attaching to an agentd peer asks for the updates after the
 //     checkpointed seq (Last-Event-ID): each peer update is forwarded once,
-//     provided the host's log holds exactly the events published before the
-//     last checkpoint — agentd's runtime makes events durable before it
-//     stores a checkpoint; an update published after the last checkpoint
-//     and lost with the replica is forwarded again, one that became durable
-//     but whose checkpoint did not is forwarded twice (the window is one
-//     update wide: the runtime flushes the log and then stores the
-//     checkpoint, in two commits). When the peer task has moved on by the
-//     time of the re-attachment (its snapshot is no longer working), the
-//     replayed updates are forwarded first, questions the task has since
-//     left behind are skipped, and the task's state is acted on last.
+//     except those that became durable in the host's log after the last
+//     written checkpoint's state was taken and before the replica died:
+//     they are forwarded again (agentd's runtime flushes the log and then
+//     stores the checkpoint, in two commits). At a model's pace that is at
+//     most the one update in flight; in a burst, at most the updates of one
+//     checkpoint write. Nothing is lost: an update is only skipped on
+//     resume when a checkpoint says it was forwarded, and the host makes
+//     events durable before it stores a checkpoint. When the peer task has
+//     moved on by the time of the re-attachment (its snapshot is no longer
+//     working), the replayed updates are forwarded first, questions the
+//     task has since left behind are skipped, and the task's state is
+//     acted on last.
 //   - Peers without cursors: the Task snapshot that opens SubscribeToTask
 //     (or GetTask when the task has ended) is compared with the checkpointed
 //     text, and only the answer text beyond it is forwarded, as one delta.
@@ -61,8 +68,8 @@
 //     request the peer refused or a rejected task is Validation with the
 //     peer's message; a failed peer task is Internal with the peer's text,
 //     marked public.
-//   - The attempt owns one goroutine, the interrupt watcher, and waits for
-//     it before Execute returns.
+//   - The attempt owns two goroutines, the interrupt watcher and the
+//     saver, and waits for both before Execute returns.
 //
 // remote imports engine, model, errdefs, netguard, a2a-go and the standard
 // library; never runtime, store or agentd's HTTP packages.
