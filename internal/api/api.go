@@ -66,6 +66,7 @@ func (s *Server) Mount(r chi.Router) {
 
 	get("/v1/runs", s.listRuns)
 	get("/v1/runs/{runID}", s.getRun)
+	get("/v1/runs/{runID}/trajectory", s.getTrajectory)
 	r.Post("/v1/runs/{runID}/cancel", s.cancelRun)
 	r.Post("/v1/runs/{runID}/input", s.postInput)
 	r.Get("/v1/runs/{runID}/events", s.runEvents)

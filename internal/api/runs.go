@@ -212,6 +212,24 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	writeRunView(w, http.StatusOK, &v)
 }
 
+// getTrajectory answers the run's trajectory: its model and tool calls.
+func (s *Server) getTrajectory(w http.ResponseWriter, r *http.Request) {
+	t, err := s.pathTask(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	tr, err := s.rt.Trajectory(r.Context(), t.ID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if tr.Steps == nil {
+		tr.Steps = []runtime.TrajectoryStep{}
+	}
+	writeJSON(w, http.StatusOK, tr)
+}
+
 // RunList is a page of runs.
 type RunList struct {
 	Runs       []RunView `json:"runs"`

@@ -13,7 +13,7 @@ var detailTexts = []string{
 
 func checkDetails(t *testing.T, n, calls int, s1, s2 string) {
 	t.Helper()
-	md := modelDetail{Iteration: n, ToolCalls: calls, FinishReason: s1}
+	md := modelDetail{Iteration: n, ToolCalls: calls, FinishReason: s1, Model: s2, InputTokens: int64(n), OutputTokens: int64(calls) * 3}
 	want, err := json.Marshal(md)
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,11 @@ type modelDetail struct {
 	Iteration    int    `json:"iteration"`
 	ToolCalls    int    `json:"tool_calls,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
+	// Model and the token counts are known once the turn ended: they make
+	// the run's trajectory (runtime.Trajectory).
+	Model        string `json:"model,omitempty"`
+	InputTokens  int64  `json:"input_tokens,omitempty"`
+	OutputTokens int64  `json:"output_tokens,omitempty"`
 }
 
 // appendModelDetail appends d as json.Marshal encodes it.
@@ -40,6 +45,18 @@ func appendModelDetail(b []byte, d modelDetail) []byte {
 	if d.FinishReason != "" {
 		b = append(b, `,"finish_reason":`...)
 		b = model.AppendJSONString(b, d.FinishReason)
+	}
+	if d.Model != "" {
+		b = append(b, `,"model":`...)
+		b = model.AppendJSONString(b, d.Model)
+	}
+	if d.InputTokens != 0 {
+		b = append(b, `,"input_tokens":`...)
+		b = strconv.AppendInt(b, d.InputTokens, 10)
+	}
+	if d.OutputTokens != 0 {
+		b = append(b, `,"output_tokens":`...)
+		b = strconv.AppendInt(b, d.OutputTokens, 10)
 	}
 	return append(b, '}')
 }
@@ -61,8 +78,10 @@ func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error)
 		} else {
 			err = fmt.Errorf("loop agent %q: model turn %d: %w", x.actor, n, err)
 		}
-		_ = x.events.StepError(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n}), err)
-		return nil, acc.Usage(), err
+		u := acc.Usage()
+		_ = x.events.StepError(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n, Model: x.e.cfg.Model,
+			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}), err)
+		return nil, u, err
 	}
 
 	msg := acc.Message()
@@ -73,8 +92,11 @@ func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error)
 			Type: engine.StreamDeltaToolCall, ID: c.ID, Name: c.Name, Arguments: c.Arguments,
 		})
 	}
-	_ = x.events.StepComplete(x.ctx, StepKindModel,
-		x.modelStep(modelDetail{Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason()}))
+	u := acc.Usage()
+	_ = x.events.StepComplete(x.ctx, StepKindModel, x.modelStep(modelDetail{
+		Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason(),
+		Model: x.e.cfg.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+	}))
 	return calls, acc.Usage(), nil
 }
 

@@ -1,0 +1,174 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// A run's trajectory is what its agent did, step by step: every model call
+// (model, tokens, latency, finish reason) and every tool call (name,
+// arguments, result or error, duration). It is read from the run's event
+// log, which holds all of it — the step events with their details and
+// times, the tool calls and results as deltas — so it is stored with the
+// run on every store and survives every failover, at no cost to a run.
+
+// Trajectory is the answer of GET /v1/runs/{id}/trajectory.
+type Trajectory struct {
+	RunID string           `json:"run_id"`
+	Steps []TrajectoryStep `json:"steps"`
+	// Usage totals the run's token use (as the task records it).
+	Usage model.TokenUsage `json:"usage"`
+}
+
+// TrajectoryStep is one model call or tool call.
+type TrajectoryStep struct {
+	// Type is "model" or "tool".
+	Type    string `json:"type"`
+	Actor   string `json:"actor"`
+	Attempt int    `json:"attempt"`
+	// Iteration is the loop iteration the step belongs to.
+	Iteration int `json:"iteration,omitempty"`
+	// Model, InputTokens, OutputTokens, FinishReason and ToolCalls describe
+	// a model call.
+	Model        string `json:"model,omitempty"`
+	InputTokens  int64  `json:"input_tokens,omitempty"`
+	OutputTokens int64  `json:"output_tokens,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	ToolCalls    int    `json:"tool_calls,omitempty"`
+	// Tool, CallID, Arguments and Result describe a tool call.
+	Tool      string          `json:"tool,omitempty"`
+	CallID    string          `json:"call_id,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Result    string          `json:"result,omitempty"`
+	// Error is why the step failed ("" when it did not).
+	Error      string    `json:"error,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS float64   `json:"duration_ms"`
+}
+
+// stepEvent is the part of a step event's body a trajectory reads.
+type stepEvent struct {
+	Actor   string `json:"actor"`
+	Payload struct {
+		Kind   string `json:"kind"`
+		Error  string `json:"error"`
+		Detail struct {
+			Iteration    int    `json:"iteration"`
+			ToolCalls    int    `json:"tool_calls"`
+			FinishReason string `json:"finish_reason"`
+			Model        string `json:"model"`
+			InputTokens  int64  `json:"input_tokens"`
+			OutputTokens int64  `json:"output_tokens"`
+			Tool         string `json:"tool"`
+			CallID       string `json:"call_id"`
+		} `json:"detail"`
+	} `json:"payload"`
+}
+
+// Trajectory reads run runID's trajectory from its stored log.
+func (r *Runtime) Trajectory(ctx context.Context, runID string) (Trajectory, error) {
+	t, err := r.st.GetTask(ctx, runID)
+	if err != nil {
+		return Trajectory{}, err
+	}
+	b := trajectoryBuilder{open: map[stepKey]int{}, calls: map[string]model.ToolCall{}}
+	for after := int64(0); ; {
+		page, err := r.st.ReadEvents(ctx, runID, after, 1000)
+		if err != nil {
+			return Trajectory{}, err
+		}
+		if len(page.Events) == 0 {
+			break
+		}
+		for _, ev := range page.Events {
+			b.add(ev)
+		}
+		after = page.Events[len(page.Events)-1].Seq
+	}
+	return Trajectory{RunID: runID, Steps: b.steps, Usage: t.Usage}, nil
+}
+
+// stepKey pairs a step's start with its end.
+type stepKey struct {
+	actor, kind, callID string
+	iteration           int
+}
+
+type trajectoryBuilder struct {
+	attempt int
+	steps   []TrajectoryStep
+	open    map[stepKey]int           // step started, index in steps
+	calls   map[string]model.ToolCall // tool calls by id, from deltas
+}
+
+func (b *trajectoryBuilder) add(ev store.Event) {
+	switch ev.Type {
+	case EventRunStart:
+		var d RunStartData
+		if json.Unmarshal(ev.Data, &d) == nil {
+			b.attempt = d.Attempt
+		}
+		clear(b.open) // a step an attempt cut short ends with it
+	case EventDelta:
+		b.delta(ev)
+	case EventStepStart, EventStepComplete, EventStepError:
+		b.step(ev)
+	}
+}
+
+func (b *trajectoryBuilder) delta(ev store.Event) {
+	var d DeltaData
+	if json.Unmarshal(ev.Data, &d) != nil {
+		return
+	}
+	if c := d.ToolCall; c != nil {
+		b.calls[c.ID] = *c
+	}
+	if res := d.ToolResult; res != nil {
+		for i := len(b.steps) - 1; i >= 0; i-- {
+			if s := &b.steps[i]; s.Type == "tool" && s.CallID == res.ToolCallID {
+				s.Result = res.Content
+				if res.IsError && s.Error == "" {
+					s.Error = res.Content
+				}
+				break
+			}
+		}
+	}
+}
+
+func (b *trajectoryBuilder) step(ev store.Event) {
+	var d stepEvent
+	if json.Unmarshal(ev.Data, &d) != nil || d.Payload.Kind != "model" && d.Payload.Kind != "tool" {
+		return
+	}
+	det := d.Payload.Detail
+	key := stepKey{actor: d.Actor, kind: d.Payload.Kind, callID: det.CallID, iteration: det.Iteration}
+	if ev.Type == EventStepStart {
+		b.open[key] = len(b.steps)
+		b.steps = append(b.steps, TrajectoryStep{
+			Type: d.Payload.Kind, Actor: d.Actor, Attempt: b.attempt, Iteration: det.Iteration,
+			Tool: det.Tool, CallID: det.CallID, StartedAt: ev.Time,
+		})
+		if c, ok := b.calls[det.CallID]; ok && det.CallID != "" {
+			b.steps[len(b.steps)-1].Arguments = c.Arguments
+		}
+		return
+	}
+	i, ok := b.open[key]
+	if !ok {
+		return
+	}
+	delete(b.open, key)
+	s := &b.steps[i]
+	s.DurationMS = float64(ev.Time.Sub(s.StartedAt).Microseconds()) / 1000
+	s.Model, s.InputTokens, s.OutputTokens = det.Model, det.InputTokens, det.OutputTokens
+	s.FinishReason, s.ToolCalls = det.FinishReason, det.ToolCalls
+	if ev.Type == EventStepError {
+		s.Error = d.Payload.Error
+	}
+}
