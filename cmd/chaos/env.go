@@ -16,8 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"agentd/internal/config"
 	"agentd/internal/faultproxy"
 	"agentd/internal/pgtest"
@@ -60,7 +58,7 @@ func setUp(ctx context.Context, o options) (*env, error) {
 			return nil, fmt.Errorf("go build ./cmd/server (run chaos from the repository root): %v\n%s", err, out)
 		}
 	}
-	if e.cfg, err = writeConfig(dir, o.lease); err != nil {
+	if e.cfg, err = config.WriteDemo(dir, map[string]any{"lease_ttl": o.lease.String(), "shutdown_timeout": "2s"}); err != nil {
 		return nil, err
 	}
 	binDir, err := pgtest.BinDir()
@@ -88,32 +86,6 @@ func setUp(ctx context.Context, o options) (*env, error) {
 	}
 	log.Printf("chaos: %d replicas on %s, logs in %s", o.replicas, e.db.DSN(), dir)
 	return e, nil
-}
-
-// writeConfig writes the demo configuration (its agents defined in
-// files left out) with the lease TTL.
-func writeConfig(dir string, lease time.Duration) (string, error) {
-	var cfg map[string]any
-	if err := yaml.Unmarshal(config.Demo(), &cfg); err != nil {
-		return "", err
-	}
-	srv, _ := cfg["server"].(map[string]any)
-	srv["lease_ttl"] = lease.String()
-	srv["shutdown_timeout"] = "2s"
-	agents, _ := cfg["agents"].([]any)
-	kept := agents[:0]
-	for _, a := range agents {
-		if m, _ := a.(map[string]any); m["flow"] == nil && m["workflow"] == nil {
-			kept = append(kept, a)
-		}
-	}
-	cfg["agents"] = kept
-	b, err := yaml.Marshal(cfg)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "agentd.yaml")
-	return path, os.WriteFile(path, b, 0o600)
 }
 
 // start starts replica r (again) on a fresh port through its proxy and

@@ -54,6 +54,7 @@ type flags struct {
 	logFormat      string
 	allowNoAuth    bool
 	printConfig    bool
+	writeDemoDir   string
 	shutdownTimout time.Duration
 	debugAddr      string
 }
@@ -68,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.BoolVar(&f.allowNoAuth, "allow-unauthenticated", false, "allow listening beyond loopback without authentication")
 	fs.BoolVar(&f.printConfig, "print-demo-config", false, "print the embedded demo configuration and exit")
+	fs.StringVar(&f.writeDemoDir, "write-demo-config", "", "write the demo configuration and the files it refers to (its flows) into this directory and exit")
 	fs.DurationVar(&f.shutdownTimout, "shutdown-timeout", 0, "how long to drain on SIGTERM (default: the config's server.shutdown_timeout, else 30s)")
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this loopback address (default: off)")
 	if err := fs.Parse(args); err != nil {
@@ -106,6 +108,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	if f.printConfig {
 		_, err := os.Stdout.Write(config.Demo())
+		return err
+	}
+	if f.writeDemoDir != "" {
+		path, err := config.WriteDemo(f.writeDemoDir, nil)
+		if err == nil {
+			fmt.Fprintf(stderr, "wrote %s and the files it refers to; start with --config %s\n", path, path)
+		}
 		return err
 	}
 	log, err := newLogger(f, stderr)

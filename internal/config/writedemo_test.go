@@ -1,0 +1,30 @@
+package config
+
+import (
+	"testing"
+)
+
+// The written demo loads as the embedded one does, with its flows, and
+// takes server overrides.
+func TestWriteDemo(t *testing.T) {
+	for _, server := range []map[string]any{nil, {"lease_ttl": "2s"}} {
+		path, err := WriteDemo(t.TempDir(), server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(path)
+		if err != nil {
+			t.Fatalf("loading the written demo: %v", err)
+		}
+		demo, err := Load("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cfg.Agents) != len(demo.Agents) {
+			t.Errorf("%d agents, want the demo's %d", len(cfg.Agents), len(demo.Agents))
+		}
+		if server != nil && cfg.Server.LeaseTTL.Or(0).String() != "2s" {
+			t.Errorf("lease_ttl %v, want the override 2s", cfg.Server.LeaseTTL.Or(0))
+		}
+	}
+}
