@@ -91,6 +91,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 				Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,
 				TurnTimeout: time.Duration(a.TurnTimeout), DisallowedTools: a.DisallowedTools,
 				ResponseSchema: a.ResponseSchema, ResponseRetries: a.ResponseRetries,
+				MaxToolCalls: a.Budget.MaxToolCallsPerRun,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
@@ -138,13 +139,16 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 					Capabilities:       agent.AgentCapabilities{Streaming: true},
 				},
 			},
-			Engine:          eng,
-			Multitask:       runtime.MultitaskPolicy(a.Multitask),
-			MaxTokensPerRun: a.Budget.MaxTokensPerRun,
-			MaxTokensTotal:  a.Budget.MaxTokensTotal,
-			HistoryLimit:    a.HistoryLimit,
-			Timeout:         time.Duration(a.Timeout),
-			Description:     a.Description,
+			Engine:                eng,
+			Multitask:             runtime.MultitaskPolicy(a.Multitask),
+			MaxTokensPerRun:       a.Budget.MaxTokensPerRun,
+			MaxTokensTotal:        a.Budget.MaxTokensTotal,
+			MaxInputTokensPerRun:  a.Budget.MaxInputTokensPerRun,
+			MaxOutputTokensPerRun: a.Budget.MaxOutputTokensPerRun,
+			MaxWallTime:           time.Duration(a.Budget.MaxWallTime),
+			HistoryLimit:          a.HistoryLimit,
+			Timeout:               time.Duration(a.Timeout),
+			Description:           a.Description,
 		})
 	}
 	return out, nil

@@ -180,6 +180,13 @@ type Agent struct {
 type Budget struct {
 	MaxTokensPerRun int64 `json:"max_tokens_per_run,omitempty"`
 	MaxTokensTotal  int64 `json:"max_tokens_total,omitempty"`
+	// Input and output tokens of one run, apart.
+	MaxInputTokensPerRun  int64 `json:"max_input_tokens_per_run,omitempty"`
+	MaxOutputTokensPerRun int64 `json:"max_output_tokens_per_run,omitempty"`
+	// MaxToolCallsPerRun bounds a loop run's tool calls.
+	MaxToolCallsPerRun int `json:"max_tool_calls_per_run,omitempty"`
+	// MaxWallTime bounds an attempt's wall time, as a budget.
+	MaxWallTime Duration `json:"max_wall_time,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("15s").

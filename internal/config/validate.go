@@ -150,6 +150,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 	default:
 		return fmt.Errorf("%s.multitask: unknown policy %q (want reject, enqueue or interrupt)", path, a.Multitask)
 	}
+	if b := a.Budget; b.MaxInputTokensPerRun < 0 || b.MaxOutputTokensPerRun < 0 || b.MaxToolCallsPerRun < 0 || b.MaxWallTime < 0 {
+		return fmt.Errorf("%s.budget: limits must not be negative", path)
+	}
 	if a.Budget.MaxTokensPerRun < 0 || a.Budget.MaxTokensTotal < 0 {
 		return fmt.Errorf("%s.budget: limits must not be negative", path)
 	}

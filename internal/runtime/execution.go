@@ -120,11 +120,22 @@ func (x *execution) noteArtifact(a ArtifactData) {
 func (x *execution) addUsage(u model.TokenUsage) error {
 	x.mu.Lock()
 	x.usage = x.usage.Add(u)
-	total := x.usage.TotalTokens
+	// The run's usage: its earlier attempts' (recorded on the task, which
+	// only this execution writes, at its end) and this one's.
+	run := x.task.Usage.Add(x.usage)
 	x.mu.Unlock()
 	agentTotal := x.r.agentUsage(x.agent.ID).add(u.Add(model.TokenUsage{}).TotalTokens)
-	if lim := x.agent.MaxTokensPerRun; lim > 0 && total > lim {
-		return errdefs.BudgetExceededf("run %s used %d tokens, over the agent's per-run budget of %d", x.runID, total, lim)
+	for _, b := range []struct {
+		name      string
+		used, lim int64
+	}{
+		{"max_tokens_per_run", run.TotalTokens, x.agent.MaxTokensPerRun},
+		{"max_input_tokens_per_run", run.InputTokens, x.agent.MaxInputTokensPerRun},
+		{"max_output_tokens_per_run", run.OutputTokens, x.agent.MaxOutputTokensPerRun},
+	} {
+		if b.lim > 0 && b.used > b.lim {
+			return errdefs.BudgetExceededf("run %s used %d tokens, over the agent's budget %s of %d", x.runID, b.used, b.name, b.lim)
+		}
 	}
 	if lim := x.agent.MaxTokensTotal; lim > 0 && agentTotal > lim {
 		return errdefs.BudgetExceededf("agent %s used %d tokens, over its total budget of %d", x.agent.ID, agentTotal, lim)
@@ -221,6 +232,11 @@ func (x *execution) execute() (*agent.Result, error) {
 		ctx, cancel = context.WithTimeoutCause(ctx, d, errdefs.Timeoutf("run %s took longer than agent %s's timeout of %v", x.runID, x.agent.ID, d))
 		defer cancel()
 	}
+	if d := x.agent.MaxWallTime; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, errdefs.BudgetExceededf("run %s ran longer than the agent's budget max_wall_time of %v", x.runID, d))
+		defer cancel()
+	}
 	history, err := x.history(ctx)
 	if err != nil {
 		return nil, err
@@ -259,9 +275,9 @@ func (x *execution) execute() (*agent.Result, error) {
 	}
 	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
 	res, err := agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
-	if cause := context.Cause(ctx); errdefs.IsTimeout(cause) && x.ctx.Err() == nil {
-		// The attempt's own timeout stopped it: say so, not "context
-		// deadline exceeded".
+	if cause := context.Cause(ctx); cause != nil && cause != context.DeadlineExceeded && x.ctx.Err() == nil {
+		// The attempt's own timeout or wall-time budget stopped it: say
+		// so, not "context deadline exceeded".
 		if err != nil {
 			err = cause
 		} else if res != nil && res.Err != nil {

@@ -44,8 +44,14 @@ type Agent struct {
 	Deps *engine.Dependencies
 	// Multitask is the policy for a busy context ("" = reject).
 	Multitask MultitaskPolicy
-	// MaxTokensPerRun stops a run whose usage exceeds it (0 = no limit).
-	MaxTokensPerRun int64
+	// MaxTokensPerRun stops a run whose usage exceeds it (0 = no limit);
+	// MaxInputTokensPerRun and MaxOutputTokensPerRun bound each direction.
+	MaxTokensPerRun       int64
+	MaxInputTokensPerRun  int64
+	MaxOutputTokensPerRun int64
+	// MaxWallTime stops an attempt that runs longer, as a budget
+	// (BudgetExceeded), where Timeout stops it as a timeout.
+	MaxWallTime time.Duration
 	// MaxTokensTotal stops runs once the agent's usage since the process
 	// started exceeds it (0 = no limit).
 	MaxTokensTotal int64

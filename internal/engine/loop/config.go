@@ -53,6 +53,10 @@ type Config struct {
 	// answer that does not is sent back (0 = DefaultResponseRetries).
 	ResponseSchema  json.RawMessage
 	ResponseRetries int
+	// MaxToolCalls bounds the tool calls of one run (0 = no bound); the
+	// call that passes it is answered unrun and the run fails with
+	// BudgetExceeded.
+	MaxToolCalls int
 	// AgentID is the step actor of every event the engine publishes and
 	// the Name of its assistant messages. Empty falls back to the run's
 	// event.HeaderAgentID attribute, then to "agent".

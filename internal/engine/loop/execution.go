@@ -31,6 +31,9 @@ type execution struct {
 	detailBuf [96]byte
 	// schemaTries counts final answers the response schema refused.
 	schemaTries int
+	// toolCalls counts the run's tool calls (a resumed attempt starts
+	// from those its board records), for Config.MaxToolCalls.
+	toolCalls int
 }
 
 // loop runs iterations first … MaxIterations.
@@ -38,6 +41,7 @@ func (x *execution) loop(first int) error {
 	if first > 1 && answered(x.board.ChannelView(engine.MainChannel)) {
 		return nil // resumed from the checkpoint of the final answer
 	}
+	x.toolCalls = callsSinceUser(x.board.ChannelView(engine.MainChannel))
 	limit := x.e.cfg.MaxIterations
 	for n := first; n <= limit; n++ {
 		if err := x.stopped(); err != nil {
@@ -70,6 +74,10 @@ func (x *execution) loop(first int) error {
 		}
 		// A spent budget or an interrupt before dispatch answers the calls
 		// without running them, so the transcript stays well formed.
+		x.toolCalls += len(calls)
+		if lim := x.e.cfg.MaxToolCalls; lim > 0 && x.toolCalls > lim && budget == nil {
+			budget = errdefs.BudgetExceededf("loop agent %q: %d tool calls, over the budget max_tool_calls of %d", x.actor, x.toolCalls, lim)
+		}
 		if halt := firstErr(budget, x.stopped()); halt != nil {
 			x.abandonCalls(calls, halt)
 		} else {
@@ -146,4 +154,14 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// callsSinceUser counts the tool calls the assistant made after the last
+// user message: the run's so far, when an attempt resumes from a board.
+func callsSinceUser(msgs []model.Message) int {
+	n := 0
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != model.RoleUser; i-- {
+		n += len(msgs[i].ToolCalls())
+	}
+	return n
 }

@@ -8,6 +8,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/loop"
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 	"agentd/internal/tool"
 )
 
@@ -62,5 +63,24 @@ func TestSamplingAndDisallowedTools(t *testing.T) {
 	}
 	if _, err := loop.New(loop.Config{Provider: rec, Tools: registry(t, &counter{}), DisallowedTools: []string{"clok"}}); err == nil || !strings.Contains(err.Error(), `disallowed_tools[0]: unknown tool "clok"`) {
 		t.Fatalf("an unknown disallowed tool: %v", err)
+	}
+}
+
+// A run over its tool-call budget stops mid-loop: the call that passes it
+// is answered unrun (the transcript stays well formed) and the run fails
+// with BudgetExceeded naming the budget.
+func TestMaxToolCalls(t *testing.T) {
+	cnt := &counter{}
+	eng := newEngine(t, loop.Config{Tools: registry(t, cnt), MaxToolCalls: 3, MaxIterations: 20})
+	board, err := execute(t, eng, engine.Run{ID: "r-calls"}, userBoard("loop"), nil)
+	if !errdefs.IsBudgetExceeded(err) || !strings.Contains(err.Error(), "max_tool_calls of 3") {
+		t.Fatalf("a run calling tools forever: %v, want BudgetExceeded naming max_tool_calls", err)
+	}
+	if got := cnt.calls.Load(); got != 3 {
+		t.Errorf("%d tool calls ran, want 3", got)
+	}
+	last := board.Channel(engine.MainChannel)
+	if m := last[len(last)-1]; m.Role != model.RoleTool {
+		t.Errorf("the board ends with %s, want the unrun call's result", m.Role)
 	}
 }
