@@ -53,7 +53,8 @@
 //	                         run.end of an attempt cut short (state working: its replica died,
 //	                         drained or lost its lease) leaves the answer open, and the first
 //	                         text chunk of the attempt that resumes the run replaces it
-//	                         (same id, append:false)
+//	                         (same id, append:false) — or, when that run.start says
+//	                         "continues" (the engine goes on where it stopped), appends
 //	delta tool_call/result   TaskStatusUpdateEvent WORKING whose message holds a data part
 //	                         {"toolCall": …} / {"toolResult": …}
 //	artifact                 TaskArtifactUpdateEvent as published (append, lastChunk)

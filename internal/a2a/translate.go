@@ -89,7 +89,9 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 	case runtime.EventRunStart:
 		x.ended = false
 		if x.cut {
-			x.cut, x.replace = false, x.answer != ""
+			// The resumed attempt produces the cut answer again from its
+			// checkpoint (replace it), or goes on where it stopped (append).
+			x.cut, x.replace = false, x.answer != "" && !continues(ev)
 		} else {
 			x.answer, x.replace = "", false
 		}
@@ -157,6 +159,13 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 		return x.closeAnswer(ev)
 	}
 	return nil
+}
+
+// continues reports whether a run.start opens an attempt that goes on
+// from where the cut attempt's output stopped.
+func continues(ev store.Event) bool {
+	var d runtime.RunStartData
+	return json.Unmarshal(ev.Data, &d) == nil && d.Continues
 }
 
 // cutStep reports whether ev, a step.error, is a step stopped with its

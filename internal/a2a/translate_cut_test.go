@@ -88,3 +88,44 @@ func reversed(evs []store.Event) []store.Event {
 	}
 	return out
 }
+
+// An engine whose resumed attempt goes on from where the cut one stopped
+// (a re-attached peer, run.start continues) appends to the open answer:
+// the answer is the cut part and the rest.
+func TestContinuedAnswerIsAppended(t *testing.T) {
+	var evs []store.Event
+	add := func(typ string, body any) {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, store.Event{RunID: "r", Seq: int64(len(evs) + 1), Type: typ, Data: b})
+	}
+	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 1})
+	add(runtime.EventDelta, map[string]string{"text": "tok1 "})
+	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}})
+	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash, Continues: true})
+	add(runtime.EventDelta, map[string]string{"text": "tok2"})
+	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateCompleted})
+	tk := store.Task{ID: "r", ContextID: "c"}
+	for cursor := 0; cursor <= len(evs); cursor++ {
+		held := map[a2a.ArtifactID]*a2a.Artifact{}
+		apply := func(x *translator, from []store.Event) {
+			for _, ev := range from {
+				if up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent); ok {
+					held[up.Artifact.ID] = applyUpdate(held[up.Artifact.ID], up)
+				}
+			}
+		}
+		apply(newTranslator(tk), evs[:cursor])
+		apply(primed(tk, evs[:cursor]), evs[cursor:])
+		if len(held) != 1 {
+			t.Fatalf("resumed after seq %d: %d artifacts, want one", cursor, len(held))
+		}
+		for _, a := range held {
+			if got := string(a.Parts[0].Content.(a2a.Text)); got != "tok1 tok2" {
+				t.Errorf("resumed after seq %d: %q, want the cut part and the rest", cursor, got)
+			}
+		}
+	}
+}

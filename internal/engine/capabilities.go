@@ -30,6 +30,12 @@ type Capabilities struct {
 	// expired unanswered (ResumeContext.Signal SignalTimeout), and its
 	// AskUser then answers that prompt with an errdefs.Timeout error.
 	PromptDeadlines bool `json:"prompt_deadlines,omitempty"`
+	// ResumeContinuesOutput: an attempt that resumes a run cut short goes
+	// on from where the cut attempt's output stopped (a peer re-attached)
+	// instead of producing it again from the checkpoint (a model turn
+	// streamed anew). Readers that assemble answers (A2A) append to the
+	// open answer rather than replace it.
+	ResumeContinuesOutput bool `json:"resume_continues_output,omitempty"`
 	// RequiredDepNames lists the Run.Deps keys (as strings) the engine
 	// needs; hosts check them with RequireDeps before Execute.
 	RequiredDepNames []string `json:"required_dep_names,omitempty"`

@@ -141,6 +141,9 @@ func appendStateBody(b []byte, body any) ([]byte, bool) {
 			b = append(b, `,"resumed":`...)
 			b = model.AppendJSONString(b, v.Resumed)
 		}
+		if v.Continues {
+			b = append(b, `,"continues":true`...)
+		}
 	case StatusData:
 		if v.Message != nil {
 			return b, false

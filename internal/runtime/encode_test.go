@@ -56,6 +56,7 @@ func stateBodies() []any {
 		out = append(out,
 			RunStartData{ContextID: s, AgentID: "echo", Attempt: i},
 			RunStartData{ContextID: "c", AgentID: s, Attempt: -i, Resumed: s},
+			RunStartData{ContextID: "c", AgentID: s, Attempt: i, Resumed: "crash", Continues: true},
 			StatusData{State: store.TaskState(s)},
 			StatusData{State: store.StateFailed, Error: &store.TaskError{Class: s, Message: s + "!"}},
 			RunEndData{State: store.StateCompleted, Usage: model.TokenUsage{InputTokens: n, OutputTokens: -n, TotalTokens: math.MaxInt64}},

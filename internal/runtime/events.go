@@ -33,6 +33,10 @@ type RunStartData struct {
 	// "crash" (recovery on another replica), ResumedByCancel, or "" for a
 	// fresh run.
 	Resumed string `json:"resumed,omitempty"`
+	// Continues says the attempt goes on from where the cut attempt's
+	// output stopped (engine.Capabilities.ResumeContinuesOutput), rather
+	// than producing it again from the checkpoint.
+	Continues bool `json:"continues,omitempty"`
 }
 
 // ResumedByCancel marks the attempt that records the cancel of a task that

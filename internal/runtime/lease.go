@@ -294,7 +294,8 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 				Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: lapsedLease(expired)}}})
 		}
 		evs = append(evs,
-			stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalCrash}},
+			stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalCrash,
+				Continues: engine.CapabilitiesOf(a.Engine).ResumeContinuesOutput}},
 			stateEvent{body: StatusData{State: store.StateWorking}})
 		_, err = r.commit(ctx, log, store.Change{UpdateTask: &next}, evs...)
 		if err != nil {

@@ -43,7 +43,8 @@ func New(cfg Config) (*Engine, error) {
 // A cancel of a run parked on the peer's question needs the engine too: the
 // peer task waits for an answer and must be canceled as well.
 func (e *Engine) Capabilities() engine.Capabilities {
-	return engine.Capabilities{SupportsResume: true, EmitsUserPrompt: true, EmitsCheckpoint: true, HandlesParkedInterrupts: true}
+	return engine.Capabilities{SupportsResume: true, EmitsUserPrompt: true, EmitsCheckpoint: true, HandlesParkedInterrupts: true,
+		ResumeContinuesOutput: true}
 }
 
 // CanResume accepts the engine's own checkpoints.
