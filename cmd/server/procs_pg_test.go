@@ -22,8 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
 	"agentd/internal/config"
 	"agentd/internal/pgtest"
 )
@@ -83,45 +81,13 @@ func sharedDSN(t *testing.T) string {
 	return pgtest.NewCluster(t).DSN()
 }
 
-// writeConfig writes the demo configuration with server settings merged
-// in, and its flow directories beside it (without the workflow agents),
-// and returns its path.
+// writeConfig writes the demo configuration, with server settings merged
+// in, and the files it refers to beside it, and returns its path.
 func writeConfig(t *testing.T, server map[string]any) string {
 	t.Helper()
-	var cfg map[string]any
-	if err := yaml.Unmarshal(config.Demo(), &cfg); err != nil {
-		t.Fatalf("demo config: %v", err)
-	}
-	srv, _ := cfg["server"].(map[string]any)
-	if srv == nil {
-		srv = map[string]any{}
-	}
-	for k, v := range server {
-		srv[k] = v
-	}
-	cfg["server"] = srv
-	// The flows (flow: flows/…) are copied beside this copy from the
-	// source tree; workflow agents are left out (the process-level tests
-	// drive echo and the refund flow).
-	agents, _ := cfg["agents"].([]any)
-	kept := agents[:0]
-	for _, a := range agents {
-		if m, _ := a.(map[string]any); m["workflow"] == nil {
-			kept = append(kept, a)
-		}
-	}
-	cfg["agents"] = kept
-	b, err := yaml.Marshal(cfg)
+	path, err := config.WriteDemo(t.TempDir(), server)
 	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.CopyFS(filepath.Join(dir, "flows"), os.DirFS(filepath.Join("..", "..", "internal", "config", "flows"))); err != nil {
-		t.Fatalf("copy the demo flows: %v", err)
-	}
-	path := filepath.Join(dir, "agentd.yaml")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
+		t.Fatalf("write the demo configuration: %v", err)
 	}
 	return path
 }
