@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"sigs.k8s.io/yaml"
 
 	"agentd/internal/config"
 )
@@ -93,27 +92,11 @@ func (r *replica) kill() {
 	<-r.done
 }
 
-// writeConfig writes the demo configuration with server settings merged in
-// to a file in dir.
+// writeConfig writes the demo configuration with server settings merged in,
+// and the files it refers to, into a directory of its own under dir.
 func writeConfig(dir string, server map[string]any) (string, error) {
-	var cfg map[string]any
-	if err := yaml.Unmarshal(config.Demo(), &cfg); err != nil {
-		return "", fmt.Errorf("demo config: %w", err)
-	}
-	srv, _ := cfg["server"].(map[string]any)
-	if srv == nil {
-		srv = map[string]any{}
-	}
-	for k, v := range server {
-		srv[k] = v
-	}
-	cfg["server"] = srv
-	b, err := yaml.Marshal(cfg)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "agentd-"+strconv.Itoa(len(server))+"-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".yaml")
-	return path, os.WriteFile(path, b, 0o600)
+	sub := filepath.Join(dir, "agentd-"+strconv.Itoa(len(server))+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	return config.WriteDemo(sub, server)
 }
 
 // database is a fresh database on the benchmark server, dropped by drop.

@@ -11,43 +11,27 @@ import (
 	"agentd/internal/store"
 )
 
-// cutLog is a run whose first attempt was cut short mid-answer and whose
-// second attempt, resumed after the crash, streams the answer again.
-func cutLog(t *testing.T) []store.Event {
+// eventLog builds a run's log from (type, body) pairs.
+func eventLog(t *testing.T, entries ...any) []store.Event {
 	t.Helper()
 	var evs []store.Event
-	add := func(typ string, body any) {
-		b, err := json.Marshal(body)
+	for i := 0; i < len(entries); i += 2 {
+		b, err := json.Marshal(entries[i+1])
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs = append(evs, store.Event{RunID: "r", Seq: int64(len(evs) + 1), Type: typ, Data: b})
+		evs = append(evs, store.Event{RunID: "r", Seq: int64(len(evs) + 1), Type: entries[i].(string), Data: b})
 	}
-	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 1})
-	add(runtime.EventStatus, runtime.StatusData{State: store.StateWorking})
-	add(runtime.EventDelta, map[string]string{"text": "tok1 "})
-	add(runtime.EventDelta, map[string]string{"text": "tok2 "})
-	// The cut attempt's model step is torn down with it.
-	add(runtime.EventStepError, map[string]any{"actor": "a", "payload": map[string]string{"kind": "model", "error": "context canceled", "error_class": "aborted"}})
-	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}})
-	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash})
-	add(runtime.EventStatus, runtime.StatusData{State: store.StateWorking})
-	add(runtime.EventDelta, map[string]string{"text": "tok1 "})
-	add(runtime.EventDelta, map[string]string{"text": "tok2 tok3"})
-	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateCompleted})
 	return evs
 }
 
-// An answer an attempt left open is continued by the resumed attempt,
-// whose first chunk replaces it: applied in order, the updates leave one
-// artifact holding exactly the answer — for a client that streamed it all,
-// and for every client that resumed at a cursor (prime) in between.
-func TestCutAnswerIsReplacedNotDoubled(t *testing.T) {
-	evs := cutLog(t)
+// wantAnswerAtEveryCursor streams evs to a client that loses the stream at
+// every cursor and resumes there with a primed translator (prime's rule),
+// and checks it ends up with one artifact holding want.
+func wantAnswerAtEveryCursor(t *testing.T, evs []store.Event, want string) {
+	t.Helper()
 	tk := store.Task{ID: "r", ContextID: "c"}
 	for cursor := 0; cursor <= len(evs); cursor++ {
-		// The client streams up to the cursor, loses the stream, and
-		// resumes after it with a translator primed there.
 		held := map[a2a.ArtifactID]*a2a.Artifact{}
 		apply := func(x *translator, from []store.Event) {
 			for _, ev := range from {
@@ -63,11 +47,48 @@ func TestCutAnswerIsReplacedNotDoubled(t *testing.T) {
 			continue
 		}
 		for _, a := range held {
-			if got := string(a.Parts[0].Content.(a2a.Text)); got != "tok1 tok2 tok3" {
-				t.Errorf("resumed after seq %d: artifact text %q, want the answer", cursor, got)
+			if got := string(a.Parts[0].Content.(a2a.Text)); got != want {
+				t.Errorf("resumed after seq %d: artifact text %q, want %q", cursor, got, want)
 			}
 		}
 	}
+}
+
+// An answer an attempt left open is continued by the resumed attempt,
+// whose first chunk replaces it: applied in order, the updates leave one
+// artifact holding exactly the answer — for a client that streamed it all,
+// and for every client that resumed at a cursor (prime) in between. The
+// cut attempt's model step is torn down with it (a step.error, aborted).
+func TestCutAnswerIsReplacedNotDoubled(t *testing.T) {
+	evs := eventLog(t,
+		runtime.EventRunStart, runtime.RunStartData{Attempt: 1},
+		runtime.EventStatus, runtime.StatusData{State: store.StateWorking},
+		runtime.EventDelta, map[string]string{"text": "tok1 "},
+		runtime.EventDelta, map[string]string{"text": "tok2 "},
+		runtime.EventStepError, map[string]any{"actor": "a", "payload": map[string]string{"kind": "model", "error": "context canceled", "error_class": "aborted"}},
+		runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}},
+		runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash},
+		runtime.EventStatus, runtime.StatusData{State: store.StateWorking},
+		runtime.EventDelta, map[string]string{"text": "tok1 "},
+		runtime.EventDelta, map[string]string{"text": "tok2 tok3"},
+		runtime.EventRunEnd, runtime.RunEndData{State: store.StateCompleted},
+	)
+	wantAnswerAtEveryCursor(t, evs, "tok1 tok2 tok3")
+}
+
+// An engine whose resumed attempt goes on from where the cut one stopped
+// (a re-attached peer, run.start continues) appends to the open answer:
+// the answer is the cut part and the rest.
+func TestContinuedAnswerIsAppended(t *testing.T) {
+	evs := eventLog(t,
+		runtime.EventRunStart, runtime.RunStartData{Attempt: 1},
+		runtime.EventDelta, map[string]string{"text": "tok1 "},
+		runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}},
+		runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash, Continues: true},
+		runtime.EventDelta, map[string]string{"text": "tok2"},
+		runtime.EventRunEnd, runtime.RunEndData{State: store.StateCompleted},
+	)
+	wantAnswerAtEveryCursor(t, evs, "tok1 tok2")
 }
 
 // primed is prime over an in-memory log: back to the last boundary, then
@@ -87,45 +108,4 @@ func reversed(evs []store.Event) []store.Event {
 		out[len(evs)-1-i] = ev
 	}
 	return out
-}
-
-// An engine whose resumed attempt goes on from where the cut one stopped
-// (a re-attached peer, run.start continues) appends to the open answer:
-// the answer is the cut part and the rest.
-func TestContinuedAnswerIsAppended(t *testing.T) {
-	var evs []store.Event
-	add := func(typ string, body any) {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, store.Event{RunID: "r", Seq: int64(len(evs) + 1), Type: typ, Data: b})
-	}
-	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 1})
-	add(runtime.EventDelta, map[string]string{"text": "tok1 "})
-	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}})
-	add(runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash, Continues: true})
-	add(runtime.EventDelta, map[string]string{"text": "tok2"})
-	add(runtime.EventRunEnd, runtime.RunEndData{State: store.StateCompleted})
-	tk := store.Task{ID: "r", ContextID: "c"}
-	for cursor := 0; cursor <= len(evs); cursor++ {
-		held := map[a2a.ArtifactID]*a2a.Artifact{}
-		apply := func(x *translator, from []store.Event) {
-			for _, ev := range from {
-				if up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent); ok {
-					held[up.Artifact.ID] = applyUpdate(held[up.Artifact.ID], up)
-				}
-			}
-		}
-		apply(newTranslator(tk), evs[:cursor])
-		apply(primed(tk, evs[:cursor]), evs[cursor:])
-		if len(held) != 1 {
-			t.Fatalf("resumed after seq %d: %d artifacts, want one", cursor, len(held))
-		}
-		for _, a := range held {
-			if got := string(a.Parts[0].Content.(a2a.Text)); got != "tok1 tok2" {
-				t.Errorf("resumed after seq %d: %q, want the cut part and the rest", cursor, got)
-			}
-		}
-	}
 }
