@@ -38,120 +38,148 @@ type BuildOptions struct {
 // constructed (secrets read from the environment), tools registered and
 // engines built.
 func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
 	}
-	reg := &tool.Registry{}
-	if err := tool.RegisterBuiltins(reg, c.builtinOptions(opts.Now)); err != nil {
+	b := &builder{c: c, opts: opts, reg: &tool.Registry{}, providers: map[string]llm.Provider{},
+		built:     make(map[string]engine.Engine, len(c.Agents)),
+		openaiEnv: opts.Getenv("OPENAI_BASE_URL") != "" || opts.Getenv("OPENAI_API_KEY") != ""}
+	if err := tool.RegisterBuiltins(b.reg, c.builtinOptions(opts.Now)); err != nil {
 		return nil, err
 	}
-	if err := registerDemoTools(reg, getenv); err != nil {
+	if err := registerDemoTools(b.reg, opts.Getenv); err != nil {
 		return nil, err
 	}
-	providers := map[string]llm.Provider{}
-	provider := func(name string) (llm.Provider, error) {
-		if p, ok := providers[name]; ok {
-			return p, nil
-		}
-		p, err := buildProvider(name, c.Providers[name], getenv)
+	out := make([]*runtime.Agent, 0, len(c.Agents))
+	for i, a := range c.Agents {
+		eng, err := b.engine(i, a)
 		if err != nil {
 			return nil, err
 		}
-		providers[name] = p
-		return p, nil
-	}
-	openaiEnv := getenv("OPENAI_BASE_URL") != "" || getenv("OPENAI_API_KEY") != ""
-	out := make([]*runtime.Agent, 0, len(c.Agents))
-	built := make(map[string]engine.Engine, len(c.Agents)) // for graph steps on agent:<id>
-	for i, a := range c.Agents {
-		path := fmt.Sprintf("agents[%d]", i)
-		var eng engine.Engine
-		switch a.Engine {
-		case "loop":
-			name := a.Provider
-			if openaiEnv && a.OpenAIProvider != "" {
-				name = a.OpenAIProvider
-			}
-			p, err := provider(name)
-			if err != nil {
-				return nil, fmt.Errorf("%s.provider: %w", path, err)
-			}
-			model := a.Model
-			if c.Providers[name].Type == "openai" {
-				if m := getenv("OPENAI_MODEL"); m != "" {
-					model = m
-				} else if model == "" {
-					model = c.Providers[name].Model
-				}
-			}
-			eng, err = loop.New(loop.Config{
-				Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: reg, ToolNames: a.Tools,
-				MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
-				Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,
-				TurnTimeout: time.Duration(a.TurnTimeout), DisallowedTools: a.DisallowedTools,
-				ResponseSchema: a.ResponseSchema, ResponseRetries: a.ResponseRetries,
-				MaxToolCalls: a.Budget.MaxToolCallsPerRun,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-		case "flow":
-			var err error
-			eng, err = flow.New(flow.Config{Flow: c.flows[i], Tools: reg, AgentID: a.ID, SpecVersion: a.Version})
-			if err != nil {
-				return nil, fmt.Errorf("%s.flow: %w", path, err)
-			}
-		case "graph":
-			defaultProvider := a.Provider
-			if openaiEnv && a.OpenAIProvider != "" {
-				defaultProvider = a.OpenAIProvider
-			}
-			var err error
-			eng, err = graph.New(graph.Config{Workflow: c.workflows[i], AgentID: a.ID, SpecVersion: a.Version,
-				Agents: &workflowAgents{c: c, self: a, provider: provider, defaultProvider: defaultProvider, registry: reg, built: built,
-					tools: func() (*tool.Registry, error) {
-						r := &tool.Registry{}
-						return r, tool.RegisterBuiltins(r, c.builtinOptions(opts.Now))
-					}}})
-			if err != nil {
-				return nil, fmt.Errorf("%s.workflow: %w", path, err)
-			}
-		case "remote":
-			var err error
-			eng, err = c.buildRemote(path, a, getenv, opts.SelfURL)
-			if err != nil {
-				return nil, err
-			}
-		case "conformance":
-			eng = conformance.New(a.ID)
-		}
-		built[a.ID] = eng
-		out = append(out, &runtime.Agent{
-			Agent: agent.Agent{
-				ID:    a.ID,
-				Tools: slices.DeleteFunc(slices.Clone(a.Tools), func(t string) bool { return slices.Contains(a.DisallowedTools, t) }),
-				Card: agent.AgentCard{
-					Name: nonEmpty(a.Name, a.ID), Description: a.Description, Version: nonEmpty(a.Version, "1.0.0"),
-					Skills:             a.Skills,
-					DefaultInputModes:  []string{"text/plain", "application/json"},
-					DefaultOutputModes: []string{"text/plain", "application/json"},
-					Capabilities:       agent.AgentCapabilities{Streaming: true},
-				},
-			},
-			Engine:                eng,
-			Multitask:             runtime.MultitaskPolicy(a.Multitask),
-			MaxTokensPerRun:       a.Budget.MaxTokensPerRun,
-			MaxTokensTotal:        a.Budget.MaxTokensTotal,
-			MaxInputTokensPerRun:  a.Budget.MaxInputTokensPerRun,
-			MaxOutputTokensPerRun: a.Budget.MaxOutputTokensPerRun,
-			MaxWallTime:           time.Duration(a.Budget.MaxWallTime),
-			HistoryLimit:          a.HistoryLimit,
-			Timeout:               time.Duration(a.Timeout),
-			Description:           a.Description,
-		})
+		b.built[a.ID] = eng
+		out = append(out, runtimeAgent(a, eng))
 	}
 	return out, nil
+}
+
+// builder holds what building the agents of one configuration shares.
+type builder struct {
+	c         *Config
+	opts      BuildOptions
+	reg       *tool.Registry
+	providers map[string]llm.Provider // built once each
+	// built holds the engines built so far, for graph steps on agent:<id>.
+	built     map[string]engine.Engine
+	openaiEnv bool // OPENAI_BASE_URL or OPENAI_API_KEY is set
+}
+
+// provider builds (once) the provider name.
+func (b *builder) provider(name string) (llm.Provider, error) {
+	if p, ok := b.providers[name]; ok {
+		return p, nil
+	}
+	p, err := buildProvider(name, b.c.Providers[name], b.opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	b.providers[name] = p
+	return p, nil
+}
+
+// providerName is the provider agent a uses: its openai_provider when the
+// environment configures an OpenAI-compatible endpoint.
+func (b *builder) providerName(a Agent) string {
+	if b.openaiEnv && a.OpenAIProvider != "" {
+		return a.OpenAIProvider
+	}
+	return a.Provider
+}
+
+// engine builds the engine of agent a, the i-th.
+func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
+	path := fmt.Sprintf("agents[%d]", i)
+	switch a.Engine {
+	case "loop":
+		return b.loop(path, a)
+	case "flow":
+		eng, err := flow.New(flow.Config{Flow: b.c.flows[i], Tools: b.reg, AgentID: a.ID, SpecVersion: a.Version})
+		if err != nil {
+			return nil, fmt.Errorf("%s.flow: %w", path, err)
+		}
+		return eng, nil
+	case "graph":
+		agents := &workflowAgents{c: b.c, self: a, provider: b.provider, defaultProvider: b.providerName(a),
+			registry: b.reg, built: b.built, tools: func() (*tool.Registry, error) {
+				r := &tool.Registry{}
+				return r, tool.RegisterBuiltins(r, b.c.builtinOptions(b.opts.Now))
+			}}
+		eng, err := graph.New(graph.Config{Workflow: b.c.workflows[i], AgentID: a.ID, SpecVersion: a.Version, Agents: agents})
+		if err != nil {
+			return nil, fmt.Errorf("%s.workflow: %w", path, err)
+		}
+		return eng, nil
+	case "remote":
+		return b.c.buildRemote(path, a, b.opts.Getenv, b.opts.SelfURL)
+	case "conformance":
+		return conformance.New(a.ID), nil
+	}
+	return nil, fmt.Errorf("%s.engine: unknown engine %q", path, a.Engine)
+}
+
+// loop builds a loop agent's engine.
+func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
+	name := b.providerName(a)
+	p, err := b.provider(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s.provider: %w", path, err)
+	}
+	model := a.Model
+	if b.c.Providers[name].Type == "openai" {
+		if m := b.opts.Getenv("OPENAI_MODEL"); m != "" {
+			model = m
+		} else if model == "" {
+			model = b.c.Providers[name].Model
+		}
+	}
+	eng, err := loop.New(loop.Config{
+		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: a.Tools,
+		MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
+		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,
+		TurnTimeout: time.Duration(a.TurnTimeout), DisallowedTools: a.DisallowedTools,
+		ResponseSchema: a.ResponseSchema, ResponseRetries: a.ResponseRetries,
+		MaxToolCalls: a.Budget.MaxToolCallsPerRun,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return eng, nil
+}
+
+// runtimeAgent is the runtime's agent a, on eng.
+func runtimeAgent(a Agent, eng engine.Engine) *runtime.Agent {
+	return &runtime.Agent{
+		Agent: agent.Agent{
+			ID:    a.ID,
+			Tools: slices.DeleteFunc(slices.Clone(a.Tools), func(t string) bool { return slices.Contains(a.DisallowedTools, t) }),
+			Card: agent.AgentCard{
+				Name: nonEmpty(a.Name, a.ID), Description: a.Description, Version: nonEmpty(a.Version, "1.0.0"),
+				Skills:             a.Skills,
+				DefaultInputModes:  []string{"text/plain", "application/json"},
+				DefaultOutputModes: []string{"text/plain", "application/json"},
+				Capabilities:       agent.AgentCapabilities{Streaming: true},
+			},
+		},
+		Engine:                eng,
+		Multitask:             runtime.MultitaskPolicy(a.Multitask),
+		MaxTokensPerRun:       a.Budget.MaxTokensPerRun,
+		MaxTokensTotal:        a.Budget.MaxTokensTotal,
+		MaxInputTokensPerRun:  a.Budget.MaxInputTokensPerRun,
+		MaxOutputTokensPerRun: a.Budget.MaxOutputTokensPerRun,
+		MaxWallTime:           time.Duration(a.Budget.MaxWallTime),
+		HistoryLimit:          a.HistoryLimit,
+		Timeout:               time.Duration(a.Timeout),
+		Description:           a.Description,
+	}
 }
 
 func buildProvider(name string, p Provider, getenv Env) (llm.Provider, error) {
