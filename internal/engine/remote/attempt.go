@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -37,7 +38,14 @@ type attempt struct {
 	// snapshot says the next Task event is a snapshot whose answer text
 	// is compared with st.Text (a re-attachment without a cursor).
 	snapshot bool
+	// known is closed once the peer task's id is known (see
+	// watchInterrupts); knownOnce closes it.
+	known     chan struct{}
+	knownOnce sync.Once
 }
+
+// markKnown records that the peer task's id is known.
+func (x *attempt) markKnown() { x.knownOnce.Do(func() { close(x.known) }) }
 
 // errStreamCut says the peer's stream ended before its task did.
 var errStreamCut = errors.New("the peer's stream ended before its task")
@@ -160,6 +168,7 @@ func (x *attempt) onTask(ctx context.Context, t *a2a.Task) (stream, bool, error)
 			return nil, true, err
 		}
 	}
+	x.markKnown()
 	if x.snapshot {
 		x.snapshot = false
 		if err := x.catchUp(t); err != nil {

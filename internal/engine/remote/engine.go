@@ -86,7 +86,10 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 
 	step := engine.StepInfo{Actor: e.cfg.AgentID}
 	_ = engine.PublishStepStart(ctx, host, run.ID, step)
-	x := &attempt{e: e, ctx: ctx, run: run, host: host, board: board, st: st}
+	x := &attempt{e: e, ctx: ctx, run: run, host: host, board: board, st: st, known: make(chan struct{})}
+	if st.TaskID != "" {
+		x.markKnown() // a resumed attempt knows its peer task
+	}
 	err = x.execute()
 	if err != nil && !errdefs.IsInterrupted(err) {
 		_ = engine.PublishStepError(ctx, host, run.ID, step, err)

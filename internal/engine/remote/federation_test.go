@@ -82,11 +82,24 @@ func TestFederationOverA2A(t *testing.T) {
 			}
 		}
 		eventually(t, "the peer task works", working(a2a.TaskStateWorking))
+		// The newest working peer task is this run's (task ids are
+		// time-ordered); earlier subtests' tasks may still be winding down.
+		list, err := peerTasks.ListTasks(ctx, &a2a.ListTasksRequest{Status: a2a.TaskStateWorking})
+		if err != nil || len(list.Tasks) == 0 {
+			t.Fatalf("working peer tasks: %v", err)
+		}
+		peerID := list.Tasks[0].ID
+		for _, pt := range list.Tasks {
+			if pt.ID > peerID {
+				peerID = pt.ID
+			}
+		}
 		if _, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: task.ID}); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, "the peer task is canceled", func() bool {
-			return working(a2a.TaskStateCanceled)() && !working(a2a.TaskStateWorking)()
+			pt, err := peerTasks.GetTask(ctx, &a2a.GetTaskRequest{ID: peerID})
+			return err == nil && pt.Status.State == a2a.TaskStateCanceled
 		})
 	})
 }

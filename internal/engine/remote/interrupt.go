@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"time"
 
 	"agentd/internal/engine"
 )
@@ -20,6 +21,12 @@ func (x *attempt) watchInterrupts() (context.Context, func() *engine.Interrupt) 
 		case intr, ok := <-x.host.Interrupts():
 			if ok {
 				got = &intr
+				// A cancel must reach the peer task, so its id must be
+				// known first: stopping the stream before the peer's
+				// first event would leave the task running there.
+				if intr.Cause == engine.CauseUserCancel {
+					x.awaitKnown(ctx)
+				}
 				cancel()
 			}
 		case <-ctx.Done():
@@ -29,5 +36,17 @@ func (x *attempt) watchInterrupts() (context.Context, func() *engine.Interrupt) 
 		cancel()
 		<-done
 		return got
+	}
+}
+
+// awaitKnown waits, for at most the peer timeout, until the peer task's id
+// is known (or the attempt ends).
+func (x *attempt) awaitKnown(ctx context.Context) {
+	t := time.NewTimer(x.e.cfg.Timeout)
+	defer t.Stop()
+	select {
+	case <-x.known:
+	case <-ctx.Done():
+	case <-t.C:
 	}
 }
