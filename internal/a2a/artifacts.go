@@ -24,7 +24,7 @@ func (h *handler) artifacts(ctx context.Context, t store.Task, through int64) ([
 	for after := int64(0); after < through; {
 		// The stored log: what a stream could replay (a terminal state is
 		// stored with every event of its run).
-		page, err := h.store().ReadEvents(ctx, t.ID, after, primeWindowMax)
+		page, err := h.reads().ReadEvents(ctx, t.ID, after, primeWindowMax)
 		if err != nil {
 			return nil, toA2AError(err)
 		}

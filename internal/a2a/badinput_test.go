@@ -91,7 +91,7 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	page, err := e.rt.Store().ListTasks(ctxT(t), store.TaskQuery{})
+	page, err := e.rt.ListTasks(ctxT(t), store.TaskQuery{})
 	if err != nil || page.Total != 0 {
 		t.Fatalf("bad input created %d tasks (%v)", page.Total, err)
 	}

@@ -33,7 +33,9 @@ type handler struct {
 
 var _ a2asrv.RequestHandler = (*handler)(nil)
 
-func (h *handler) store() store.Store { return h.s.rt.Store() }
+// reads is where the handler reads tasks, transcripts and logs: the
+// runtime, never the store.
+func (h *handler) reads() *runtime.Runtime { return h.s.rt }
 
 // taskOf loads a task of this agent; a task of another agent does not
 // exist as far as this endpoint is concerned.
@@ -41,7 +43,7 @@ func (h *handler) taskOf(ctx context.Context, id a2a.TaskID) (store.Task, error)
 	if id == "" {
 		return store.Task{}, invalidParams("id: required")
 	}
-	t, err := h.store().GetTask(ctx, string(id))
+	t, err := h.reads().GetTask(ctx, string(id))
 	if errdefs.IsNotFound(err) || (err == nil && t.AgentID != h.agent.ID) {
 		return store.Task{}, errTaskNotFound(id)
 	}
@@ -89,7 +91,7 @@ func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 	if err != nil {
 		return nil, err
 	}
-	page, err := h.store().ListTasks(ctx, q)
+	page, err := h.reads().ListTasks(ctx, q)
 	if err != nil {
 		return nil, toA2AError(err)
 	}
@@ -201,7 +203,7 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runt
 // directAnswer returns the task's final message when the agent asked for it
 // to be answered as a Message, else nil.
 func (h *handler) directAnswer(ctx context.Context, t store.Task) (*a2a.Message, error) {
-	page, err := h.store().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 1})
+	page, err := h.reads().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 1})
 	if err != nil {
 		return nil, toA2AError(err)
 	}
@@ -250,7 +252,7 @@ func (h *handler) snapshot(ctx context.Context, t store.Task, n int, which artif
 		}
 	}
 	if n > 0 {
-		page, err := h.store().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: n})
+		page, err := h.reads().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: n})
 		if err != nil {
 			return nil, toA2AError(err)
 		}

@@ -36,6 +36,7 @@ const testTimeout = 20 * time.Second
 // (echo, assistant, conformance) on a memstore runtime.
 type env struct {
 	rt   *runtime.Runtime
+	st   store.Store // the runtime's store, for what tests do behind its back (pruning)
 	srv  *httptest.Server
 	base string
 }
@@ -90,7 +91,7 @@ func newEnvOn(t testing.TB, st store.Store, writeTimeout time.Duration, agentsHo
 	srv := httptest.NewUnstartedServer(r)
 	srv.Config.WriteTimeout = writeTimeout
 	srv.Start()
-	e := &env{rt: rt, srv: srv, base: srv.URL}
+	e := &env{rt: rt, st: st, srv: srv, base: srv.URL}
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()

@@ -157,11 +157,11 @@ func TestGapMarkerClaimsAFinalStateOnlyWhenLast(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			task := taskOf(t, mustSend(t, c, sendReq("stream 20")))
-			page, err := e.rt.Store().ReadEvents(ctxT(t), string(task.ID), 1<<62, 1)
+			page, err := e.rt.ReadEvents(ctxT(t), string(task.ID), 1<<62, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := e.rt.Store().PruneEvents(ctxT(t), string(task.ID), page.LastSeq-tc.pruneTail); err != nil {
+			if err := e.st.PruneEvents(ctxT(t), string(task.ID), page.LastSeq-tc.pruneTail); err != nil {
 				t.Fatal(err)
 			}
 			ctx := a2aclient.AttachServiceParams(ctxT(t), a2aclient.ServiceParams{agenta2a.LastEventIDHeader: {"5"}})

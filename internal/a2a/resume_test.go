@@ -129,7 +129,7 @@ func TestResumeReportsGap(t *testing.T) {
 	c := e.client(t, "echo", bindings[0])
 	evs := collect(t, c.SendStreamingMessage(ctxT(t), sendReq("stream 10")))
 	id := evs[0].(*a2a.Task).ID
-	if err := e.rt.Store().PruneEvents(ctxT(t), string(id), 6); err != nil {
+	if err := e.st.PruneEvents(ctxT(t), string(id), 6); err != nil {
 		t.Fatal(err)
 	}
 	ctx := a2aclient.AttachServiceParams(ctxT(t), a2aclient.ServiceParams{agenta2a.LastEventIDHeader: {"2"}})

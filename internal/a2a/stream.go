@@ -50,12 +50,12 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			// is now, like a subscriber without a cursor, never the
 			// submission's old updates (they may contradict the Task). The
 			// cursor is read before the snapshot, as subscribe does.
-			page, err := h.store().ReadEvents(ctx, sub.Task.ID, 1<<62, 1)
+			page, err := h.reads().ReadEvents(ctx, sub.Task.ID, 1<<62, 1)
 			if err != nil {
 				yield(nil, toA2AError(err))
 				return
 			}
-			t, err := h.store().GetTask(ctx, sub.Task.ID)
+			t, err := h.reads().GetTask(ctx, sub.Task.ID)
 			if err != nil {
 				yield(nil, toA2AError(err))
 				return
@@ -110,7 +110,7 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 		}
 		// Live from here: the cursor is read before the snapshot, so the
 		// snapshot reflects at least every event up to it.
-		page, err := h.store().ReadEvents(ctx, t.ID, 1<<62, 1)
+		page, err := h.reads().ReadEvents(ctx, t.ID, 1<<62, 1)
 		if err != nil {
 			return toA2AError(err)
 		}
@@ -232,14 +232,14 @@ func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool,
 // read first: a task seen terminal or interrupted gets new events only in
 // a later attempt, which the read of the log after it would see.
 func (h *handler) gapEnds(ctx context.Context, runID string, seq int64) (a2a.TaskState, bool, error) {
-	t, err := h.store().GetTask(ctx, runID)
+	t, err := h.reads().GetTask(ctx, runID)
 	if err != nil {
 		return "", false, toA2AError(err)
 	}
 	if !t.State.Terminal() && !t.State.Interrupted() {
 		return "", false, nil
 	}
-	page, err := h.store().ReadEvents(ctx, runID, seq, 1)
+	page, err := h.reads().ReadEvents(ctx, runID, seq, 1)
 	if err != nil {
 		return "", false, toA2AError(err)
 	}

@@ -90,7 +90,7 @@ func TestWorkflowThroughTheClient(t *testing.T) {
 				if err != nil || task.Status.State != a2a.TaskStateCanceled {
 					t.Fatalf("task %+v %v, want canceled", task, err)
 				}
-				page, err := e.rt.Store().ListTasks(ctx, store.TaskQuery{AgentID: "research", Limit: 100})
+				page, err := e.rt.ListTasks(ctx, store.TaskQuery{AgentID: "research", Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}

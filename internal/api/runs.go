@@ -85,7 +85,7 @@ func viewOf(t store.Task) RunView {
 // fullView adds the run's transcript messages.
 func (s *Server) fullView(r *http.Request, t store.Task) (RunView, error) {
 	v := viewOf(t)
-	page, err := s.rt.Store().ListMessages(r.Context(), store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
+	page, err := s.rt.ListMessages(r.Context(), store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
 	if err != nil {
 		return v, err
 	}
@@ -195,7 +195,7 @@ func (s *Server) pathTask(r *http.Request) (store.Task, error) {
 	if err != nil {
 		return store.Task{}, err
 	}
-	return s.rt.Store().GetTask(r.Context(), runID)
+	return s.rt.GetTask(r.Context(), runID)
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
@@ -256,7 +256,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tq.Limit = limit
-	page, err := s.rt.Store().ListTasks(r.Context(), tq)
+	page, err := s.rt.ListTasks(r.Context(), tq)
 	if err != nil {
 		// The filters and limit were checked above: a query the store
 		// still refuses has a cursor it did not issue.
@@ -374,7 +374,7 @@ func (s *Server) contextMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	page, err := s.rt.Store().ListMessages(r.Context(), q)
+	page, err := s.rt.ListMessages(r.Context(), q)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -383,7 +383,7 @@ func (s *Server) contextMessages(w http.ResponseWriter, r *http.Request) {
 		// Past the end of a transcript, or no transcript at all?
 		known := q.After > 0
 		if known {
-			last, err := s.rt.Store().ListMessages(r.Context(), store.MessageQuery{ContextID: q.ContextID, Last: 1})
+			last, err := s.rt.ListMessages(r.Context(), store.MessageQuery{ContextID: q.ContextID, Last: 1})
 			if err != nil {
 				writeError(w, r, err)
 				return

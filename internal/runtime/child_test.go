@@ -78,7 +78,7 @@ func TestChildRunIsATaskOfItsOwn(t *testing.T) {
 		}
 		for i, step := range []string{"s1", "s2"} {
 			id := childRunID(parent.ID, step+"/1", 0)
-			c, err := r.Store().GetTask(ctxT(t), id)
+			c, err := r.GetTask(ctxT(t), id)
 			if err != nil {
 				t.Fatalf("child %s: %v", step, err)
 			}
@@ -86,7 +86,7 @@ func TestChildRunIsATaskOfItsOwn(t *testing.T) {
 				c.ContextID == parent.ContextID || c.AgentID != "p" {
 				t.Fatalf("child %s: %+v", step, c)
 			}
-			page, err := r.Store().ListMessages(ctxT(t), store.MessageQuery{ContextID: c.ContextID})
+			page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: c.ContextID})
 			if err != nil {
 				t.Fatal(err)
 			}

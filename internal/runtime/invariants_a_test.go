@@ -261,7 +261,7 @@ func (e askAfterInterrupt) Execute(ctx context.Context, run engine.Run, h engine
 func checkNeverParked(t *testing.T, r *Runtime, taskID string) {
 	t.Helper()
 	got := wait(t, r, taskID)
-	evs := storedEvents(t, r.Store(), taskID)
+	evs := storedEvents(t, r.st, taskID)
 	if got.State != store.StateCanceled {
 		t.Errorf("task %s, want canceled: the stop landed before the question", got.State)
 	}
@@ -344,7 +344,7 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 		if got := wait(t, r, task.ID); got.State != store.StateCanceled {
 			t.Fatalf("state %s, want canceled", got.State)
 		}
-		evs := storedEvents(t, r.Store(), task.ID)
+		evs := storedEvents(t, r.st, task.ID)
 		if ends := checkAttemptsFramed(t, evs, store.StateCanceled); len(ends) != 1 {
 			t.Fatalf("%d attempts, want 1: %v", len(ends), types(evs))
 		}
@@ -354,7 +354,7 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 		if ct, err := r.Cancel(ctxT(t), queued.ID); err != nil || ct.State != store.StateCanceled {
 			t.Fatalf("cancel of the queued task: %s %v, want canceled", ct.State, err)
 		}
-		evs := storedEvents(t, r.Store(), queued.ID)
+		evs := storedEvents(t, r.st, queued.ID)
 		if ends := checkAttemptsFramed(t, evs, store.StateCanceled); len(ends) != 1 {
 			t.Fatalf("%d attempts, want 1: %v", len(ends), types(evs))
 		}
@@ -369,7 +369,7 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 // last, carrying the failure and its error.
 func checkFailedEnd(t *testing.T, r *Runtime, runID string) {
 	t.Helper()
-	evs := storedEvents(t, r.Store(), runID)
+	evs := storedEvents(t, r.st, runID)
 	ends := checkAttemptsFramed(t, evs, store.StateFailed)
 	if len(ends) != 1 || evFrameOf(t, ends[0]).Error == nil {
 		t.Fatalf("run.end %v in %v, want one, with the error", types(ends), types(evs))

@@ -111,7 +111,7 @@ func TestCancelParkedRunGoesThroughItsEngine(t *testing.T) {
 		if got := attempts(t, readAll(t, r, task.ID, 0, false)); len(got) != 2 || got[1] != ResumedByCancel {
 			t.Errorf("attempts resumed %q, want [\"\" cancel]", got)
 		}
-		page, err := r.Store().ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
+		page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestExpiredPromptResumesTheRun(t *testing.T) {
 	}
 	a, b := startRuntime(t, opts()), startRuntime(t, opts())
 	evs := readAll(t, a, task.ID, 0, false) // to the end of the run
-	final, err := b.Store().GetTask(ctxT(t), task.ID)
+	final, err := b.GetTask(ctxT(t), task.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

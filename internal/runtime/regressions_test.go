@@ -279,8 +279,8 @@ func TestDrainCancelsQueuedTask(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	_ = r.Shutdown(ctx)
-	f, _ := r.Store().GetTask(ctxT(t), first.ID)
-	q, _ := r.Store().GetTask(ctxT(t), sub.Task.ID)
+	f, _ := r.GetTask(ctxT(t), first.ID)
+	q, _ := r.GetTask(ctxT(t), sub.Task.ID)
 	t.Logf("first %s, queued %s", f.State, q.State)
 	if q.State.Terminal() {
 		t.Errorf("queued task ended %s because of a drain", q.State)
@@ -456,8 +456,8 @@ func TestArtifactPayloadNotNormalised(t *testing.T) {
 	r := newTestRuntime(t, nil, testAgent("a", eng))
 	task := send(t, r, "a", "x")
 	until(t, func() bool { return r.launched() == 0 })
-	got, _ := r.Store().GetTask(ctxT(t), task.ID)
-	evs := storedEvents(t, r.Store(), task.ID)
+	got, _ := r.GetTask(ctxT(t), task.ID)
+	evs := storedEvents(t, r.st, task.ID)
 	t.Logf("state %s events %v", got.State, types(evs))
 	if !got.State.Terminal() {
 		t.Errorf("run stuck in %s after a publish the host accepted", got.State)

@@ -53,7 +53,7 @@ func TestRetryStreamsTheAttemptItsMessageOpened(t *testing.T) {
 				c.name, sub.Duplicate, sub.Task.ID, sub.Task.State, sub.StartSeq, task.ID, c.want)
 		}
 	}
-	evs := storedEvents(t, r.Store(), task.ID)
+	evs := storedEvents(t, r.st, task.ID)
 	if got := evs[answer.StartSeq]; answer.StartSeq == 0 || got.Type != EventRunStart {
 		t.Fatalf("the answer's attempt starts at seq %d with %s, want run.start", answer.StartSeq+1, got.Type)
 	}
@@ -74,7 +74,7 @@ func TestReusedMessageIDIsAConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait(t, r, other.Task.ID)
-	before := len(storedEvents(t, r.Store(), task.ID))
+	before := len(storedEvents(t, r.st, task.ID))
 	for _, c := range []struct {
 		name    string
 		req     SendRequest
@@ -89,9 +89,9 @@ func TestReusedMessageIDIsAConflict(t *testing.T) {
 			t.Errorf("%s: %v (field %q), want a conflict on message.id mentioning %q", c.name, err, errdefs.FieldOf(err), c.mention)
 		}
 	}
-	got, err := r.Store().GetTask(ctxT(t), task.ID)
-	if err != nil || got.State != store.StateInputRequired || len(storedEvents(t, r.Store(), task.ID)) != before {
-		t.Fatalf("task %s after the conflicts (%v), %d events (was %d): want it untouched, input-required", got.State, err, len(storedEvents(t, r.Store(), task.ID)), before)
+	got, err := r.GetTask(ctxT(t), task.ID)
+	if err != nil || got.State != store.StateInputRequired || len(storedEvents(t, r.st, task.ID)) != before {
+		t.Fatalf("task %s after the conflicts (%v), %d events (was %d): want it untouched, input-required", got.State, err, len(storedEvents(t, r.st, task.ID)), before)
 	}
 	// The answer that is really new still resumes it.
 	if _, err := r.Send(ctxT(t), SendRequest{AgentID: "a", TaskID: task.ID, Message: withID("m2", "Ada")}); err != nil {
@@ -125,7 +125,7 @@ func TestSubmissionFieldErrors(t *testing.T) {
 			t.Errorf("%s: %v (field %q), want a validation error on %s", c.name, err, errdefs.FieldOf(err), c.field)
 		}
 	}
-	page, err := r.Store().ListTasks(ctxT(t), store.TaskQuery{})
+	page, err := r.ListTasks(ctxT(t), store.TaskQuery{})
 	if err != nil || len(page.Tasks) != 1 {
 		t.Fatalf("%d tasks stored (%v), want only the first", len(page.Tasks), err)
 	}

@@ -212,9 +212,6 @@ func New(opts Options) (*Runtime, error) {
 	return r, nil
 }
 
-// Store returns the runtime's store (read access for the HTTP faces).
-func (r *Runtime) Store() store.Store { return r.st }
-
 // Agent returns the agent with id, or NotFound.
 func (r *Runtime) Agent(id string) (*Agent, error) {
 	a, ok := r.agents[id]

@@ -63,7 +63,7 @@ func testSendCompletesAndFramesTheAttempt(t *testing.T) {
 	if evs[1].Type != EventStatus || evs[2].Type != EventStatus {
 		t.Fatalf("events %v: want run.start, then the submitted and working statuses", types(evs))
 	}
-	page, err := r.Store().ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
+	page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func testOpenStreamBeyondTheEnd(t *testing.T) {
 }
 
 func lastSeq(t *testing.T, r *Runtime, id string) int64 {
-	page, err := r.Store().ReadEvents(ctxT(t), id, 0, 1)
+	page, err := r.ReadEvents(ctxT(t), id, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func testInputRequiredParksAndResumes(t *testing.T) {
 	if want := []string{"run.start", "input", "run.end", "run.start", "run.end"}; !equal(seq, want) {
 		t.Fatalf("lifecycle %v, want %v", seq, want)
 	}
-	page, _ := r.Store().ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
+	page, _ := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
 	var texts []string
 	for _, m := range page.Messages {
 		texts = append(texts, string(m.Role)+":"+m.Text())
@@ -371,7 +371,7 @@ func TestCancelWhileWaitingForInput(t *testing.T) {
 	if !strings.Contains(string(evs[0].Data), `"resumed":"cancel"`) || !strings.Contains(string(evs[2].Data), `"state":"canceled"`) {
 		t.Fatalf("cancel attempt %s … %s", evs[0].Data, evs[2].Data)
 	}
-	if all := storedEvents(t, r.Store(), task.ID); !framed(all) {
+	if all := storedEvents(t, r.st, task.ID); !framed(all) {
 		t.Fatalf("log not framed: %v", types(all))
 	}
 }
@@ -441,7 +441,7 @@ func TestDuplicateMessageIDStartsNothing(t *testing.T) {
 	if err != nil || !second.Duplicate || second.Task.ID != first.Task.ID {
 		t.Fatalf("resend: %+v %v, want the first task back as a duplicate", second, err)
 	}
-	page, _ := r.Store().ListTasks(ctxT(t), store.TaskQuery{ContextID: "c1"})
+	page, _ := r.ListTasks(ctxT(t), store.TaskQuery{ContextID: "c1"})
 	if page.Total != 1 {
 		t.Fatalf("%d tasks in the context, want 1", page.Total)
 	}
@@ -507,7 +507,7 @@ func TestSendValidation(t *testing.T) {
 			}
 		})
 	}
-	page, _ := r.Store().ListTasks(ctxT(t), store.TaskQuery{})
+	page, _ := r.ListTasks(ctxT(t), store.TaskQuery{})
 	if page.Total != 0 {
 		t.Fatalf("%d tasks created by invalid requests", page.Total)
 	}
@@ -531,7 +531,7 @@ func testShutdownDrains(t *testing.T) {
 	if _, err := r.Send(ctxT(t), SendRequest{AgentID: "b", Message: model.NewText(model.RoleUser, "y")}); !errors.Is(err, ErrDraining) {
 		t.Fatalf("send after shutdown: %v, want ErrDraining", err)
 	}
-	got, _ := r.Store().GetTask(ctxT(t), task.ID)
+	got, _ := r.GetTask(ctxT(t), task.ID)
 	if got.State != store.StateWorking {
 		t.Fatalf("a run interrupted by shutdown is %s; it must stay working so it can be resumed", got.State)
 	}

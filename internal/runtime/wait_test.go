@@ -125,14 +125,14 @@ func checkViewCtx(t *testing.T, ctx context.Context, r *Runtime, st *countingSto
 		t.Fatalf("WaitView(%s): %v", taskID, err)
 	}
 	read = st.transcripts.Load() != before
-	stored, err := r.Store().GetTask(ctxT(t), taskID)
+	stored, err := r.GetTask(ctxT(t), taskID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(task, stored) {
 		t.Errorf("WaitView task %+v, stored %+v", task, stored)
 	}
-	page, err := r.Store().ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID, TaskID: task.ID, Limit: 1000})
+	page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID, TaskID: task.ID, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestHistoryOfANewContext(t *testing.T) {
 			if read := st.history.Load() != before; read != tc.wantRead {
 				t.Errorf("message %q: history read %v, want %v", tc.msg.Text(), read, tc.wantRead)
 			}
-			page, err := r.Store().ListMessages(ctxT(t), store.MessageQuery{ContextID: sub.Task.ContextID, TaskID: sub.Task.ID, Limit: 1})
+			page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: sub.Task.ContextID, TaskID: sub.Task.ID, Limit: 1})
 			if err != nil || len(page.Messages) != 1 {
 				t.Fatalf("transcript: %v %v", page.Messages, err)
 			}
