@@ -229,3 +229,15 @@ func checkResumable(eng Engine, run Run) error {
 	}
 	return nil
 }
+
+// CheckSpecVersion refuses a checkpoint written by another version of an
+// engine's configuration (running; empty on either side accepts it):
+// NotAvailable, so the run waits for a replica that runs that version
+// rather than failing. kind names the engine in the error.
+func CheckSpecVersion(kind string, cp Checkpoint, running string) error {
+	if cp.SpecVersion != "" && running != "" && cp.SpecVersion != running {
+		return errdefs.NotAvailablef("%s checkpoint of run %q at step %q: written by version %q, this engine runs %q",
+			kind, cp.ExecID, cp.Step, cp.SpecVersion, running)
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +156,23 @@ func TestValidateResume(t *testing.T) {
 	}
 	if err := engine.ResumeUnsupported(run); !errdefs.IsNotAvailable(err) {
 		t.Errorf("ResumeUnsupported: %v", err)
+	}
+}
+
+// A checkpoint of another configuration version is refused as
+// NotAvailable (another replica may run it); an unversioned side accepts.
+func TestCheckSpecVersion(t *testing.T) {
+	cp := engine.Checkpoint{ExecID: "r", Step: "s", SpecVersion: "2"}
+	if err := engine.CheckSpecVersion("loop", cp, "3"); !errdefs.IsNotAvailable(err) || !strings.Contains(err.Error(), `loop checkpoint of run "r"`) {
+		t.Fatalf("another version: %v, want NotAvailable naming the engine and run", err)
+	}
+	for _, running := range []string{"2", ""} {
+		if err := engine.CheckSpecVersion("loop", cp, running); err != nil {
+			t.Errorf("running %q: %v, want accepted", running, err)
+		}
+	}
+	cp.SpecVersion = ""
+	if err := engine.CheckSpecVersion("loop", cp, "3"); err != nil {
+		t.Errorf("an unversioned checkpoint: %v, want accepted", err)
 	}
 }

@@ -126,9 +126,8 @@ func (e *Engine) CanResume(cp engine.Checkpoint) error {
 	if err != nil || st.Node != id {
 		return errdefs.Validationf("flow checkpoint of run %q at step %q: payload is not the flow state at that node (%v)", cp.ExecID, cp.Step, err)
 	}
-	if cp.SpecVersion != "" && e.cfg.SpecVersion != "" && cp.SpecVersion != e.cfg.SpecVersion {
-		return errdefs.NotAvailablef("flow checkpoint of run %q at step %q: written by spec version %q, engine runs %q",
-			cp.ExecID, cp.Step, cp.SpecVersion, e.cfg.SpecVersion)
+	if err := engine.CheckSpecVersion("flow", cp, e.cfg.SpecVersion); err != nil {
+		return err
 	}
 	if _, ok := e.cfg.Flow.nodes[id]; !ok {
 		return errdefs.NotAvailablef("flow checkpoint of run %q: node %q is not in flow %s", cp.ExecID, id, e.cfg.Flow.name)

@@ -103,9 +103,8 @@ func (e *Engine) CanResume(cp engine.Checkpoint) error {
 	if _, err := decodeState(cp.Payload); err != nil {
 		return errdefs.Validationf("graph checkpoint of run %q at %q: %w", cp.ExecID, cp.Step, err)
 	}
-	if cp.SpecVersion != "" && e.cfg.SpecVersion != "" && cp.SpecVersion != e.cfg.SpecVersion {
-		return errdefs.NotAvailablef("graph checkpoint of run %q at %q: written by workflow version %q, engine runs %q",
-			cp.ExecID, cp.Step, cp.SpecVersion, e.cfg.SpecVersion)
+	if err := engine.CheckSpecVersion("graph", cp, e.cfg.SpecVersion); err != nil {
+		return err
 	}
 	return nil
 }

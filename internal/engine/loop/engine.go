@@ -98,9 +98,8 @@ func (e *Engine) CanResume(cp engine.Checkpoint) error {
 	if cp.Board == nil {
 		return errdefs.Validationf("loop checkpoint of run %q at step %q: no board", cp.ExecID, cp.Step)
 	}
-	if cp.SpecVersion != "" && e.cfg.SpecVersion != "" && cp.SpecVersion != e.cfg.SpecVersion {
-		return errdefs.NotAvailablef("loop checkpoint of run %q at step %q: written by spec version %q, engine runs %q",
-			cp.ExecID, cp.Step, cp.SpecVersion, e.cfg.SpecVersion)
+	if err := engine.CheckSpecVersion("loop", cp, e.cfg.SpecVersion); err != nil {
+		return err
 	}
 	return nil
 }
