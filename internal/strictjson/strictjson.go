@@ -301,7 +301,7 @@ func join(path, key string) string {
 func suggest(k string, fields map[string]reflect.Type) string {
 	best, bestD := "", 3
 	for name := range fields {
-		d := distance(k, name)
+		d := Distance(k, name)
 		if strings.EqualFold(k, name) {
 			d = -1
 		}
@@ -318,8 +318,10 @@ func suggest(k string, fields map[string]reflect.Type) string {
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance of a and b (in bytes): how
+// "did you mean" hints, here and in other document checkers, pick the
+// nearest known name.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

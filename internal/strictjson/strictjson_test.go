@@ -68,8 +68,8 @@ func TestDistance(t *testing.T) {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"model", "modle", 2}, {"tools", "tool", 1}, {"abc", "xyz", 3}} {
-		if got := distance(c.a, c.b); got != c.d {
-			t.Errorf("distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		if got := Distance(c.a, c.b); got != c.d {
+			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"agentd/internal/strictjson"
 )
 
 // stepIDPattern is the parser's strict step id rule (spec §4); the schema
@@ -297,7 +299,7 @@ func findCycles(steps []*Step, ids map[string]int) [][]string {
 func suggest(got string, known []string, what string) string {
 	best, bestD := "", 3
 	for _, k := range known {
-		if d := distance(got, k); d < bestD {
+		if d := strictjson.Distance(got, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -310,25 +312,4 @@ func suggest(got string, known []string, what string) string {
 		return fmt.Sprintf(" (%s: %s)", what, strings.Join(known, ", "))
 	}
 	return ""
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
