@@ -16,12 +16,11 @@
 // CheckpointStore, Resumer, ResumeContext and LoadAndResume; Capabilities
 // and Describer; Dependencies; the event subject schema (subjects.go) and
 // the lifecycle and stream-delta publishing helpers every engine shares,
-// and ActorEvents, their allocation-light form for one actor of a run;
-// StreamRouter, which fans a run's stream deltas out to sinks. The contract
+// and ActorEvents, their allocation-light form for one actor of a run. The contract
 // suite every engine runs lives in enginetest.
 //
-// Imports: event (Envelope, Subject, Pattern; StreamRouter alone uses the
-// Bus interface), model, errdefs and the standard library. engine must not
+// Imports: event (Envelope, Subject), model, errdefs and the standard
+// library. engine must not
 // import agent, runtime, store, llm, tool or any concrete engine: it knows
 // nothing of agents, HTTP or storage technology.
 //
@@ -40,7 +39,7 @@
 //     host-owned channel is closed by the engine;
 //   - declared Capabilities are honest.
 //
-// Concurrency: Board, Dependencies and StreamRouter are safe for concurrent
+// Concurrency: Board and Dependencies are safe for concurrent
 // use; Host implementations must be too, since engines call them from any
 // goroutine. Board values are treated as immutable once stored: replace a
 // value with SetVar rather than mutating it in place, and use Snapshot for

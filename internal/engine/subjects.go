@@ -122,26 +122,6 @@ func SubjectStreamDelta(runID, stepActor string) event.Subject {
 	return actorSubject(runID, "stream", stepActor, "delta")
 }
 
-// PatternAllRuns matches every event of every run: engine.run.>.
-func PatternAllRuns() event.Pattern { return event.Pattern(SubjectPrefix + ">") }
-
-// PatternRun matches every event of one run: engine.run.<run>.>.
-func PatternRun(runID string) event.Pattern {
-	return event.Pattern(SubjectPrefix + SanitiseID(runID) + ".>")
-}
-
-// PatternRunSteps matches every step event of one run, engine-private step
-// verbs included: engine.run.<run>.step.>.
-func PatternRunSteps(runID string) event.Pattern {
-	return event.Pattern(SubjectPrefix + SanitiseID(runID) + ".step.>")
-}
-
-// PatternRunStream matches every stream delta of one run:
-// engine.run.<run>.stream.>.
-func PatternRunStream(runID string) event.Pattern {
-	return event.Pattern(SubjectPrefix + SanitiseID(runID) + ".stream.>")
-}
-
 // IsStreamDelta reports whether s is a stream-delta subject, by string
 // shape only, so consumers can filter before decoding payloads.
 func IsStreamDelta(s event.Subject) bool {

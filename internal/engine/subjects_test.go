@@ -33,32 +33,6 @@ func TestSubjectBuilders(t *testing.T) {
 	}
 }
 
-func TestPatternsMatchTheirSubjects(t *testing.T) {
-	const run, actor = "r.1", "agent.node.x"
-	tests := []struct {
-		pattern event.Pattern
-		subject event.Subject
-		want    bool
-	}{
-		{engine.PatternAllRuns(), engine.SubjectRunEnd(run), true},
-		{engine.PatternRun(run), engine.SubjectRunStart(run), true},
-		{engine.PatternRun(run), engine.SubjectStreamDelta(run, actor), true},
-		{engine.PatternRun(run), engine.SubjectRunStart("r.2"), false},
-		{engine.PatternRunSteps(run), engine.SubjectStepStart(run, actor), true},
-		{engine.PatternRunSteps(run), engine.SubjectStreamDelta(run, actor), false},
-		{engine.PatternRunStream(run), engine.SubjectStreamDelta(run, actor), true},
-		{engine.PatternRunStream(run), engine.SubjectRunEnd(run), false},
-	}
-	for _, tt := range tests {
-		if err := tt.pattern.Valid(); err != nil {
-			t.Errorf("%q: %v", tt.pattern, err)
-		}
-		if got := tt.pattern.Match(tt.subject); got != tt.want {
-			t.Errorf("%q matches %q = %v, want %v", tt.pattern, tt.subject, got, tt.want)
-		}
-	}
-}
-
 func TestSanitiseID(t *testing.T) {
 	tests := map[string]string{
 		"":                 "_",
