@@ -272,7 +272,8 @@ type Checkpoints interface {
 // wrote it (decimal).
 const AttrAttempt = "agentd.attempt"
 
-// PushConfig is a push-notification target of a task.
+// PushConfig is a push-notification target of a task, with the state of
+// its delivery.
 type PushConfig struct {
 	TaskID string `json:"task_id"`
 	ID     string `json:"id"`
@@ -280,15 +281,55 @@ type PushConfig struct {
 	// authentication), opaque to the store.
 	Config    json.RawMessage `json:"config"`
 	CreatedAt time.Time       `json:"created_at"`
+	// Delivered is the seq of the task's last event whose update reached
+	// the config's URL (or was given up on): delivery resumes after it. A
+	// put sets it (the log's end when the config is created, so that a new
+	// config gets the updates from then on).
+	Delivered int64 `json:"delivered"`
+	// Done says delivery is over (the task ended and its last update was
+	// delivered): a done config is never claimed again. A put clears it.
+	Done bool `json:"done,omitempty"`
+	// Tenant is the task's tenant; set on the configs
+	// ClaimPushDeliveries returns (it claims across tenants).
+	Tenant string `json:"-"`
+	// Claim is the delivery claim ClaimPushDeliveries granted; zero on
+	// configs read otherwise.
+	Claim PushClaim `json:"-"`
 }
 
-// PushConfigs stores push-notification configs per task.
+// PushClaim is a replica's claim on delivering one push config: like a
+// Lease, it expires unless renewed, and its generation fences the writes
+// of a previous holder.
+type PushClaim struct {
+	Owner      string
+	Generation int64
+	ExpiresAt  time.Time
+}
+
+// PushConfigs stores push-notification configs per task, and the durable
+// cursor of each one's delivery. Delivery is claimed per config, so that
+// one replica at a time delivers a config's updates, in order, and a
+// killed replica's deliveries resume elsewhere after its claims expire.
 type PushConfigs interface {
-	// PutPushConfig creates or replaces the config (TaskID, ID).
+	// PutPushConfig creates or replaces the config (TaskID, ID), with its
+	// Delivered cursor as given and Done cleared. A replace ends any claim
+	// on the config: its holder's next save is a Conflict.
 	PutPushConfig(ctx context.Context, c PushConfig) error
 	GetPushConfig(ctx context.Context, taskID, id string) (PushConfig, error)
 	ListPushConfigs(ctx context.Context, taskID string) ([]PushConfig, error)
 	DeletePushConfig(ctx context.Context, taskID, id string) error
+	// ClaimPushDeliveries claims for owner, until now+ttl, up to limit
+	// configs of any tenant that are not Done and whose claim is free or
+	// expired, and returns them with their Tenant and Claim. Of concurrent
+	// claimants of a config exactly one wins.
+	ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]PushConfig, error)
+	// SavePushDelivery records c.Delivered and c.Done of the config c
+	// (in the context's tenant) and extends c.Claim to now+ttl — or
+	// releases it when c.Done — provided the claim is still held as
+	// c.Claim says (owner and generation). It returns the config with its
+	// claim as extended; Conflict when the claim was lost, NotFound when
+	// the config is gone. A ttl of 1ns hands the claim over at once.
+	SavePushDelivery(ctx context.Context, c PushConfig, ttl time.Duration) (PushConfig, error)
 }
 
 // Lease is a replica's claim on a running run.

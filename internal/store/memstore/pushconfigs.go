@@ -22,13 +22,17 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 		return err
 	}
 	c.CreatedAt = orNow(c.CreatedAt, now())
+	c.Done, c.Tenant = false, ""
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.writeTenant(ctx).run(c.TaskID)
 	if r.push == nil {
 		r.push = map[string]store.PushConfig{}
 	}
+	// A replace ends the claim on the old config: a new generation, free.
+	c.Claim = store.PushClaim{Generation: r.push[c.ID].Claim.Generation + 1}
 	r.push[c.ID] = c
+	s.markPending(pushKey{store.TenantFrom(ctx), c.TaskID, c.ID}, true)
 	return nil
 }
 
@@ -73,6 +77,7 @@ func (s *Store) DeletePushConfig(ctx context.Context, taskID, id string) error {
 	t := s.readTenant(ctx)
 	r := t.runs[taskID]
 	delete(r.push, id)
+	s.markPending(pushKey{store.TenantFrom(ctx), taskID, id}, false)
 	if len(r.push) == 0 {
 		r.push = nil
 		t.dropIfEmpty(taskID)
@@ -88,7 +93,10 @@ func (s *Store) pushConfigs(ctx context.Context, taskID string) map[string]store
 	return nil
 }
 
+// outPushConfig is a copy of a stored config as readers see it: without
+// its claim, which only ClaimPushDeliveries hands out.
 func outPushConfig(c store.PushConfig) store.PushConfig {
 	c.Config = slices.Clone(c.Config)
+	c.Claim = store.PushClaim{}
 	return c
 }

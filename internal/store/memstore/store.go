@@ -24,6 +24,9 @@ type Store struct {
 	retain       int
 	finished     []finishedRun
 	finishedHead int
+	// pushPending indexes the push configs whose delivery is not done, for
+	// ClaimPushDeliveries (pushdelivery.go).
+	pushPending map[pushKey]struct{}
 }
 
 // tenant holds one tenant's records.

@@ -18,6 +18,11 @@ func testPushConfigs(t *testing.T, f Factory) {
 		"UnknownIsNotFound":      testPushUnknown,
 		"CreatedAtDefaultsToNow": testPushCreatedAt,
 		"Validation":             testPushInvalid,
+		"ClaimAcrossTenants":     testPushClaim,
+		"SaveIsFencedByClaim":    testPushSaveFenced,
+		"HandOverAndResume":      testPushHandOver,
+		"DoneIsNeverClaimed":     testPushDone,
+		"ReplaceEndsClaim":       testPushReplaceEndsClaim,
 	})
 }
 

@@ -1,0 +1,101 @@
+package memstore
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/store"
+)
+
+// pushKey names a push config across tenants.
+type pushKey struct{ tenant, task, id string }
+
+// markPending adds k to the configs ClaimPushDeliveries looks at, or
+// removes it. Callers hold s.mu for writing.
+func (s *Store) markPending(k pushKey, pending bool) {
+	if !pending {
+		delete(s.pushPending, k)
+		return
+	}
+	if s.pushPending == nil {
+		s.pushPending = map[pushKey]struct{}{}
+	}
+	s.pushPending[k] = struct{}{}
+}
+
+// storedPush returns the stored config k and the map holding it. Callers
+// hold s.mu.
+func (s *Store) storedPush(k pushKey) (store.PushConfig, map[string]store.PushConfig, bool) {
+	t := s.tenants[k.tenant]
+	if t == nil || t.runs[k.task] == nil {
+		return store.PushConfig{}, nil, false
+	}
+	m := t.runs[k.task].push
+	c, ok := m[k.id]
+	return c, m, ok
+}
+
+// ClaimPushDeliveries claims up to limit pending configs whose claim is
+// free or expired for owner until now+ttl.
+func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]store.PushConfig, error) {
+	if err := live(ctx); err != nil {
+		return nil, err
+	}
+	if owner == "" || ttl <= 0 || limit <= 0 {
+		return nil, errdefs.Validationf("claim push deliveries: owner %q, ttl %v and limit %d must be set and positive", owner, ttl, limit)
+	}
+	at := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []store.PushConfig
+	for k := range s.pushPending {
+		if len(out) == limit {
+			break
+		}
+		c, m, ok := s.storedPush(k)
+		if !ok || c.Done {
+			delete(s.pushPending, k) // evicted with its run, or done
+			continue
+		}
+		if c.Claim.Owner != "" && c.Claim.ExpiresAt.After(at) {
+			continue
+		}
+		c.Claim = store.PushClaim{Owner: owner, Generation: c.Claim.Generation + 1, ExpiresAt: at.Add(ttl)}
+		m[k.id] = c
+		c.Config, c.Tenant = slices.Clone(c.Config), k.tenant
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// SavePushDelivery records c's cursor if its claim is still held.
+func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl time.Duration) (store.PushConfig, error) {
+	if err := live(ctx); err != nil {
+		return store.PushConfig{}, err
+	}
+	if ttl <= 0 {
+		return store.PushConfig{}, errdefs.Validationf("save push delivery of config %q of task %q: ttl %v is not positive", c.ID, c.TaskID, ttl)
+	}
+	k := pushKey{store.TenantFrom(ctx), c.TaskID, c.ID}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, m, ok := s.storedPush(k)
+	if !ok {
+		return store.PushConfig{}, errdefs.NotFoundf("push config %q of task %q not found", c.ID, c.TaskID)
+	}
+	if cur.Claim.Owner != c.Claim.Owner || cur.Claim.Generation != c.Claim.Generation || c.Claim.Owner == "" {
+		return store.PushConfig{}, errdefs.Conflictf("the delivery claim on push config %q of task %q is held by another owner than %q", c.ID, c.TaskID, c.Claim.Owner)
+	}
+	cur.Delivered, cur.Done = c.Delivered, c.Done
+	cur.Claim.ExpiresAt = time.Now().Add(ttl)
+	if c.Done {
+		cur.Claim.Owner = ""
+		s.markPending(k, false)
+	}
+	m[k.id] = cur
+	out := outPushConfig(cur)
+	out.Claim, out.Tenant = cur.Claim, k.tenant
+	return out, nil
+}

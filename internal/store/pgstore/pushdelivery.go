@@ -1,0 +1,92 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/store"
+)
+
+// Push delivery claims are global, like leases: a replica claims pending
+// configs of every tenant. Expiries are stamped by the store's clock.
+
+// claimPushSQL claims up to $4 pending configs whose claim expired before
+// $3 for owner $1 until $2. SKIP LOCKED lets concurrent claimants take
+// different configs instead of queueing on the same rows; the row lock
+// makes each config's claim one winner's.
+const claimPushSQL = `
+UPDATE push_configs p SET claim_owner = $1, claim_generation = p.claim_generation + 1, claim_expires_at = $2
+FROM (SELECT tenant, task_id, id FROM push_configs
+	WHERE NOT done AND claim_expires_at <= $3
+	ORDER BY claim_expires_at LIMIT $4 FOR UPDATE SKIP LOCKED) c
+WHERE p.tenant = c.tenant AND p.task_id = c.task_id AND p.id = c.id
+RETURNING p.tenant, p.task_id, p.id, p.config, p.created_at, p.delivered_seq, p.claim_generation`
+
+// ClaimPushDeliveries claims pending configs whose claim is free or expired.
+func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]store.PushConfig, error) {
+	if owner == "" || ttl <= 0 || limit <= 0 {
+		return nil, errdefs.Validationf("pgstore: claim push deliveries: owner %q, ttl %v and limit %d must be set and positive", owner, ttl, limit)
+	}
+	now := s.now()
+	until := now.Add(ttl)
+	var cs []store.PushConfig
+	err := s.retry(ctx, func(ctx context.Context) error {
+		rows, err := s.pool.Query(ctx, claimPushSQL, owner, until, now, limit)
+		if err != nil {
+			return err
+		}
+		cs, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.PushConfig, error) {
+			c := store.PushConfig{Claim: store.PushClaim{Owner: owner, ExpiresAt: until}}
+			var config []byte
+			err := row.Scan(&c.Tenant, &c.TaskID, &c.ID, &config, &c.CreatedAt, &c.Delivered, &c.Claim.Generation)
+			c.Config = config
+			return c, err
+		})
+		return err
+	})
+	return cs, s.classify(fmt.Sprintf("claim push deliveries for %q", owner), err)
+}
+
+// savePushSQL records the cursor of $1/$2/$3 if $4 still holds the claim
+// of generation $5: $6 delivered seq, $7 done, $8 the claim's new expiry.
+// A done config's claim is released.
+const savePushSQL = `
+UPDATE push_configs SET delivered_seq = $6, done = $7,
+	claim_owner = CASE WHEN $7 THEN '' ELSE claim_owner END,
+	claim_expires_at = CASE WHEN $7 THEN '-infinity'::timestamptz ELSE $8 END
+WHERE tenant = $1 AND task_id = $2 AND id = $3 AND claim_owner = $4 AND claim_generation = $5`
+
+// SavePushDelivery records c's cursor if its claim is still held.
+func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl time.Duration) (store.PushConfig, error) {
+	what := fmt.Sprintf("save push delivery of config %q of task %q", c.ID, c.TaskID)
+	if ttl <= 0 || c.Claim.Owner == "" {
+		return store.PushConfig{}, errdefs.Validationf("pgstore: %s: ttl %v must be positive and the claim's owner set", what, ttl)
+	}
+	tenant := store.TenantFrom(ctx)
+	until := s.now().Add(ttl)
+	var saved bool
+	err := s.retry(ctx, func(ctx context.Context) error {
+		ct, err := s.pool.Exec(ctx, savePushSQL, tenant, c.TaskID, c.ID, c.Claim.Owner, c.Claim.Generation, c.Delivered, c.Done, until)
+		saved = ct.RowsAffected() == 1
+		return err
+	})
+	if err != nil {
+		return store.PushConfig{}, s.classify(what, err)
+	}
+	if !saved {
+		if _, err := s.GetPushConfig(ctx, c.TaskID, c.ID); err != nil {
+			return store.PushConfig{}, err
+		}
+		return store.PushConfig{}, errdefs.Conflictf("pgstore: the delivery claim on push config %q of task %q is held by another owner than %q", c.ID, c.TaskID, c.Claim.Owner)
+	}
+	c.Tenant = tenant
+	c.Claim.ExpiresAt = until
+	if c.Done {
+		c.Claim.Owner = ""
+	}
+	return c, nil
+}
