@@ -20,6 +20,8 @@ const (
 	EventStepError    = "step.error"
 	EventInput        = "input"
 	EventArtifact     = "artifact"
+	EventProgress     = "progress"
+	EventHandoff      = "handoff"
 	EventGap          = "gap"
 	EventRunEnd       = "run.end"
 )

@@ -79,6 +79,8 @@ func (h *host) translate(rest string, env event.Envelope) (string, eventBody, er
 		h.x.noteArtifact(a)
 		body, err := encodeBody(a) // normalised: compact, one JSON object
 		return EventArtifact, eventBody{object: body}, err
+	case engine.SubjectProgress:
+		return progressEvent(env)
 	case engine.SubjectPlan:
 		if !json.Valid(env.Payload) {
 			return "", eventBody{}, errdefs.Validationf("publish plan: payload is not JSON")

@@ -38,6 +38,11 @@ type execution struct {
 
 // loop runs iterations first … MaxIterations.
 func (x *execution) loop(first int) error {
+	if first > 1 {
+		if err := x.resumeParked(first - 1); err != nil {
+			return err
+		}
+	}
 	if first > 1 && answered(x.board.ChannelView(engine.MainChannel)) {
 		return nil // resumed from the checkpoint of the final answer
 	}
@@ -80,8 +85,8 @@ func (x *execution) loop(first int) error {
 		}
 		if halt := firstErr(budget, x.stopped()); halt != nil {
 			x.abandonCalls(calls, halt)
-		} else {
-			x.runTools(n, calls)
+		} else if parked := x.runTools(n, calls); parked != nil {
+			return firstErr(x.checkpoint(n), parked)
 		}
 		if err := firstErr(budget, x.stopped(), x.checkpoint(n)); err != nil {
 			return err

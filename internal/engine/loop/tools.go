@@ -44,8 +44,10 @@ func IdempotencyKey(runID string, iteration int, callID string) string {
 // result and never reaches the registry. Tool failures, interrupts and
 // cancellation all become results: this never fails the run. The step
 // events bracket the batch (every start, then every outcome), since
-// ExecuteAll reports results only once all are in.
-func (x *execution) runTools(n int, calls []model.ToolCall) {
+// ExecuteAll reports results only once all are in. A call a tool stopped
+// with an interrupt gets no result: the interrupt is returned and parks
+// the run (parked.go).
+func (x *execution) runTools(n int, calls []model.ToolCall) error {
 	results := make([]tool.Result, len(calls))
 	var dispatch []tool.Call
 	var dispatched []int // index in calls of each dispatch entry
@@ -61,13 +63,17 @@ func (x *execution) runTools(n int, calls []model.ToolCall) {
 		dispatched = append(dispatched, i)
 	}
 	if len(dispatch) > 0 {
-		out := x.e.cfg.Tools.ExecuteAll(engine.WithHost(&x.work, x.host), dispatch)
+		out := x.e.cfg.Tools.ExecuteAll(engine.WithRunID(engine.WithHost(&x.work, x.host), x.run.ID), dispatch)
 		for j, r := range out {
 			results[dispatched[j]] = r
 		}
 	}
+	parked := x.parkedBy(results)
 	for i, c := range calls {
 		r := results[i]
+		if parked != nil && parks(r) {
+			continue // goes on when the run resumes
+		}
 		detail := x.toolStep(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID})
 		if r.IsError {
 			_ = x.events.StepError(x.ctx, StepKindTool, detail, resultErr(c.Name, r))
@@ -76,6 +82,7 @@ func (x *execution) runTools(n int, calls []model.ToolCall) {
 		}
 		x.appendResult(c, r, false)
 	}
+	return parked
 }
 
 // abandonCalls answers calls that will never run (the budget is spent or
