@@ -57,6 +57,17 @@ type Config struct {
 	// call that passes it is answered unrun and the run fails with
 	// BudgetExceeded.
 	MaxToolCalls int
+	// ApprovalTools are tools whose calls wait for a human's approval
+	// besides those whose own flags say so (tool.Flags.Approval).
+	ApprovalTools []string
+	// ApprovalTimeout rejects the calls still waiting for approval this
+	// long after they were proposed (0: they wait until answered).
+	ApprovalTimeout time.Duration
+	// Governance is the tool-call policy (governance.go); the zero value
+	// is disabled.
+	Governance Governance
+	// Now is the clock approvals are timed by (nil: time.Now).
+	Now func() time.Time
 	// AgentID is the step actor of every event the engine publishes and
 	// the Name of its assistant messages. Empty falls back to the run's
 	// event.HeaderAgentID attribute, then to "agent".
@@ -95,6 +106,12 @@ func (cfg *Config) validate() error {
 	if cfg.NewMessageID == nil {
 		cfg.NewMessageID = model.NewID
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ApprovalTimeout < 0 {
+		return errdefs.Validationf("%s: approval_timeout %v: must not be negative", cfg.who(), cfg.ApprovalTimeout)
+	}
 	if cfg.ResponseRetries < 0 {
 		return errdefs.Validationf("%s: response_retries %d: must not be negative", cfg.who(), cfg.ResponseRetries)
 	}
@@ -123,6 +140,11 @@ func (cfg *Config) validate() error {
 		if _, ok := cfg.Tools.Get(name); !ok {
 			return errdefs.Validationf("%s: tools[%d]: unknown tool %q (registered: %q)",
 				cfg.who(), i, name, cfg.Tools.Names())
+		}
+	}
+	for i, name := range cfg.ApprovalTools {
+		if !slices.Contains(cfg.ToolNames, name) {
+			return errdefs.Validationf("%s: approval tools[%d]: %q is not one of the agent's tools %q", cfg.who(), i, name, cfg.ToolNames)
 		}
 	}
 	return nil

@@ -21,6 +21,8 @@ type Engine struct {
 	allowed map[string]bool
 	// schema checks final answers when Config.ResponseSchema is set.
 	schema *tool.DocumentSchema
+	// policy is the compiled Config.Governance; nil when disabled.
+	policy *policy
 }
 
 var (
@@ -45,6 +47,9 @@ func New(cfg Config) (*Engine, error) {
 		allowed[name] = true
 	}
 	e := &Engine{cfg: cfg, specs: specs, allowed: allowed}
+	if e.policy, err = compilePolicy(cfg.who(), cfg.Governance); err != nil {
+		return nil, err
+	}
 	if len(cfg.ResponseSchema) > 0 {
 		if e.schema, err = tool.CompileDocumentSchema(cfg.who()+": response_schema", cfg.ResponseSchema); err != nil {
 			return nil, err
@@ -54,9 +59,25 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // Capabilities declares that the loop checkpoints after every iteration
-// and resumes from those checkpoints.
+// and resumes from those checkpoints; that it asks the user when a call
+// may need approval; and, with an approval timeout, that its prompts
+// expire.
 func (e *Engine) Capabilities() engine.Capabilities {
-	return engine.Capabilities{SupportsResume: true, EmitsCheckpoint: true}
+	return engine.Capabilities{SupportsResume: true, EmitsCheckpoint: true,
+		EmitsUserPrompt: e.mayAsk(), PromptDeadlines: e.mayAsk() && e.cfg.ApprovalTimeout > 0}
+}
+
+// mayAsk reports whether a call may wait for approval.
+func (e *Engine) mayAsk() bool {
+	if len(e.cfg.ApprovalTools) > 0 || e.policy != nil && e.policy.mode == GovernanceEnforce {
+		return true
+	}
+	for _, name := range e.cfg.ToolNames {
+		if e.needsApproval(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // stepPrefix starts the Step of every loop checkpoint: "iter:<n>".
@@ -101,7 +122,8 @@ func (e *Engine) CanResume(cp engine.Checkpoint) error {
 	if err := engine.CheckSpecVersion("loop", cp, e.cfg.SpecVersion); err != nil {
 		return err
 	}
-	return nil
+	_, err = pendingOf(&cp)
+	return err
 }
 
 // Execute runs the loop on board's MainChannel until the model answers,
@@ -121,6 +143,7 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 
 	first := 1
 	startedAt := time.Now().UTC()
+	var waiting *pending
 	if cp := run.ResumeFrom; cp != nil {
 		if err := engine.ValidateResume(run); err != nil {
 			return board, err
@@ -130,6 +153,9 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		}
 		board.RestoreFrom(cp.Board)
 		first = cp.Iteration + 1
+		if waiting, _ = pendingOf(cp); waiting != nil {
+			first = cp.Iteration // its tool calls wait for approval
+		}
 		if !cp.OriginalStartedAt.IsZero() {
 			startedAt = cp.OriginalStartedAt
 		}
@@ -141,8 +167,9 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 	actor := e.actor(run)
 	x := &execution{
 		e: e, ctx: ctx, run: run, host: host, board: board, actor: actor, startedAt: startedAt,
-		work:   interruptible{parent: ctx, ch: host.Interrupts()},
-		events: engine.NewActorEvents(host, run.ID, actor),
+		work:    interruptible{parent: ctx, ch: host.Interrupts()},
+		events:  engine.NewActorEvents(host, run.ID, actor),
+		waiting: waiting,
 	}
 	x.scratch = x.detailBuf[:0]
 	// appendModelDetail and appendToolDetail encode as json.Marshal does.

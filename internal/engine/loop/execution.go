@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"time"
@@ -34,16 +35,18 @@ type execution struct {
 	// toolCalls counts the run's tool calls (a resumed attempt starts
 	// from those its board records), for Config.MaxToolCalls.
 	toolCalls int
+	// waiting is the approval the attempt resumes waiting for, if any.
+	waiting *pending
 }
 
 // loop runs iterations first … MaxIterations.
 func (x *execution) loop(first int) error {
-	if first > 1 {
+	if x.waiting == nil && first > 1 {
 		if err := x.resumeParked(first - 1); err != nil {
 			return err
 		}
 	}
-	if first > 1 && answered(x.board.ChannelView(engine.MainChannel)) {
+	if x.waiting == nil && first > 1 && answered(x.board.ChannelView(engine.MainChannel)) {
 		return nil // resumed from the checkpoint of the final answer
 	}
 	x.toolCalls = callsSinceUser(x.board.ChannelView(engine.MainChannel))
@@ -52,47 +55,61 @@ func (x *execution) loop(first int) error {
 		if err := x.stopped(); err != nil {
 			return err
 		}
-		calls, usage, err := x.modelTurn(n)
-		if err != nil {
-			if !usage.IsZero() {
-				_ = x.reportUsage(n, usage) // the run fails anyway; the host still counts the cost
-			}
-			return err
+		var done bool
+		var err error
+		if p := x.waiting; p != nil {
+			x.waiting = nil // resumed waiting for approvals: the turn was taken
+			x.toolCalls += len(p.Gates)
+			err = x.settle(n, p)
+		} else {
+			done, err = x.iterate(n)
 		}
-		budget := x.reportUsage(n, usage)
-		if len(calls) == 0 {
-			if x.e.schema != nil && budget == nil {
-				retry, err := x.structured()
-				if err != nil {
-					return err
-				}
-				if retry {
-					if err := firstErr(x.stopped(), x.checkpoint(n)); err != nil {
-						return err
-					}
-					continue
-				}
-			}
-			// A complete answer stands even if an interrupt raced its
-			// last chunk: there is nothing left to stop.
-			return firstErr(budget, x.checkpoint(n))
-		}
-		// A spent budget or an interrupt before dispatch answers the calls
-		// without running them, so the transcript stays well formed.
-		x.toolCalls += len(calls)
-		if lim := x.e.cfg.MaxToolCalls; lim > 0 && x.toolCalls > lim && budget == nil {
-			budget = errdefs.BudgetExceededf("loop agent %q: %d tool calls, over the budget max_tool_calls of %d", x.actor, x.toolCalls, lim)
-		}
-		if halt := firstErr(budget, x.stopped()); halt != nil {
-			x.abandonCalls(calls, halt)
-		} else if parked := x.runTools(n, calls); parked != nil {
-			return firstErr(x.checkpoint(n), parked)
-		}
-		if err := firstErr(budget, x.stopped(), x.checkpoint(n)); err != nil {
+		if err != nil || done {
 			return err
 		}
 	}
 	return errdefs.BudgetExceededf("loop agent %q: reached max_iterations %d without a final answer", x.actor, limit)
+}
+
+// iterate runs iteration n: a model turn, then its tool calls. done says
+// the run ends here (a final answer, or err).
+func (x *execution) iterate(n int) (done bool, err error) {
+	msg, usage, err := x.modelTurn(n)
+	if err != nil {
+		if !usage.IsZero() {
+			_ = x.reportUsage(n, usage) // the run fails anyway; the host still counts the cost
+		}
+		return true, err
+	}
+	budget := x.reportUsage(n, usage)
+	calls := msg.ToolCalls()
+	if len(calls) == 0 {
+		x.appendMessage(msg)
+		if x.e.schema != nil && budget == nil {
+			retry, err := x.structured()
+			if err != nil {
+				return true, err
+			}
+			if retry {
+				return false, firstErr(x.stopped(), x.checkpoint(n))
+			}
+		}
+		// A complete answer stands even if an interrupt raced its
+		// last chunk: there is nothing left to stop.
+		return true, firstErr(budget, x.checkpoint(n))
+	}
+	// A spent budget or an interrupt before dispatch answers the calls
+	// without running them, so the transcript stays well formed.
+	x.toolCalls += len(calls)
+	if lim := x.e.cfg.MaxToolCalls; lim > 0 && x.toolCalls > lim && budget == nil {
+		budget = errdefs.BudgetExceededf("loop agent %q: %d tool calls, over the budget max_tool_calls of %d", x.actor, x.toolCalls, lim)
+	}
+	if halt := firstErr(budget, x.stopped()); halt != nil {
+		x.appendMessage(msg)
+		x.abandonCalls(calls, halt)
+		return true, firstErr(budget, x.stopped(), x.checkpoint(n))
+	}
+	return false, x.settle(n, &pending{Iteration: n, Message: msg, Gates: x.vet(n, calls), Since: x.e.cfg.Now().UTC()})
 }
 
 // stopped returns the reason to stop — the interrupt received, or ctx's
@@ -121,7 +138,10 @@ func (x *execution) reportUsage(n int, usage model.TokenUsage) error {
 // previous checkpoint still describes a consistent board. A failed write
 // fails the run, since continuing without it would let a crash replay
 // tool calls that already ran.
-func (x *execution) checkpoint(n int) error {
+func (x *execution) checkpoint(n int) error { return x.checkpointWith(n, nil) }
+
+// checkpointWith records iteration n with payload p (nil: none).
+func (x *execution) checkpointWith(n int, p *checkpointPayload) error {
 	if x.ctx.Err() != nil {
 		return x.ctx.Err()
 	}
@@ -134,6 +154,13 @@ func (x *execution) checkpoint(n int) error {
 		Timestamp:         time.Now().UTC(),
 		OriginalStartedAt: x.startedAt,
 		SpecVersion:       x.e.cfg.SpecVersion,
+	}
+	if p != nil {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("loop agent %q: checkpoint of iteration %d: %w", x.actor, n, err)
+		}
+		cp.Payload = b
 	}
 	if err := x.host.Checkpoint(x.ctx, cp); err != nil {
 		return fmt.Errorf("loop agent %q: checkpoint after iteration %d: %w", x.actor, n, err)

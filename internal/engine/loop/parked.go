@@ -50,7 +50,11 @@ func (x *execution) resumeParked(n int) error {
 	if err := x.stopped(); err != nil {
 		return err
 	}
-	if parked := x.runTools(n, pending); parked != nil {
+	gates := make([]gate, len(pending))
+	for i, c := range pending {
+		gates[i] = gate{Call: c, Outcome: gateRun} // vetted before they first ran
+	}
+	if parked := x.runTools(n, gates); parked != nil {
 		return firstErr(x.checkpoint(n), parked)
 	}
 	return firstErr(x.stopped(), x.checkpoint(n))

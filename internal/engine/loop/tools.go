@@ -38,23 +38,29 @@ func IdempotencyKey(runID string, iteration int, callID string) string {
 	return runID + ":" + strconv.Itoa(iteration) + ":" + callID
 }
 
-// runTools runs iteration n's calls through the registry — concurrently
-// where the tools allow — and appends one tool message per call, in call
-// order. A call to a tool outside the allow-list is answered with an error
-// result and never reaches the registry. Tool failures, interrupts and
-// cancellation all become results: this never fails the run. The step
+// runTools runs iteration n's calls, as their gates say, through the
+// registry — concurrently where the tools allow — and appends one tool
+// message per call, in call order. A denied call (a tool outside the
+// allow-list, a policy's deny, a rejected approval) is answered with an
+// error result and never reaches the registry. Tool failures, interrupts
+// and cancellation all become results: this never fails the run. The step
 // events bracket the batch (every start, then every outcome), since
 // ExecuteAll reports results only once all are in. A call a tool stopped
 // with an interrupt gets no result: the interrupt is returned and parks
 // the run (parked.go).
-func (x *execution) runTools(n int, calls []model.ToolCall) error {
-	results := make([]tool.Result, len(calls))
+func (x *execution) runTools(n int, gates []gate) error {
+	results := make([]tool.Result, len(gates))
 	var dispatch []tool.Call
-	var dispatched []int // index in calls of each dispatch entry
-	for i, c := range calls {
+	var dispatched []int // index in gates of each dispatch entry
+	for i, g := range gates {
+		c := g.Call
 		_ = x.events.StepStart(x.ctx, StepKindTool, x.toolStep(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID}))
-		if !x.e.allowed[c.Name] {
+		if g.forbidden {
 			results[i] = x.e.denied(c.Name)
+			continue
+		}
+		if g.Outcome != gateRun {
+			results[i] = g.result()
 			continue
 		}
 		call := tool.CallOf(c)
@@ -69,8 +75,8 @@ func (x *execution) runTools(n int, calls []model.ToolCall) error {
 		}
 	}
 	parked := x.parkedBy(results)
-	for i, c := range calls {
-		r := results[i]
+	for i, g := range gates {
+		c, r := g.Call, results[i]
 		if parked != nil && parks(r) {
 			continue // goes on when the run resumes
 		}

@@ -62,12 +62,12 @@ func appendModelDetail(b []byte, d modelDetail) []byte {
 }
 
 // modelTurn streams iteration n's model turn, publishing each text delta
-// as it arrives, appends the assistant message to the main channel and
-// publishes its tool calls. It returns the calls to run and the turn's
-// usage. A turn cut short (interrupt, cancellation, provider failure)
+// as it arrives, and publishes its tool calls. It returns the assistant
+// message — the caller appends it to the main channel once its calls have
+// passed their gates — and the turn's usage. A turn cut short (interrupt, cancellation, provider failure)
 // leaves its streamed text on the board as a partial message and returns
 // the stop reason or the classified provider error.
-func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error) {
+func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 	_ = x.events.StepStart(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n}))
 
 	var acc llm.Accumulator
@@ -81,11 +81,10 @@ func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error)
 		u := acc.Usage()
 		_ = x.events.StepError(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n, Model: x.e.cfg.Model,
 			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}), err)
-		return nil, u, err
+		return model.Message{}, u, err
 	}
 
 	msg := acc.Message()
-	x.appendMessage(msg)
 	calls := msg.ToolCalls()
 	for _, c := range calls {
 		_ = x.events.Delta(x.ctx, engine.StreamDeltaPayload{
@@ -97,7 +96,7 @@ func (x *execution) modelTurn(n int) ([]model.ToolCall, model.TokenUsage, error)
 		Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason(),
 		Model: x.e.cfg.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 	}))
-	return calls, acc.Usage(), nil
+	return msg, acc.Usage(), nil
 }
 
 // modelStep encodes the detail of a model step into x's scratch buffer,

@@ -1,0 +1,124 @@
+package loop
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/event"
+	"agentd/internal/model"
+	"agentd/internal/tool"
+)
+
+// Every proposed call passes a gate before it runs: the agent's allow-list,
+// its governance policy and the approval its tool needs. A call comes out
+// to run, denied (an error result the model reads) or waiting for a
+// human's approval (approval.go).
+
+// Outcomes of a gate.
+const (
+	gateRun  = "run"
+	gateDeny = "deny"
+	gateAsk  = "ask"
+)
+
+// gate is one proposed call and what is to happen to it.
+type gate struct {
+	Call    model.ToolCall `json:"call"`
+	Outcome string         `json:"outcome"`
+	// Denial is the error result of a denied call; Why says why a call
+	// waits for approval.
+	Denial string `json:"denial,omitempty"`
+	Why    string `json:"why,omitempty"`
+	// forbidden: the tool is not the agent's (not persisted: a resumed
+	// gate was vetted already).
+	forbidden bool
+}
+
+// verdictEvent is the payload of a governance event.
+type verdictEvent struct {
+	Iteration int             `json:"iteration"`
+	CallID    string          `json:"call_id"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Verdict is a policy's allow, deny or ask, or a human's (or the
+	// approval timeout's) approve, reject or edit.
+	Verdict string `json:"verdict"`
+	// Source: rule, governor, default (no rule, no governor), approval
+	// (the tool needs it), user, timeout.
+	Source string `json:"source"`
+	Mode   string `json:"mode,omitempty"`
+	Rule   string `json:"rule,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Enforced is false for an audit-mode verdict that blocks nothing.
+	Enforced bool `json:"enforced"`
+}
+
+// vet passes iteration n's calls through their gates.
+func (x *execution) vet(n int, calls []model.ToolCall) []gate {
+	gates := make([]gate, len(calls))
+	for i, c := range calls {
+		gates[i] = x.vetCall(n, c, false)
+	}
+	return gates
+}
+
+// vetCall gates one call; approved says a human approved it already (an
+// edit is judged again, but not asked about again).
+func (x *execution) vetCall(n int, c model.ToolCall, approved bool) gate {
+	g := gate{Call: c, Outcome: gateRun}
+	if !x.e.allowed[c.Name] {
+		g.Outcome, g.Denial, g.forbidden = gateDeny, x.e.denied(c.Name).Content, true
+		return g
+	}
+	if pol := x.e.policy; pol != nil {
+		j := pol.judge(&x.work, Proposal{RunID: x.run.ID, AgentID: x.actor, Iteration: n, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments})
+		enforced := pol.mode == GovernanceEnforce
+		x.publishVerdict(verdictEvent{Iteration: n, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Verdict: j.verdict,
+			Source: j.source, Mode: pol.mode, Rule: j.rule, Reason: j.reason, Enforced: enforced})
+		if enforced && j.verdict == VerdictDeny {
+			g.Outcome, g.Denial = gateDeny, j.deniedText()
+			return g
+		}
+		if enforced && j.verdict == VerdictAsk && !approved {
+			g.Outcome, g.Why = gateAsk, "policy rule "+j.rule
+		}
+	}
+	if g.Outcome == gateRun && !approved && x.e.needsApproval(c.Name) {
+		g.Outcome, g.Why = gateAsk, "the tool requires approval"
+		x.publishVerdict(verdictEvent{Iteration: n, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments,
+			Verdict: VerdictAsk, Source: "approval", Enforced: true})
+	}
+	return g
+}
+
+// needsApproval reports whether calls of tool name wait for a human: the
+// tool's own flag, or the agent's configuration.
+func (e *Engine) needsApproval(name string) bool {
+	if slices.Contains(e.cfg.ApprovalTools, name) {
+		return true
+	}
+	t, ok := e.cfg.Tools.Get(name)
+	return ok && t.Flags().RequiresApproval()
+}
+
+// publishVerdict logs a governance event; like every publish, a failure is
+// an observability problem only.
+func (x *execution) publishVerdict(v verdictEvent) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	_ = x.host.Publish(x.ctx, event.Envelope{
+		Subject: engine.SubjectGovernance(x.run.ID, x.actor), Time: time.Now().UTC(),
+		RunID: x.run.ID, AgentID: x.actor, Payload: b,
+	})
+}
+
+// result is the result a denied gate gives its call.
+func (g gate) result() tool.Result {
+	err := errdefs.Forbiddenf("%s", g.Denial)
+	return tool.Result{Content: g.Call.Name + ": " + g.Denial, IsError: true, Err: err}
+}
