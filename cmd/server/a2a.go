@@ -20,6 +20,7 @@ func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *s
 		DefaultAgent: cfg.Server.DefaultAgent,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		KeepAlive:    cfg.Server.Heartbeat.Or(15 * time.Second),
+		Security:     security(cfg),
 		Logger:       log,
 	})
 	if err != nil {

@@ -132,7 +132,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if addr == "" {
 		addr = "127.0.0.1:8080"
 	}
-	if err := checkExposure(addr, f.allowNoAuth); err != nil {
+	authn, err := cfg.Authenticator(getenv)
+	if err != nil {
+		return err
+	}
+	if err := checkExposure(addr, f.allowNoAuth || authn != nil); err != nil {
 		return err
 	}
 	if f.debugAddr != "" {
@@ -178,6 +182,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := mountA2A(router, rt, cfg, log); err != nil {
 		return err
 	}
+	handler, err := protect(router, cfg, authn, rt, log)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -189,7 +197,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	baseCtx, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
 	srv := &http.Server{
-		Handler:           router,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },

@@ -65,6 +65,7 @@ func (s *Server) Card(a *runtime.Agent, base string) *a2a.AgentCard {
 			ID: a.ID, Name: card.Name, Description: card.Description, Tags: []string{a.ID},
 		})
 	}
+	s.opts.Security.declare(card)
 	return card
 }
 

@@ -41,6 +41,9 @@ type Options struct {
 	CardMaxAge time.Duration
 	// Provider, when set, is published on every card.
 	Provider *a2a.AgentProvider
+	// Security, when it enables a scheme, is declared on every card, and
+	// the extended card is served to authenticated callers.
+	Security Security
 	Logger   *slog.Logger
 }
 
@@ -101,12 +104,13 @@ func New(rt *runtime.Runtime, opts Options) (*Server, error) {
 	}
 	for _, a := range agents {
 		h := &handler{s: s, agent: a}
+		g := guard{next: h, extend: s.extendedCard(a)}
 		s.agents[a.ID] = &binding{
 			h:         h,
-			jsonrpc:   a2asrv.NewJSONRPCHandler(h, transport...),
-			jsonrpcV0: a2av0.NewJSONRPCHandler(h, transport...),
-			restV1:    a2asrv.NewRESTHandler(h, transport...),
-			restV0:    a2av0.NewRESTHandler(h, transport...),
+			jsonrpc:   a2asrv.NewJSONRPCHandler(g, transport...),
+			jsonrpcV0: a2av0.NewJSONRPCHandler(g, transport...),
+			restV1:    a2asrv.NewRESTHandler(g, transport...),
+			restV0:    a2av0.NewRESTHandler(g, transport...),
 		}
 	}
 	return s, nil
@@ -242,7 +246,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 // resume cursor and response controller in its context, and SSE responses
 // held back until their first event (see deferredWriter).
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, next http.Handler, body []byte, rest bool) {
-	ci := &callInfo{rc: http.NewResponseController(w)}
+	ci := &callInfo{rc: http.NewResponseController(w), req: r}
 	ci.after, ci.hasAfter, ci.afterErr = resumeCursor(body, r.Header, r.URL.Query().Get(AfterSeqKey))
 	r = r.WithContext(withCallInfo(r.Context(), ci))
 	r.Body = io.NopCloser(bytes.NewReader(body))

@@ -23,6 +23,7 @@ import (
 // write deadline of a stream.
 type callInfo struct {
 	rc       *http.ResponseController
+	req      *http.Request // for the extended card's URLs
 	after    int64
 	hasAfter bool
 	afterErr error

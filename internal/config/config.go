@@ -29,6 +29,11 @@ type Config struct {
 	// Federation configures the agents served by A2A peers (engine
 	// remote).
 	Federation Federation `json:"federation,omitempty"`
+	// Auth, when set, requires an API key or a JWT on every route but the
+	// public cards and the health probes (auth.go).
+	Auth *Auth `json:"auth,omitempty"`
+	// Limits bounds request rates, runs, streams and bodies (limits.go).
+	Limits Limits `json:"limits,omitempty"`
 
 	// flows holds the compiled flow of each flow agent, by agent index.
 	flows map[int]*flow.Flow

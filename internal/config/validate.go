@@ -31,6 +31,14 @@ func (c *Config) Validate() error {
 	if c.Server.MaxBodyBytes < 0 {
 		return fmt.Errorf("server.max_body_bytes: must not be negative, got %d", c.Server.MaxBodyBytes)
 	}
+	if c.Auth != nil {
+		if err := c.Auth.validate(); err != nil {
+			return err
+		}
+	}
+	if err := c.Limits.validate(); err != nil {
+		return err
+	}
 	for _, name := range sortedProviderNames(c.Providers) {
 		p := c.Providers[name]
 		path := "providers." + name

@@ -1,0 +1,23 @@
+// Package limits bounds what one tenant, and all of them together, may
+// ask of the server at its HTTP edge: a request rate per tenant (token
+// bucket), active runs per tenant, open event streams per tenant and per
+// server, and the shape of request bodies (size, JSON nesting, parts per
+// message).
+//
+// Middleware runs after authentication, so the tenant in the request's
+// context (store.TenantFrom) is the caller's. A refusal is answered in the
+// route's own error format (auth.Refusal): 429 with Retry-After for a
+// tenant over its rate, runs or streams, 503 with Retry-After when the
+// server holds its maximum of streams, 413 for an oversized body and 400
+// for one nested too deep or carrying too many parts.
+//
+// Which requests start runs or open streams is read from the route — and,
+// for A2A JSON-RPC, from the method in the body, which Middleware reads
+// (bounded) and hands on unchanged.
+//
+// Active runs are counted in the store (runs of the tenant that are
+// submitted or working), so the limit holds across replicas; streams are
+// counted in this process. limits imports auth (for refusals) and store
+// (for the tenant and the run query); it must not import api, a2a or
+// runtime.
+package limits
