@@ -37,6 +37,9 @@ type ChildRun struct {
 	Run Run
 	// Host is the parent's side of the child: see ChildRunner.
 	Host Host
+	// AgentID is the agent the child's task belongs to (empty: the
+	// parent's agent), e.g. the local target of a hand-off.
+	AgentID string
 }
 
 // The task metadata keys of a child run.

@@ -66,3 +66,8 @@ func RunIDFromContext(ctx context.Context) (string, bool) {
 	id, ok := ctx.Value(runIDKey{}).(string)
 	return id, ok && id != ""
 }
+
+// SubjectHandoff is the subject suffix of a hand-off, engine.run.<run>.handoff:
+// the run's conversation passes to another agent, whose events follow in
+// the run's stream. Its payload is the host's (agentd: runtime.HandoffData).
+const SubjectHandoff = "handoff"

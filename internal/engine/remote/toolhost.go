@@ -1,0 +1,146 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+
+	"agentd/internal/engine"
+	"agentd/internal/event"
+	"agentd/internal/model"
+	"agentd/internal/tool"
+)
+
+// toolHost is the host of a peer tool's remote run, on the caller's side:
+// the run's answer tokens and artifacts become progress of the caller's
+// run, its question is the caller's, its usage the caller's; it receives
+// the interrupt that stops the call (the caller's cancel), and keeps the
+// artifacts for the result. Checkpoints are discarded here: agentd's
+// runtime keeps the child run's own (ChildRunner), and in-process a call
+// that did not finish starts again.
+type toolHost struct {
+	parent engine.Host
+	runID  string
+	call   engine.ToolProgress // Tool, CallID and Source of every progress
+	intr   chan engine.Interrupt
+	stopAF func() bool
+
+	mu        sync.Mutex
+	artifacts []model.Artifact
+}
+
+var (
+	_ engine.Host      = (*toolHost)(nil)
+	_ engine.RunFramer = (*toolHost)(nil)
+)
+
+// newToolHost watches ctx: when an interrupt cancels it (the caller's
+// cancel, a drain), the interrupt is delivered to the remote run, which
+// then cancels the peer task or leaves it for the next attempt.
+func newToolHost(ctx context.Context, parent engine.Host, runID string, call engine.ToolProgress) *toolHost {
+	h := &toolHost{parent: parent, runID: runID, call: call, intr: make(chan engine.Interrupt, 1)}
+	h.stopAF = context.AfterFunc(ctx, func() {
+		intr := engine.Interrupt{Cause: engine.CauseUserCancel, Detail: "the tool call was stopped"}
+		var ie engine.InterruptedError
+		if errors.As(context.Cause(ctx), &ie) {
+			intr = ie.Interrupt
+		}
+		select {
+		case h.intr <- intr:
+		default:
+		}
+	})
+	return h
+}
+
+func (h *toolHost) stop() { h.stopAF() }
+
+// progress publishes p (with the call's names) as the caller's progress.
+func (h *toolHost) progress(ctx context.Context, p engine.ToolProgress) {
+	if h.runID == "" {
+		return
+	}
+	p.Tool, p.CallID, p.Source = h.call.Tool, h.call.CallID, h.call.Source
+	_ = engine.EmitToolProgress(ctx, h.parent, h.runID, p)
+}
+
+// FramesRuns: the remote run's start and end are not the caller's.
+func (h *toolHost) FramesRuns() bool { return true }
+
+// Publish turns the remote run's answer tokens and artifacts into
+// progress; its step events stay in its own log.
+func (h *toolHost) Publish(ctx context.Context, env event.Envelope) error {
+	if strings.HasSuffix(string(env.Subject), ".artifact") {
+		var a engine.ArtifactPayload
+		if err := json.Unmarshal(env.Payload, &a); err != nil {
+			return err
+		}
+		h.keep(a)
+		h.progress(ctx, engine.ToolProgress{Artifact: &a.Artifact})
+		return nil
+	}
+	if !engine.IsStreamDelta(env.Subject) {
+		return nil
+	}
+	if d, err := engine.DecodeStreamDelta(env); err == nil && d.Type == engine.StreamDeltaToken && d.Content != "" {
+		h.progress(ctx, engine.ToolProgress{Text: d.Content})
+	}
+	return nil
+}
+
+// keep merges an artifact chunk into the result's artifacts.
+func (h *toolHost) keep(a engine.ArtifactPayload) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.artifacts {
+		if h.artifacts[i].ID == a.Artifact.ID {
+			if a.Append {
+				h.artifacts[i].Parts = append(h.artifacts[i].Parts, a.Artifact.Parts...)
+			} else {
+				h.artifacts[i] = a.Artifact
+			}
+			return
+		}
+	}
+	h.artifacts = append(h.artifacts, a.Artifact)
+}
+
+func (h *toolHost) Interrupts() <-chan engine.Interrupt { return h.intr }
+
+// AskUser asks the caller's user; agentd's runtime parks the caller.
+func (h *toolHost) AskUser(ctx context.Context, p engine.UserPrompt) (engine.UserReply, error) {
+	h.progress(ctx, engine.ToolProgress{State: "input-required"})
+	p.Source = h.call.Tool + ":" + h.call.CallID
+	return h.parent.AskUser(ctx, p)
+}
+
+func (h *toolHost) Checkpoint(context.Context, engine.Checkpoint) error { return nil }
+
+func (h *toolHost) ReportUsage(ctx context.Context, u model.TokenUsage) error {
+	return h.parent.ReportUsage(ctx, u)
+}
+
+// result is the tool's result: the peer's answer as content, its
+// artifacts as data (and as content when there is no text).
+func (h *toolHost) result(out *engine.Board) (tool.Result, error) {
+	r := tool.Result{Content: answerOf(out)}
+	h.mu.Lock()
+	arts := h.artifacts
+	h.mu.Unlock()
+	if len(arts) > 0 {
+		b, err := json.Marshal(map[string]any{"artifacts": arts})
+		if err != nil {
+			return tool.Result{}, err
+		}
+		r.Data = b
+		if r.Content == "" {
+			r.Content = string(b)
+		}
+	}
+	if r.Content == "" {
+		r.Content = "(the peer agent answered with nothing)"
+	}
+	return r, nil
+}
