@@ -12,6 +12,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -94,7 +95,7 @@ func (r *Runtime) openChild(ctx context.Context, p *execution, c engine.ChildRun
 }
 
 // newChild is the attempt of child task t of parent p.
-func (r *Runtime) newChild(p *execution, t store.Task, l *runLog, resume string) *execution {
+func (r *Runtime) newChild(p *execution, t store.Task, l *runlog.Log, resume string) *execution {
 	x := &execution{
 		r: r, runID: t.ID, contextID: t.ContextID, tenant: p.tenant, agent: p.agent, log: l, task: t,
 		resume: resume, bg: p.bg,
@@ -125,15 +126,10 @@ func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildR
 		x.seeded = append(x.seeded, m.ID)
 	}
 	board.SetChannel(engine.MainChannel, seed)
-	l := newRunLog(id, 0, r.volatile)
-	l.refs, l.active = 1, true
-	r.mu.Lock()
-	if r.logs[id] != nil {
-		r.mu.Unlock()
+	l := r.logs.New(id)
+	if err := r.logs.Register(l); err != nil {
 		return nil, errdefs.Conflictf("child run %s of run %s: a log of that id is open", id, p.runID)
 	}
-	r.logs[id] = l
-	r.mu.Unlock()
 	x.log = l
 	_, err := r.commit(p.bg, l, store.Change{TaskID: id, CreateTask: &x.task, Messages: msgs},
 		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: 1}},
@@ -148,7 +144,7 @@ func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildR
 
 // resumeChild opens a new attempt of an unfinished child task t.
 func (r *Runtime) resumeChild(ctx context.Context, p *execution, t store.Task) (*execution, error) {
-	l, err := r.activeLog(ctx, t.ID)
+	l, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -290,9 +286,7 @@ func (x *execution) endChild(out *engine.Board, runErr error) error {
 	}
 	t.Version++
 	if state.Terminal() {
-		x.log.mu.Lock()
-		x.log.terminal = x.log.last()
-		x.log.mu.Unlock()
+		x.log.End()
 	}
 	return nil
 }
@@ -302,11 +296,8 @@ func (x *execution) closeChild() {
 	if x.log == nil {
 		return
 	}
-	x.log.mu.Lock()
-	x.log.active = false
-	x.log.wakeLocked()
-	x.log.mu.Unlock()
-	x.r.releaseLog(x.log)
+	x.log.Deactivate()
+	x.r.logs.Release(x.log)
 }
 
 // childHost is the engine.Host of a child's attempt: events go to the

@@ -90,12 +90,12 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		return store.Task{}, err
 	}
 	defer func() { _ = r.st.ReleaseLease(context.WithoutCancel(ctx), lease) }()
-	l, err := r.acquireLog(ctx, t.ID)
+	l, err := r.logs.Acquire(ctx, t.ID)
 	if err != nil {
 		return store.Task{}, err
 	}
-	defer r.releaseLog(l)
-	l.setFence(lease) // the cancel writes under its own lease
+	defer r.logs.Release(l)
+	l.SetFence(lease) // the cancel writes under its own lease
 	for attempt := 0; attempt < 5; attempt++ {
 		next := t
 		msg := model.NewText(model.RoleAssistant, "canceled by the user")
@@ -118,10 +118,7 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		_, err = r.commit(ctx, l, store.Change{UpdateTask: &next}, evs...)
 		if err == nil {
 			next.Version++
-			l.mu.Lock()
-			l.terminal = l.last()
-			l.wakeLocked()
-			l.mu.Unlock()
+			l.End()
 			return next, nil
 		}
 		if !errdefs.IsConflict(err) {
@@ -174,24 +171,8 @@ func (r *Runtime) requestCancel(ctx context.Context, t store.Task) (store.Task, 
 func (r *Runtime) dequeueLocked(x *execution) {
 	delete(r.runs, x.runID)
 	r.advanceLocked(x) // x is queued, not active: nothing starts
-	x.log.mu.Lock()
-	x.log.active = false
-	x.log.mu.Unlock()
-	r.releaseLogLocked(x.log)
-}
-
-// releaseLogLocked is releaseLog for callers that hold r.mu.
-func (r *Runtime) releaseLogLocked(l *runLog) {
-	l.refs--
-	if l.refs > 0 {
-		return
-	}
-	l.mu.Lock()
-	idle := !l.active && l.persisted >= l.last()
-	l.mu.Unlock()
-	if idle && r.logs[l.runID] == l {
-		delete(r.logs, l.runID)
-	}
+	x.log.Deactivate()
+	r.logs.Release(x.log)
 }
 
 // Shutdown drains the runtime: new work is refused, running attempts get

@@ -5,6 +5,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -22,7 +23,7 @@ const (
 	EventArtifact     = "artifact"
 	EventProgress     = "progress"
 	EventHandoff      = "handoff"
-	EventGap          = "gap"
+	EventGap          = runlog.EventGap
 	EventRunEnd       = "run.end"
 )
 
@@ -89,9 +90,7 @@ type ArtifactData = engine.ArtifactPayload
 
 // GapData is the body of a gap event: events up to PrunedThrough were
 // removed by retention and cannot be replayed.
-type GapData struct {
-	PrunedThrough int64 `json:"pruned_through"`
-}
+type GapData = runlog.GapData
 
 // RunEndData is the body of a run.end event: an attempt ended.
 type RunEndData struct {

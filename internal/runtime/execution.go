@@ -12,6 +12,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -24,7 +25,7 @@ type execution struct {
 	// change, so any goroutine may read them.
 	runID, contextID, tenant string
 	agent                    *Agent
-	log                      *runLog
+	log                      *runlog.Log
 	// host is the attempt's engine.Host.
 	host host
 	// task is the stored task as last written by this execution. A commit
@@ -89,14 +90,6 @@ type execution struct {
 	cancelNote     string
 	lostErr        error
 	graceTimer     *time.Timer
-}
-
-// appendLive logs a live event (delta, step, artifact); the flusher makes
-// it durable, and visible once it is (at once in a volatile log).
-func (x *execution) appendLive(typ string, body *eventBody) {
-	if x.log.appendLive(typ, body) {
-		x.r.flusher.mark(x.log)
-	}
 }
 
 // noteArtifact merges an artifact update into the task's artifacts.
@@ -504,9 +497,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	x.finished, x.stored = true, msgs
 	x.handover = o.state == store.StateWorking
 	if o.state.Terminal() {
-		x.log.mu.Lock()
-		x.log.terminal = x.log.last()
-		x.log.mu.Unlock()
+		x.log.End()
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"agentd/internal/event"
 	"agentd/internal/jsonscan"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -59,55 +60,55 @@ func (h *host) Publish(_ context.Context, env event.Envelope) error {
 	if ended {
 		return errdefs.Conflictf("publish %s: attempt of run %s has ended", env.Subject, h.x.runID)
 	}
-	h.x.appendLive(typ, &body)
+	h.x.log.Append(typ, body)
 	return nil
 }
 
 // translate maps the subject suffix and payload to an event type and body.
 // An empty type means the envelope is not logged.
-func (h *host) translate(rest string, env event.Envelope) (string, eventBody, error) {
+func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, error) {
 	switch rest {
 	case "start":
-		return "", eventBody{}, nil
+		return "", runlog.Body{}, nil
 	case "end":
-		return "", eventBody{}, nil
+		return "", runlog.Body{}, nil
 	case "artifact":
 		var a ArtifactData
 		if err := json.Unmarshal(env.Payload, &a); err != nil || a.Artifact.ID == "" {
-			return "", eventBody{}, errdefs.Validationf("publish artifact: payload must be {\"artifact\":{\"id\":…,\"parts\":[…]},\"append\":…,\"last_chunk\":…}: %v", err)
+			return "", runlog.Body{}, errdefs.Validationf("publish artifact: payload must be {\"artifact\":{\"id\":…,\"parts\":[…]},\"append\":…,\"last_chunk\":…}: %v", err)
 		}
 		h.x.noteArtifact(a)
 		body, err := encodeBody(a) // normalised: compact, one JSON object
-		return EventArtifact, eventBody{object: body}, err
+		return EventArtifact, runlog.Object(body), err
 	case engine.SubjectProgress:
 		return progressEvent(env)
 	case engine.SubjectPlan:
 		if !json.Valid(env.Payload) {
-			return "", eventBody{}, errdefs.Validationf("publish plan: payload is not JSON")
+			return "", runlog.Body{}, errdefs.Validationf("publish plan: payload is not JSON")
 		}
 		body, err := encodeBody(PlanData{Actor: env.AgentID, Plan: env.Payload})
-		return EventPlan, eventBody{object: body}, err
+		return EventPlan, runlog.Object(body), err
 	}
 	if body, ok := tokenBody(rest, env.Payload); ok {
 		return EventDelta, body, nil
 	}
 	kind, actorVerb, ok := strings.Cut(rest, ".")
 	if !ok {
-		return "", eventBody{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+		return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 	}
 	i := strings.LastIndexByte(actorVerb, '.')
 	if i < 0 {
-		return "", eventBody{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+		return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 	}
 	actor, verb := actorVerb[:i], actorVerb[i+1:]
 	switch {
 	case kind == "stream" && verb == "delta":
 		d, err := engine.DecodeStreamDelta(env)
 		if err != nil {
-			return "", eventBody{}, errdefs.Validation(err)
+			return "", runlog.Body{}, errdefs.Validation(err)
 		}
 		body, err := encodeDelta(actor, d)
-		return EventDelta, eventBody{object: body}, err
+		return EventDelta, runlog.Object(body), err
 	case kind == "step":
 		typ := stepEventType(verb)
 		if typ == "" {
@@ -117,9 +118,9 @@ func (h *host) translate(rest string, env event.Envelope) (string, eventBody, er
 			return typ, body, nil
 		}
 		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
-		return typ, eventBody{object: body}, err
+		return typ, runlog.Object(body), err
 	}
-	return "", eventBody{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+	return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 }
 
 // stepEventType is the event type of a step envelope's verb ("" for an
@@ -141,19 +142,19 @@ func stepEventType(verb string) string {
 // event instead of decoding and re-encoding it. The result is the body
 // encodeDelta would produce, up to the escaping of the text. ok is false
 // when the fast path does not apply.
-func tokenBody(rest string, payload []byte) (eventBody, bool) {
+func tokenBody(rest string, payload []byte) (runlog.Body, bool) {
 	actor, ok := strings.CutPrefix(rest, "stream.")
 	if !ok {
-		return eventBody{}, false
+		return runlog.Body{}, false
 	}
-	if actor, ok = strings.CutSuffix(actor, ".delta"); !ok || actor == "" || !plainJSON(actor) {
-		return eventBody{}, false
+	if actor, ok = strings.CutSuffix(actor, ".delta"); !ok || actor == "" || !runlog.Plain(actor) {
+		return runlog.Body{}, false
 	}
 	text, ok := engine.RawStreamToken(payload)
 	if !ok {
-		return eventBody{}, false
+		return runlog.Body{}, false
 	}
-	return eventBody{actor: actor, key: "text", value: text}, true
+	return runlog.Splice(actor, "text", text), true
 }
 
 // stepBody is the fast path of step events: the body encodeBody(StepData)
@@ -161,16 +162,12 @@ func tokenBody(rest string, payload []byte) (eventBody, bool) {
 // leave as it is (engine.ActorEvents' payloads are, and say so: marshalled),
 // without decoding and re-encoding it. ok is false when the fast path does
 // not apply.
-func stepBody(actor string, payload []byte, marshalled bool) (eventBody, bool) {
-	if !plainJSON(actor) || !marshalled && !jsonscan.Compact(payload) {
-		return eventBody{}, false
+func stepBody(actor string, payload []byte, marshalled bool) (runlog.Body, bool) {
+	if !runlog.Plain(actor) || !marshalled && !jsonscan.Compact(payload) {
+		return runlog.Body{}, false
 	}
-	return eventBody{actor: actor, key: "payload", value: payload}, true
+	return runlog.Splice(actor, "payload", payload), true
 }
-
-// plainJSON reports whether s needs no escaping in a JSON string (DEL and
-// anything beyond ASCII are left to the slow path).
-func plainJSON(s string) bool { return model.PlainLen(s) == len(s) }
 
 func encodeDelta(actor string, d engine.StreamDeltaPayload) (json.RawMessage, error) {
 	out := DeltaData{Actor: actor}
@@ -284,7 +281,7 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	// again, so the events published before it must be durable first:
 	// otherwise a lost attempt leaves deltas no stream will ever carry.
 	if err := x.r.retry(ctx, "event write before a checkpoint", x.runID, func() error {
-		return x.r.flusher.flushLog(ctx, x.log)
+		return x.log.Flush(ctx)
 	}); err != nil {
 		return err
 	}

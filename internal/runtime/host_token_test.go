@@ -8,6 +8,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/event"
+	"agentd/internal/runlog"
 )
 
 // TestTokenBodyMatchesDecodedDelta checks the token fast path against the
@@ -34,14 +35,14 @@ func TestTokenBodyMatchesDecodedDelta(t *testing.T) {
 				t.Fatal(err)
 			}
 			var a, b DeltaData
-			if err := json.Unmarshal(bodyJSON(fast), &a); err != nil {
+			if err := json.Unmarshal(runlogJSON(fast), &a); err != nil {
 				t.Fatalf("fast body %s: %v", fast, err)
 			}
 			if err := json.Unmarshal(slow, &b); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(a, b) {
-				t.Fatalf("fast body %s decodes to %+v, the general path's %s to %+v", bodyJSON(fast), a, slow, b)
+				t.Fatalf("fast body %s decodes to %+v, the general path's %s to %+v", runlogJSON(fast), a, slow, b)
 			}
 		}
 	}
@@ -53,7 +54,7 @@ func TestTokenBodyMatchesDecodedDelta(t *testing.T) {
 		{"stream..delta", `{"type":"token","content":"x"}`},
 	} {
 		if body, ok := tokenBody(tc.rest, []byte(tc.payload)); ok {
-			t.Errorf("tokenBody(%q, %s) = %s, want the general path", tc.rest, tc.payload, bodyJSON(body))
+			t.Errorf("tokenBody(%q, %s) = %s, want the general path", tc.rest, tc.payload, runlogJSON(body))
 		}
 	}
 }
@@ -80,7 +81,7 @@ func TestStepBodyMatchesEncodedStep(t *testing.T) {
 			if !ok {
 				t.Fatalf("stepBody(%s, %v): fast path not taken", payload, marshalled)
 			}
-			if got := bodyJSON(fast); !bytes.Equal(got, slow) {
+			if got := runlogJSON(fast); !bytes.Equal(got, slow) {
 				t.Fatalf("fast body %s, general path %s", got, slow)
 			}
 		}
@@ -94,7 +95,9 @@ func TestStepBodyMatchesEncodedStep(t *testing.T) {
 		{`e"cho`, `{}`},
 	} {
 		if body, ok := stepBody(tc.actor, []byte(tc.payload), false); ok {
-			t.Errorf("stepBody(%q, %q) = %s, want the general path", tc.actor, tc.payload, bodyJSON(body))
+			t.Errorf("stepBody(%q, %q) = %s, want the general path", tc.actor, tc.payload, runlogJSON(body))
 		}
 	}
 }
+
+func runlogJSON(b runlog.Body) []byte { return b.JSON() }

@@ -13,6 +13,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -24,7 +25,7 @@ func TestStalledSubscriberCatchesUpWhileRunIsLive(t *testing.T) {
 }
 
 func testStalledSubscriberCatchesUpWhileRunIsLive(t *testing.T) {
-	const before, total = 3 * memoryTail, 3*memoryTail + 10
+	const before, total = 3 * runlog.MemoryTail, 3*runlog.MemoryTail + 10
 	gate := make(chan struct{}, total)
 	for range before {
 		gate <- struct{}{}
@@ -44,9 +45,8 @@ func testStalledSubscriberCatchesUpWhileRunIsLive(t *testing.T) {
 	// The engine waits on the gate after `before` tokens: the run stays
 	// active while memory moves past the stalled cursor.
 	until(t, func() bool {
-		st.log.mu.Lock()
-		defer st.log.mu.Unlock()
-		return st.log.base > 1
+		base, _ := st.Memory()
+		return base > 1
 	})
 	lastBefore := fmt.Sprintf("tok%d ", before)
 	for len(got) == 0 || deltaText(t, got[len(got)-1]) != lastBefore {
@@ -56,9 +56,7 @@ func testStalledSubscriberCatchesUpWhileRunIsLive(t *testing.T) {
 		}
 		got = append(got, evs...)
 	}
-	st.log.mu.Lock()
-	active := st.log.active
-	st.log.mu.Unlock()
+	_, active := st.Memory()
 	if !active {
 		t.Fatal("the run is no longer active: the test needs the reader to catch up during the run")
 	}
@@ -192,7 +190,7 @@ func readVisible(t *testing.T, st *Stream) []store.Event {
 	var out []store.Event
 	for {
 		evs, _, err := st.Read(ctxT(t), 64)
-		if err != nil && !errors.Is(err, errPoll) {
+		if err != nil && !errors.Is(err, runlog.ErrPoll) {
 			t.Fatalf("read: %v", err)
 		}
 		if len(evs) == 0 {

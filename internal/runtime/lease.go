@@ -75,7 +75,7 @@ func (x *execution) setLease(l store.Lease) {
 	x.mu.Lock()
 	x.lease = l
 	x.mu.Unlock()
-	x.log.setFence(l)
+	x.log.SetFence(l)
 }
 
 // release gives the lease up; handover lets it expire now instead, so that
@@ -256,7 +256,7 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 		_ = r.st.ReleaseLease(ctx, l)
 		return aerr
 	}
-	log, err := r.activeLog(ctx, t.ID)
+	log, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		r.expire(ctx, l)
 		return err
@@ -271,10 +271,8 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	r.mu.Lock()
 	if q := r.contexts[t.ContextID]; q != nil && q.active != "" {
 		r.mu.Unlock()
-		log.mu.Lock()
-		log.active = false
-		log.mu.Unlock()
-		r.releaseLog(log)
+		log.Deactivate()
+		r.logs.Release(log)
 		r.expire(ctx, l) // try again at a later sweep
 		return errdefs.Conflictf("context %s is busy here", t.ContextID)
 	}

@@ -36,7 +36,7 @@ func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t store.Task, sign
 	if !t.State.Interrupted() {
 		return store.Task{}, errdefs.Conflictf("task %s is %s, not waiting for input", t.ID, t.State)
 	}
-	l, err := r.activeLog(ctx, t.ID)
+	l, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		return store.Task{}, err
 	}
@@ -55,10 +55,8 @@ func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t store.Task, sign
 	}
 	if busy != "" {
 		r.mu.Unlock()
-		l.mu.Lock()
-		l.active = false
-		l.mu.Unlock()
-		r.releaseLog(l)
+		l.Deactivate()
+		r.logs.Release(l)
 		return store.Task{}, errdefs.Conflictf("resume task %s (%s): %s", t.ID, signal, busy)
 	}
 	if q == nil {

@@ -6,6 +6,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
+	"agentd/internal/runlog"
 )
 
 // ProgressData is the body of a progress event: an increment of a tool
@@ -16,11 +17,11 @@ import (
 type ProgressData = engine.ToolProgress
 
 // progressEvent translates a progress envelope.
-func progressEvent(env event.Envelope) (string, eventBody, error) {
+func progressEvent(env event.Envelope) (string, runlog.Body, error) {
 	var p ProgressData
 	if err := json.Unmarshal(env.Payload, &p); err != nil || p.Tool == "" {
-		return "", eventBody{}, errdefs.Validationf("publish progress: payload must be {\"tool\":…,\"call_id\":…,\"text\":…}: %v", err)
+		return "", runlog.Body{}, errdefs.Validationf("publish progress: payload must be {\"tool\":…,\"call_id\":…,\"text\":…}: %v", err)
 	}
 	body, err := encodeBody(p)
-	return EventProgress, eventBody{object: body}, err
+	return EventProgress, runlog.Object(body), err
 }

@@ -15,6 +15,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -106,7 +107,7 @@ type Runtime struct {
 	replica    string
 	grace      time.Duration
 	log        *slog.Logger
-	flusher    *flusher
+	logs       *runlog.Logs
 	volatile   bool
 	leaseTTL   time.Duration
 	sweepEvery time.Duration
@@ -128,7 +129,6 @@ type Runtime struct {
 	submitting sync.WaitGroup
 
 	mu       sync.Mutex
-	logs     map[string]*runLog
 	runs     map[string]*execution
 	contexts map[string]*contextQueue
 	// canceling marks tasks whose cancel is in progress here, so that a
@@ -150,7 +150,6 @@ func New(opts Options) (*Runtime, error) {
 		replica:   opts.ReplicaID,
 		grace:     opts.CancelGrace,
 		log:       opts.Logger,
-		logs:      map[string]*runLog{},
 		runs:      map[string]*execution{},
 		contexts:  map[string]*contextQueue{},
 		canceling: map[string]bool{},
@@ -191,15 +190,13 @@ func New(opts Options) (*Runtime, error) {
 		r.agentUsed[a.ID] = &usageCounter{}
 		r.order = append(r.order, a.ID)
 	}
-	window := max(opts.FlushWindow, 0)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.flusher = newFlusher(r.st, window, r.log)
-	r.flusher.onLost = r.lost
-	r.flusher.stored = r.storedPrefix
+	r.logs = runlog.New(runlog.Options{Store: r.st, Window: opts.FlushWindow, Volatile: opts.VolatileStore,
+		OnLost: r.lost, Stop: r.ctx.Done(), Logger: r.log})
 	r.wg.Add(3)
 	go func() {
 		defer r.wg.Done()
-		r.flusher.run(r.ctx)
+		r.logs.Run(r.ctx)
 	}()
 	go func() {
 		defer r.wg.Done()
@@ -237,75 +234,6 @@ func (r *Runtime) AgentIDs() []string {
 	return ids
 }
 
-// acquireLog returns the run's log on this replica, creating it (dormant)
-// from the store when needed. Pair with releaseLog.
-func (r *Runtime) acquireLog(ctx context.Context, runID string) (*runLog, error) {
-	r.mu.Lock()
-	if l, ok := r.logs[runID]; ok {
-		l.refs++
-		r.mu.Unlock()
-		return l, nil
-	}
-	r.mu.Unlock()
-	// The task first: a terminal task's events are all durable before its
-	// state is, so the log's end read afterwards is final.
-	t, err := r.st.GetTask(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if l, ok := r.logs[runID]; ok {
-		l.refs++
-		return l, nil
-	}
-	l := newRunLog(runID, page.LastSeq, r.volatile)
-	if t.State.Terminal() {
-		l.terminal = page.LastSeq
-	}
-	l.refs = 1
-	r.logs[runID] = l
-	return l, nil
-}
-
-// activeLog is acquireLog for an attempt about to execute here: the log is
-// brought up to the store's end and marked active.
-func (r *Runtime) activeLog(ctx context.Context, runID string) (*runLog, error) {
-	l, err := r.acquireLog(ctx, runID)
-	if err != nil {
-		return nil, err
-	}
-	if l.volatile {
-		// Events an earlier attempt here showed are part of the run: they
-		// go to the store before the new attempt continues the log. (A
-		// volatile store has no other replica to take the run: the earlier
-		// attempt's fence has nothing to keep out.)
-		l.setFence(store.Lease{})
-		if err := r.flusher.flushLog(ctx, l); err != nil {
-			r.releaseLog(l)
-			return nil, err
-		}
-	}
-	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
-	if err != nil {
-		r.releaseLog(l)
-		return nil, err
-	}
-	l.activate(page.LastSeq)
-	return l, nil
-}
-
-// releaseLog drops a reference; an unreferenced, inactive log is forgotten.
-func (r *Runtime) releaseLog(l *runLog) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.releaseLogLocked(l)
-}
-
 // lost stops a run whose log another writer took over.
 func (r *Runtime) lost(runID string, err error) {
 	r.mu.Lock()
@@ -320,25 +248,6 @@ func (r *Runtime) lost(runID string, err error) {
 func newID() string { return model.NewID() }
 
 // Wake tells readers of a run that executes elsewhere that its log grew
-// (a wake-up from another replica, e.g. PostgreSQL NOTIFY); they re-read the
-// store now instead of at their next poll. An empty runID wakes the readers
-// of every such run (after a lost connection, when wake-ups may be missed).
-func (r *Runtime) Wake(runID string) {
-	r.mu.Lock()
-	var logs []*runLog
-	if runID == "" {
-		for _, l := range r.logs {
-			logs = append(logs, l)
-		}
-	} else if l := r.logs[runID]; l != nil {
-		logs = append(logs, l)
-	}
-	r.mu.Unlock()
-	for _, l := range logs {
-		l.mu.Lock()
-		if !l.active {
-			l.wakeLocked()
-		}
-		l.mu.Unlock()
-	}
-}
+// (a wake-up from another replica, e.g. PostgreSQL NOTIFY); an empty runID
+// wakes the readers of every such run (runlog.Logs.Wake).
+func (r *Runtime) Wake(runID string) { r.logs.Wake(runID) }

@@ -13,6 +13,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -183,7 +184,7 @@ func TestStalledSubscriberCatchesUpFromStore(t *testing.T) {
 }
 
 func testStalledSubscriberCatchesUpFromStore(t *testing.T) {
-	const tokens = 3 * memoryTail
+	const tokens = 3 * runlog.MemoryTail
 	r := newTestRuntime(t, nil, testAgent("s", streamer(tokens, nil)))
 	task := send(t, r, "s", "go")
 	st, err := r.OpenStream(ctxT(t), task.ID, 0)
@@ -199,9 +200,7 @@ func testStalledSubscriberCatchesUpFromStore(t *testing.T) {
 		t.Fatalf("the run did not complete while a subscriber stalled: %s", got.State)
 	}
 	// Make sure memory was trimmed, so catching up needs the store.
-	st.log.mu.Lock()
-	base := st.log.base
-	st.log.mu.Unlock()
+	base, _ := st.Memory()
 	if base <= 1 {
 		t.Fatalf("memory log still starts at %d; the test needs it trimmed", base)
 	}

@@ -15,6 +15,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -100,8 +101,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	}
 	now := time.Now().UTC()
 	taskID := newID()
-	l := newRunLog(taskID, 0, r.volatile)
-	l.refs, l.active = 1, true
+	l := r.logs.New(taskID)
 	x := r.newExecution(a, store.Task{
 		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted,
 		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
@@ -148,6 +148,10 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		r.mu.Unlock()
 		return Submission{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
+	if err := r.logs.Register(l); err != nil { // a fresh id: never taken
+		r.mu.Unlock()
+		return Submission{}, err
+	}
 	r.submitting.Add(1)
 	defer r.submitting.Done()
 	if start {
@@ -157,7 +161,6 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		// task cannot end without seeing it; it starts only once created.
 		q.queue = append(q.queue, x)
 	}
-	r.logs[taskID] = l
 	r.registerLocked(x)
 	r.mu.Unlock()
 
@@ -211,7 +214,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 const submitPatience = 5 * time.Second
 
 // submitCommit is commit for a client's submission, within submitPatience.
-func (r *Runtime) submitCommit(ctx context.Context, l *runLog, c store.Change, evs ...stateEvent) (int64, error) {
+func (r *Runtime) submitCommit(ctx context.Context, l *runlog.Log, c store.Change, evs ...stateEvent) (int64, error) {
 	cctx, cancel := context.WithTimeout(ctx, submitPatience)
 	defer cancel()
 	first, err := r.commit(cctx, l, c, evs...)
@@ -262,19 +265,19 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		}
 		return Submission{}, errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
 	}
-	l, err := r.activeLog(ctx, t.ID)
+	l, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		return Submission{}, err
 	}
 	r.mu.Lock()
 	if r.runs[t.ID] != nil || r.canceling[t.ID] {
 		r.mu.Unlock()
-		r.releaseLog(l) // still active for the execution that owns it
+		r.logs.Release(l) // still active for the execution that owns it
 		return Submission{}, errdefs.Conflictf("task %s is being resumed or canceled already", t.ID)
 	}
 	if r.draining {
 		r.mu.Unlock()
-		r.releaseLog(l)
+		r.logs.Release(l)
 		return Submission{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
 	r.submitting.Add(1)
@@ -287,10 +290,8 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	if q.active != "" {
 		busy := q.active
 		r.mu.Unlock()
-		l.mu.Lock()
-		l.active = false
-		l.mu.Unlock()
-		r.releaseLog(l)
+		l.Deactivate()
+		r.logs.Release(l)
 		return Submission{}, errdefs.Conflictf("context %s has a running task %s; task %s can resume when it ends", t.ContextID, busy, t.ID)
 	}
 	q.active = t.ID
@@ -446,7 +447,7 @@ func (r *Runtime) logEnd(ctx context.Context, runID string) int64 {
 
 // newExecution makes an attempt of task t with the user message msg that
 // started it.
-func (r *Runtime) newExecution(a *Agent, t store.Task, l *runLog, msg model.Message, resume string) *execution {
+func (r *Runtime) newExecution(a *Agent, t store.Task, l *runlog.Log, msg model.Message, resume string) *execution {
 	tenant := tenantOf(t)
 	// The attempt's context is not a child of the runtime's: a child would
 	// cost a locked map insert and delete in the parent per run. The
@@ -564,11 +565,8 @@ func (r *Runtime) ended(x *execution) {
 		delete(r.canceling, x.runID)
 		r.mu.Unlock()
 	}
-	x.log.mu.Lock()
-	x.log.active = false
-	x.log.wakeLocked()
-	x.log.mu.Unlock()
-	r.releaseLog(x.log)
+	x.log.Deactivate()
+	r.logs.Release(x.log)
 	r.closeEnded(x)
 	if next != nil && r.ctx.Err() == nil {
 		r.launch(next)
@@ -614,11 +612,9 @@ func (r *Runtime) forget(x *execution) {
 	delete(r.runs, x.runID)
 	next := r.advanceLocked(x)
 	r.mu.Unlock()
-	x.log.mu.Lock()
-	x.log.active = false
-	x.log.mu.Unlock()
+	x.log.Deactivate()
 	x.hardCancel()
-	r.releaseLog(x.log)
+	r.logs.Release(x.log)
 	r.closeEnded(x)
 	if next != nil && r.ctx.Err() == nil {
 		r.launch(next)

@@ -102,44 +102,6 @@ func readUntil(t *testing.T, st *Stream, n int) []store.Event {
 	return out
 }
 
-// A state commit's events stay hidden until the commit succeeded; when it
-// fails they are forgotten, while live events shown before it stay, still
-// to be written.
-func TestVolatileLogHidesAFailedCommit(t *testing.T) {
-	l := newRunLog("r", 0, true)
-	if !l.appendLive(EventDelta, &eventBody{object: []byte(`{"text":"a"}`)}) {
-		t.Fatal("the first live event did not ask for the flusher")
-	}
-	if l.appendLive(EventDelta, &eventBody{object: []byte(`{"text":"b"}`)}) {
-		t.Fatal("a second live event asked for the flusher again before it ran")
-	}
-	if res := l.read(0, 10); len(res.events) != 2 {
-		t.Fatalf("live events not shown at once: %d", len(res.events))
-	}
-
-	first := l.beginCommit([]stateEvent{{body: StatusData{}}, {body: RunEndData{}}})
-	if first != 3 {
-		t.Fatalf("commit events start at %d, want 3", first)
-	}
-	l.appendLive(EventDelta, &eventBody{object: []byte(`{"text":"late"}`)}) // a publisher racing the commit
-	if res := l.read(2, 10); len(res.events) != 0 {
-		t.Fatalf("events of a commit in flight were shown: %d", len(res.events))
-	}
-	l.endCommit(false, 0)
-	if res := l.read(0, 10); len(res.events) != 2 || l.last() != 2 {
-		t.Fatalf("after a failed commit: %d shown, log ends at %d; want the 2 live events", len(res.events), l.last())
-	}
-	if p := l.pending(); len(p) != 2 {
-		t.Fatalf("%d events pending, want the 2 shown live ones still to be written", len(p))
-	}
-
-	l.beginCommit([]stateEvent{{body: RunEndData{}}})
-	l.endCommit(true, 3)
-	if res := l.read(0, 10); len(res.events) != 3 || l.persisted != 3 {
-		t.Fatalf("after a commit: %d shown, %d durable; want 3 and 3", len(res.events), l.persisted)
-	}
-}
-
 // With a volatile store, a checkpoint is written only when another attempt
 // may go on from it: a completed run leaves none, a run parked for input or
 // handed over by a drain leaves its latest one.

@@ -7,6 +7,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -75,7 +76,7 @@ func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *executi
 		}
 		if x == nil {
 			// Executing elsewhere (another replica): poll.
-			timer := time.NewTimer(pollInterval)
+			timer := time.NewTimer(runlog.PollInterval)
 			select {
 			case <-ctx.Done():
 				timer.Stop()

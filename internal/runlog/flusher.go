@@ -1,4 +1,4 @@
-package runtime
+package runlog
 
 import (
 	"context"
@@ -18,37 +18,31 @@ import (
 // commit is in progress is skipped this round; that commit carries its
 // pending events.
 type flusher struct {
+	logs   *Logs
 	st     store.Store
 	window time.Duration
 	log    *slog.Logger
 
 	mu    sync.Mutex
-	dirty map[*runLog]struct{}
+	dirty map[*Log]struct{}
 	kick  chan struct{}
-
-	// onLost is called for a run whose log the store refused (another
-	// replica owns it now).
-	onLost func(runID string, err error)
-	// stored counts the leading events of a batch the store already holds
-	// (after a write whose commit outcome was unknown).
-	stored func(ctx context.Context, runID string, evs []store.Event) int
 
 	// batch is flush's memory, reused from one flush to the next (only the
 	// flusher's goroutine flushes).
 	batch struct {
-		logs, locked []*runLog
+		logs, locked []*Log
 		events       []store.Event
 		lasts        []int64
 		fences       []store.Lease
 	}
 }
 
-func newFlusher(st store.Store, window time.Duration, log *slog.Logger) *flusher {
-	return &flusher{st: st, window: window, log: log, dirty: map[*runLog]struct{}{}, kick: make(chan struct{}, 1)}
+func newFlusher(ls *Logs, window time.Duration) *flusher {
+	return &flusher{logs: ls, st: ls.st, window: window, log: ls.log, dirty: map[*Log]struct{}{}, kick: make(chan struct{}, 1)}
 }
 
 // mark queues l for the next flush.
-func (f *flusher) mark(l *runLog) {
+func (f *flusher) mark(l *Log) {
 	f.mu.Lock()
 	f.dirty[l] = struct{}{}
 	f.mu.Unlock()
@@ -87,7 +81,7 @@ func (f *flusher) run(ctx context.Context) {
 
 // flushLog writes l's pending events now, waiting for a state commit that
 // holds the log to finish first.
-func (f *flusher) flushLog(ctx context.Context, l *runLog) error {
+func (f *flusher) flushLog(ctx context.Context, l *Log) error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
 	p := l.pending()
@@ -165,7 +159,7 @@ func (f *flusher) flush(ctx context.Context) {
 	}
 }
 
-func (f *flusher) applyEach(ctx context.Context, logs []*runLog) {
+func (f *flusher) applyEach(ctx context.Context, logs []*Log) {
 	for _, l := range logs {
 		p := l.pending()
 		if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
@@ -180,9 +174,9 @@ func (f *flusher) applyEach(ctx context.Context, logs []*runLog) {
 // failed keeps l's events pending; a conflict means another writer owns the
 // log now and the run must stop here — unless the conflict only shows that
 // an earlier write, whose commit outcome was unknown, did go through.
-func (f *flusher) failed(ctx context.Context, l *runLog, p []store.Event, err error) {
-	if errdefs.IsConflict(err) && f.stored != nil {
-		if n := f.stored(ctx, l.runID, p); n > 0 {
+func (f *flusher) failed(ctx context.Context, l *Log, p []store.Event, err error) {
+	if errdefs.IsConflict(err) {
+		if n := f.logs.storedPrefix(ctx, l.runID, p); n > 0 {
 			// An earlier write whose answer was lost did commit: keep what
 			// is there and write the rest next time.
 			l.markPersisted(p[n-1].Seq)
@@ -195,13 +189,16 @@ func (f *flusher) failed(ctx context.Context, l *runLog, p []store.Event, err er
 	}
 	if errdefs.IsConflict(err) {
 		f.log.Warn("event log write refused; run lost", "run_id", l.runID, "err", err)
-		if l.dropUnpersisted() {
+		l.mu.Lock()
+		showPending := l.dropLocked()
+		l.mu.Unlock()
+		if showPending {
 			// Only a volatile log shows events before they are durable, and
 			// its store has no other writer: this is a bug.
 			f.log.Error("events already shown to readers could not be stored", "run_id", l.runID, "err", err)
 		}
-		if f.onLost != nil {
-			f.onLost(l.runID, err)
+		if f.logs.onLost != nil {
+			f.logs.onLost(l.runID, err)
 		}
 		return
 	}

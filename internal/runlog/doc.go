@@ -1,0 +1,57 @@
+// Package runlog is the event log of a run on one replica: it assigns seqs,
+// frames events, makes them durable in the store, and fans them out to
+// readers. It is the one fan-out of agentd: REST SSE, A2A streams and push
+// delivery all read a run's events through a Stream.
+//
+// The API: Logs (one per replica) opens a run's Log — New and Register for a
+// run being created, Activate for an attempt about to execute here, Acquire
+// for a reader, Release to let go. Writers Append live events (deltas,
+// steps, artifacts) and Commit state changes (a store.Change with its
+// run.start, status, input or run.end entries); Flush makes everything
+// appended durable now. Readers Open a Stream after a seq and call Next.
+//
+// The invariants of DESIGN.md §4 it keeps:
+//  1. Seqs are dense and increasing from 1: they are assigned under the
+//     log's lock, continuing the store's end when an attempt activates a
+//     log that another replica wrote to.
+//  2. (run.start and run.end framing every attempt is the runtime's rule;
+//     Commit writes them with the state change they belong to.)
+//  3. A reader after seq n gets every later event exactly once, in order:
+//     from memory while the log holds them, from the store before the
+//     log's base or when the run executes on another replica, with a gap
+//     event first when retention pruned what it asked for. An event is
+//     visible only once durable — a volatile log (memstore, one process)
+//     is durable as soon as appended — so no reader, here or elsewhere,
+//     before or after a crash, can have seen an event the store lacks.
+//  4. Readers never block writers: they copy slices under the log's lock
+//     and wait on a channel closed when more becomes visible; one that
+//     falls behind reads from further back.
+//  5. (Runs not depending on a request is the runtime's rule.)
+//  6. A Commit's state change, its entries and every live event before
+//     them are one store transaction, shown only once it succeeded; a
+//     failed commit leaves nothing visible.
+//  7. Deltas are coalesced: the flusher writes the pending events of every
+//     dirty run in one Apply, at once after a quiet spell and then at most
+//     once per Window, so a burst of tokens is one write per window while
+//     the first token is not delayed.
+//
+// Every write is fenced by the lease of the attempt that makes it
+// (Log.SetFence, store.Change.Fences): a replica that lost a run cannot add
+// to its log. When the store refuses a write for that reason the log drops
+// what nobody saw and Options.OnLost stops the run.
+//
+// Goroutines: Logs.Run is the flusher's, the only one that flushes in
+// batches; Commit and Flush run on their caller's goroutine; a Stream
+// belongs to one reader goroutine. Nothing here starts a goroutine.
+//
+// Lock order: Logs.mu, then Log.flushMu, then Log.mu. No lock is held
+// across a store call except flushMu, which serialises a run's writes (the
+// flusher's and Commit's). Callers may hold their own locks before Logs.mu
+// (the runtime's mu) but never call into a Log while holding one that a
+// Log's caller could need.
+//
+// Event data is framed by hand (frame.go): the only hand-written JSON of
+// the server path, fuzzed against encoding/json.
+//
+// runlog imports store and errdefs; runtime imports runlog.
+package runlog

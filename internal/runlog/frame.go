@@ -1,0 +1,132 @@
+package runlog
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// Event data is the one place in agentd where JSON is written by hand: an
+// event's frame (run_id, seq, type, time) is written straight into the
+// event's memory, followed by its body's members. Bodies come encoded
+// (Object, Encode), or as the one hand-spliced shape that carries the bulk
+// of all events, a token delta or a step with an already-encoded payload
+// (Splice). The output is byte for byte what encoding/json writes for the
+// same values: frame_test.go fuzzes the two against each other.
+
+// Body is the body of an event on its way into a log; the log frames it.
+type Body struct {
+	// actor, key and value: {"actor":actor,key:value} (Splice).
+	actor, key string
+	value      []byte
+	// object: an encoded JSON object (nil: no members).
+	object []byte
+}
+
+// Object is a body already encoded as a JSON object by encoding/json (nil
+// or "{}": no members).
+func Object(obj []byte) Body { return Body{object: obj} }
+
+// Encode encodes v (a struct or map) with encoding/json as a body.
+func Encode(v any) (Body, error) {
+	b, err := json.Marshal(v)
+	return Body{object: b}, err
+}
+
+// Splice is the body {"actor":actor,key:value} without an intermediate
+// encoding: value is a JSON value as encoding/json writes it (compact,
+// HTML-escaped), and actor and key need no escaping in a JSON string
+// (Plain). It is the fast path of token deltas and steps, which are most
+// of a run's events; Spliceable says when it applies.
+func Splice(actor, key string, value []byte) Body {
+	return Body{actor: actor, key: key, value: value}
+}
+
+// Plain reports whether s is written as it is inside a JSON string by
+// encoding/json: printable ASCII other than '"', '\\', '<', '>' and '&'.
+func Plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// size is about how many bytes the body adds to the frame.
+func (e Body) size() int {
+	if e.key != "" {
+		return len(`,"actor":"","":}`) + len(e.actor) + len(e.key) + len(e.value)
+	}
+	return len(e.object) + 1
+}
+
+// appendMembers appends the body's members, each after a comma, and the
+// closing brace of the event's object.
+func (e Body) appendMembers(b []byte) []byte {
+	switch {
+	case e.key != "":
+		b = append(b, `,"actor":"`...)
+		b = append(b, e.actor...)
+		b = append(b, `","`...)
+		b = append(b, e.key...)
+		b = append(b, `":`...)
+		b = append(b, e.value...)
+	case len(e.object) > 2: // more than "{}"
+		b = append(b, ',')
+		return append(b, e.object[1:]...)
+	}
+	return append(b, '}')
+}
+
+// frameSize is about how many bytes a frame takes.
+func frameSize(runID, typ string, body Body) int {
+	return len(`{"run_id":"","seq":,"type":"","time":""}`) + 20 + len(runID) + len(typ) + len(time.RFC3339Nano) + body.size()
+}
+
+// appendFrameHead appends how every event of run runID starts, up to its
+// seq: a log quotes its run's id once rather than once per event.
+func appendFrameHead(b []byte, runID string) []byte {
+	b = append(b, `{"run_id":`...)
+	b = appendString(b, runID)
+	return append(b, `,"seq":`...)
+}
+
+// frameAfter appends an event's data to b: head (appendFrameHead), then
+// seq, type, time and the body's members.
+func frameAfter(b, head []byte, seq int64, typ string, at time.Time, body Body) []byte {
+	b = append(b, head...)
+	b = strconv.AppendInt(b, seq, 10)
+	b = append(b, `,"type":`...)
+	b = appendString(b, typ)
+	b = append(b, `,"time":"`...)
+	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, '"')
+	return body.appendMembers(b)
+}
+
+// frame is an event's data for a run of id runID.
+func frame(runID string, seq int64, typ string, at time.Time, body Body) []byte {
+	return frameAfter(make([]byte, 0, frameSize(runID, typ, body)), appendFrameHead(nil, runID), seq, typ, at, body)
+}
+
+// appendString appends s as encoding/json writes a string.
+func appendString(b []byte, s string) []byte {
+	if Plain(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(b, q...)
+}
+
+// JSON returns the body as the JSON object it stands for.
+func (e Body) JSON() []byte {
+	m := e.appendMembers(nil) // ",members}" or "}"
+	if len(m) == 1 {
+		return []byte("{}")
+	}
+	return append([]byte{'{'}, m[1:]...)
+}
