@@ -125,6 +125,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	tel, log, err := startTelemetry(ctx, cfg, getenv, log)
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry(tel, log)
 	addr := f.addr
 	if addr == "" {
 		addr = cfg.Server.Addr
@@ -157,7 +162,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer st.Close()
 	rt, err := runtime.New(runtime.Options{
-		Store: st, Agents: agents, Logger: log,
+		Store: tel.Store(st), Agents: agents, Logger: log, Observer: tel.Observer(),
 		CancelGrace:   cfg.Server.CancelGrace.Or(5 * time.Second),
 		FlushWindow:   flushWindow(st),
 		VolatileStore: volatileStore(st),
@@ -182,6 +187,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := mountA2A(router, rt, cfg, log); err != nil {
 		return err
 	}
+	stopMetrics, err := exposeMetrics(router, cfg, tel, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	stopRetention, err := startRetention(st, cfg, tel, log)
+	if err != nil {
+		return err
+	}
+	defer stopRetention()
 	handler, err := protect(router, cfg, authn, rt, log)
 	if err != nil {
 		return err
@@ -197,7 +212,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	baseCtx, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           tel.Handler(handler),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return baseCtx },

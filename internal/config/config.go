@@ -29,6 +29,9 @@ type Config struct {
 	// Federation configures the agents served by A2A peers (engine
 	// remote).
 	Federation Federation `json:"federation,omitempty"`
+	// Retention prunes the events and checkpoints of finished runs
+	// (retention.go).
+	Retention *Retention `json:"retention,omitempty"`
 	// Auth, when set, requires an API key or a JWT on every route but the
 	// public cards and the health probes (auth.go).
 	Auth *Auth `json:"auth,omitempty"`
@@ -64,6 +67,11 @@ type Server struct {
 	// renewal (default 5s): a killed replica's runs resume on another one
 	// after it.
 	LeaseTTL Duration `json:"lease_ttl,omitempty"`
+	// MetricsAddr serves GET /metrics (Prometheus) on a listener of its
+	// own, e.g. "127.0.0.1:9090"; MetricsOnMain serves it on the main
+	// listener too, behind its authentication (telemetry.go).
+	MetricsAddr   string `json:"metrics_addr,omitempty"`
+	MetricsOnMain bool   `json:"metrics_on_main,omitempty"`
 }
 
 // Tools configures built-in tools.

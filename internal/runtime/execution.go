@@ -28,6 +28,8 @@ type execution struct {
 	log                      *runlog.Log
 	// host is the attempt's engine.Host.
 	host host
+	// obs sees the attempt when the runtime has an Observer (observe.go).
+	obs AttemptObserver
 	// task is the stored task as last written by this execution. A commit
 	// of the execution's goroutine writes it in place (and puts it back if
 	// the commit fails): it, user and key are fields so that store changes
@@ -194,6 +196,7 @@ func (x *execution) run() {
 		t.Version++
 	}
 
+	defer x.observeEnd()
 	res, runErr := x.execute()
 	x.mu.Lock()
 	lost := x.lostErr
@@ -230,6 +233,7 @@ func (x *execution) execute() (*agent.Result, error) {
 		ctx, cancel = context.WithTimeoutCause(ctx, d, errdefs.BudgetExceededf("run %s ran longer than the agent's budget max_wall_time of %v", x.runID, d))
 		defer cancel()
 	}
+	ctx = x.observeAttempt(ctx)
 	history, err := x.history(ctx)
 	if err != nil {
 		return nil, err
@@ -237,7 +241,7 @@ func (x *execution) execute() (*agent.Result, error) {
 	// The options are filled in by index (appends would move them and their
 	// closures to the heap); agent.Run keeps none of them.
 	var opts [4]agent.RunOption
-	opts[0] = agent.WithEngineHost(&x.host)
+	opts[0] = agent.WithEngineHost(x.engineHost())
 	opts[1] = agent.WithBoardSeed(agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
 		b := engine.NewBoard()
 		if history == nil { // the user message alone; SetChannel copies it

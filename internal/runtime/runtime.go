@@ -96,6 +96,8 @@ type Options struct {
 	SweepEvery time.Duration
 	// Logger receives operational logs (default slog.Default()).
 	Logger *slog.Logger
+	// Observer, when set, sees runs and their steps (traces, metrics).
+	Observer Observer
 }
 
 // Runtime starts and owns runs. It is the only package that coordinates the
@@ -107,6 +109,7 @@ type Runtime struct {
 	replica    string
 	grace      time.Duration
 	log        *slog.Logger
+	observer   Observer
 	logs       *runlog.Logs
 	volatile   bool
 	leaseTTL   time.Duration
@@ -150,6 +153,7 @@ func New(opts Options) (*Runtime, error) {
 		replica:   opts.ReplicaID,
 		grace:     opts.CancelGrace,
 		log:       opts.Logger,
+		observer:  opts.Observer,
 		runs:      map[string]*execution{},
 		contexts:  map[string]*contextQueue{},
 		canceling: map[string]bool{},

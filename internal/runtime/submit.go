@@ -104,7 +104,8 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 	l := r.logs.New(taskID)
 	x := r.newExecution(a, store.Task{
 		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted,
-		Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
+		Metadata:  r.observedCreate(ctx, RunInfo{RunID: taskID, ContextID: contextID, AgentID: a.ID}, req.Metadata),
+		CreatedAt: now, UpdatedAt: now,
 	}, l, msg.Message, "")
 	x.createdTask, x.newContext = true, req.ContextID == ""
 
