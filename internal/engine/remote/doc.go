@@ -71,6 +71,11 @@
 //   - The attempt owns two goroutines, the interrupt watcher and the
 //     saver, and waits for both before Execute returns.
 //
-// remote imports engine, model, errdefs, netguard, a2a-go and the standard
-// library; never runtime, store or agentd's HTTP packages.
+//   - Trace context crosses the hop: each request to the peer has an
+//     OpenTelemetry client span and carries the run's traceparent (otelhttp
+//     on the peer client's transport, with OpenTelemetry's globals, which
+//     are no-ops unless the server turned tracing on).
+//
+// remote imports engine, model, errdefs, netguard, a2a-go, otelhttp and
+// the standard library; never runtime, store or agentd's HTTP packages.
 package remote

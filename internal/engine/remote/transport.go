@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+
 	"agentd/internal/errdefs"
 	"agentd/internal/netguard"
 )
@@ -27,7 +29,11 @@ func newHTTPClient(c Config) *http.Client {
 		ForceAttemptHTTP2:     true,
 	}
 	return &http.Client{
-		Transport: &peerTransport{base: tr, headers: c.Headers, max: c.MaxResponseBytes},
+		// A client span per request, and the run's trace context to the
+		// peer in traceparent (OpenTelemetry's global provider and
+		// propagator, no-ops unless tracing is on).
+		Transport: otelhttp.NewTransport(&peerTransport{base: tr, headers: c.Headers, max: c.MaxResponseBytes},
+			otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "a2a " + r.Method + " " + r.URL.Path })),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 {
 				return errdefs.Validationf("peer: stopped after %d redirects", len(via))

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"slices"
+	"time"
 
 	"agentd/internal/store"
 )
@@ -31,6 +32,8 @@ type finishedRun struct {
 	run       *run
 	contextID string
 	key       taskKey
+	// at is when the run finished (PruneFinished).
+	at time.Time
 }
 
 // noteFinished records that task h of t reached a terminal state and
@@ -39,11 +42,8 @@ type finishedRun struct {
 // task indexes are rebuilt once per batch rather than once per run. Callers
 // hold the write lock.
 func (s *Store) noteFinished(t *tenant, r *run, h taskHeader) {
-	if s.retain <= 0 {
-		return
-	}
-	s.finished = append(s.finished, finishedRun{t, r, h.contextID, h.key()})
-	if len(s.finished)-s.finishedHead <= s.retain {
+	s.finished = append(s.finished, finishedRun{t, r, h.contextID, h.key(), h.updated})
+	if s.retain <= 0 || len(s.finished)-s.finishedHead <= s.retain {
 		return
 	}
 	target := s.retain - s.retain/4

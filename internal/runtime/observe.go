@@ -1,0 +1,158 @@
+package runtime
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/event"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// Observer watches this replica's runs for telemetry (traces, metrics). It
+// is optional: without one (Options.Observer nil) a run pays nothing for
+// it. Implementations must be safe for concurrent use and must not block:
+// they are called on the run's own path.
+type Observer interface {
+	// RunCreated is called in the context of the request that creates a
+	// run, before the run is stored. The metadata it returns (nil: none)
+	// is stored with the task, so that every attempt — on this replica or,
+	// after a failover, on another — can find the request's trace.
+	RunCreated(ctx context.Context, run RunInfo) map[string]any
+	// AttemptStarted is called as an attempt begins executing here. The
+	// context it returns (carrying, say, the attempt's span) is the one
+	// the engine runs in; the AttemptObserver sees the attempt's steps
+	// and its end.
+	AttemptStarted(ctx context.Context, a AttemptInfo) (context.Context, AttemptObserver)
+}
+
+// RunInfo names a run being created.
+type RunInfo struct {
+	RunID, ContextID, AgentID string
+}
+
+// AttemptInfo describes an attempt as it starts.
+type AttemptInfo struct {
+	RunInfo
+	Attempt int
+	// Resume is why the attempt resumes the run ("" for a fresh run,
+	// "input", "crash", …).
+	Resume string
+	// Metadata is the task's metadata, with what RunCreated added.
+	Metadata map[string]any
+	// Created is when the run was created.
+	Created time.Time
+}
+
+// AttemptObserver sees one attempt. Its methods are called from the
+// engine's goroutines, Ended once, last.
+type AttemptObserver interface {
+	// Step sees a step event the engine published: typ is EventStepStart,
+	// EventStepComplete or EventStepError, payload the envelope's payload.
+	Step(typ, actor string, payload []byte)
+	// Streamed sees the attempt's first streamed delta (time to first
+	// token); later ones are not reported.
+	Streamed()
+	// Ended sees the attempt's outcome as stored; outcome.Handover says the
+	// run goes on elsewhere (a drain, a lost lease, a failed store).
+	Ended(outcome AttemptOutcome)
+}
+
+// AttemptOutcome is how an attempt ended.
+type AttemptOutcome struct {
+	State store.TaskState
+	Error *store.TaskError
+	// Usage is the attempt's own token use.
+	Usage    model.TokenUsage
+	Handover bool
+}
+
+// observedCreate returns the metadata a new task is stored with: meta and
+// what the observer adds (meta itself is not changed).
+func (r *Runtime) observedCreate(ctx context.Context, run RunInfo, meta map[string]any) map[string]any {
+	if r.observer == nil {
+		return meta
+	}
+	add := r.observer.RunCreated(ctx, run)
+	if len(add) == 0 {
+		return meta
+	}
+	out := make(map[string]any, len(meta)+len(add))
+	maps.Copy(out, meta)
+	maps.Copy(out, add)
+	return out
+}
+
+// observeAttempt tells the observer that the attempt starts and returns the
+// engine's context.
+func (x *execution) observeAttempt(ctx context.Context) context.Context {
+	o := x.r.observer
+	if o == nil {
+		return ctx
+	}
+	ctx, x.obs = o.AttemptStarted(ctx, AttemptInfo{
+		RunInfo: RunInfo{RunID: x.runID, ContextID: x.contextID, AgentID: x.agent.ID},
+		Attempt: x.task.Attempt, Resume: x.resume,
+		Metadata: x.task.Metadata, Created: x.task.CreatedAt,
+	})
+	return ctx
+}
+
+// observeEnd tells the observer how the attempt ended.
+func (x *execution) observeEnd() {
+	if x.obs == nil {
+		return
+	}
+	x.mu.Lock()
+	usage := x.usage
+	x.mu.Unlock()
+	x.obs.Ended(AttemptOutcome{
+		State: x.task.State, Error: x.task.Error, Usage: usage,
+		Handover: !x.finished || x.handover,
+	})
+}
+
+// engineHost is the host the engine sees: the attempt's own, or, with an
+// observer, one that also shows the observer what the engine publishes.
+func (x *execution) engineHost() engine.Host {
+	if x.obs == nil {
+		return &x.host
+	}
+	return &observedHost{host: &x.host, obs: x.obs}
+}
+
+// observedHost is the attempt's host, its Publish reporting steps and the
+// first token to the observer. Embedding keeps every other capability of
+// host (RunChild, FramesRuns) visible to the engine's type assertions.
+type observedHost struct {
+	*host
+	obs      AttemptObserver
+	streamed bool // set by the first delta; Publish is called by one goroutine at a time per stream
+}
+
+// Publish logs env as the attempt's host does, then reports it.
+func (h *observedHost) Publish(ctx context.Context, env event.Envelope) error {
+	if err := h.host.Publish(ctx, env); err != nil {
+		return err
+	}
+	rest, _ := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix+h.id+".")
+	switch {
+	case strings.HasPrefix(rest, "stream."):
+		h.host.mu.Lock()
+		first := !h.streamed
+		h.streamed = true
+		h.host.mu.Unlock()
+		if first {
+			h.obs.Streamed()
+		}
+	case strings.HasPrefix(rest, "step."):
+		i := strings.LastIndexByte(rest, '.')
+		if typ := stepEventType(rest[i+1:]); typ != "" && i > len("step.") {
+			h.obs.Step(typ, rest[len("step."):i], env.Payload)
+		}
+	}
+	return nil
+}
