@@ -141,7 +141,12 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 			model = b.c.Providers[name].Model
 		}
 	}
+	guards, err := a.guards(path)
+	if err != nil {
+		return nil, err
+	}
 	eng, err := loop.New(loop.Config{
+		ApprovalTools: guards.approvalTools, ApprovalTimeout: time.Duration(a.ApprovalTimeout), Governance: guards.governance,
 		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: a.Tools,
 		MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,

@@ -187,6 +187,14 @@ type Agent struct {
 	Multitask    string `json:"multitask,omitempty"`
 	HistoryLimit int    `json:"history_limit,omitempty"`
 	Budget       Budget `json:"budget,omitempty"`
+	// ToolSettings tune the agent's tools by name (loop engine):
+	// approval: required makes every call wait for a human (guard.go).
+	ToolSettings map[string]ToolSettings `json:"tool_settings,omitempty"`
+	// ApprovalTimeout rejects a call still waiting for approval this long
+	// after it was proposed; unset waits until answered (loop engine).
+	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
+	// Governance is the agent's tool-call policy (loop engine, guard.go).
+	Governance *Governance `json:"governance,omitempty"`
 }
 
 // Budget limits an agent's token use.

@@ -37,7 +37,7 @@ func FlowTool(name string) bool {
 func registerDemoTools(reg *tool.Registry, getenv Env) error {
 	shop := tool.NewDemoShop(tool.DemoShopOptions{FailNotify: getenv(DemoNotifyFailEnv) != "",
 		Ledger: getenv(DemoLedgerEnv), PauseAfter: getenv(DemoPauseAfterEnv)})
-	for _, t := range shop.Tools() {
+	for _, t := range append(shop.Tools(), tool.DemoFileTools()...) {
 		if err := reg.Register(t); err != nil {
 			return fmt.Errorf("register demo tools: %w", err)
 		}

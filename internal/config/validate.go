@@ -18,6 +18,9 @@ var Engines = []string{"loop", "flow", "graph", "remote", "conformance"}
 // BuiltinTools are the tool names the configuration may reference.
 var BuiltinTools = []string{"calculator", "clock"}
 
+// DemoFileTools are the demo tools loop agents may list (the guarded agent's).
+var DemoFileTools = []string{tool.DemoDeleteFileName, tool.DemoReadFileName}
+
 var agentIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 // Validate checks values and references; errors name their path.
@@ -108,6 +111,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 			return fmt.Errorf("%s.max_iterations: must not be negative, got %d", path, a.MaxIterations)
 		}
 		if err := a.validateSampling(path); err != nil {
+			return err
+		}
+		if err := a.validateGuards(path); err != nil {
 			return err
 		}
 	case "flow":
@@ -225,7 +231,7 @@ func (a Agent) validateSampling(path string) error {
 // toolNames are the tools agents of c may list: the built-ins, and
 // http_get when tools.http_get configures it.
 func (c *Config) toolNames() []string {
-	names := slices.Clone(BuiltinTools)
+	names := append(slices.Clone(BuiltinTools), DemoFileTools...)
 	if c.Tools.HTTPGet != nil {
 		names = append(names, tool.HTTPGetName)
 	}

@@ -228,3 +228,10 @@ func (j judgement) deniedText() string {
 	}
 	return s
 }
+
+// CheckGovernance compiles g as New would, for configuration checks that
+// build no engine; who names the agent in errors.
+func CheckGovernance(who string, g Governance) error {
+	_, err := compilePolicy(who, g)
+	return err
+}
