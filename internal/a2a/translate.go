@@ -133,6 +133,8 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 			return nil // the attempt is cut short: its answer goes on (see cut)
 		}
 		return x.closeAnswer(ev)
+	case runtime.EventProgress, runtime.EventHandoff:
+		return x.noteUpdate(ev)
 	case runtime.EventArtifact:
 		if x.decode(ev) {
 			return x.artifact(ev, toArtifact(x.body.Artifact), x.body.Append, x.body.LastChunk)

@@ -59,6 +59,9 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 		b.built[a.ID] = eng
 		out = append(out, runtimeAgent(a, eng))
 	}
+	if err := b.handoffs(out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -145,9 +148,13 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	names, err := b.federationTools(path, a)
+	if err != nil {
+		return nil, err
+	}
 	eng, err := loop.New(loop.Config{
 		ApprovalTools: guards.approvalTools, ApprovalTimeout: time.Duration(a.ApprovalTimeout), Governance: guards.governance,
-		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: a.Tools,
+		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: names,
 		MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,
 		TurnTimeout: time.Duration(a.TurnTimeout), DisallowedTools: a.DisallowedTools,

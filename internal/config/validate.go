@@ -85,6 +85,9 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	if err := c.validateFederation(); err != nil {
+		return err
+	}
 	if d := c.Server.DefaultAgent; d != "" {
 		if _, ok := seen[d]; !ok {
 			return fmt.Errorf("server.default_agent: unknown agent %q (agents: %s)", d, strings.Join(c.agentIDs(), ", "))

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"errors"
@@ -109,7 +110,7 @@ func (r *Runtime) newChild(p *execution, t store.Task, l *runlog.Log, resume str
 func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildRun, id string, board *engine.Board) (*execution, error) {
 	now := time.Now().UTC()
 	t := store.Task{
-		ID: id, ContextID: newID(), AgentID: p.agent.ID, State: store.StateWorking, Attempt: 1,
+		ID: id, ContextID: newID(), AgentID: cmp.Or(c.AgentID, p.agent.ID), State: store.StateWorking, Attempt: 1,
 		Metadata:  map[string]any{engine.MetaParentRunID: p.runID, engine.MetaParentStep: c.Step},
 		CreatedAt: now, UpdatedAt: now,
 	}

@@ -287,6 +287,7 @@ func (x *execution) execute() (*agent.Result, error) {
 // history loads the transcript that seeds the board: the context's latest
 // messages, leaving out those of tasks created after this one (queued
 // behind it). Task ids are time-ordered UUIDs, so "after" is a comparison.
+	res, err = x.handoff(ctx, res, err)
 //
 // When the attempt's submission opened the context, the transcript holds
 // exactly the user message committed with the task — messages of later

@@ -82,6 +82,8 @@ func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, 
 		return EventArtifact, runlog.Object(body), err
 	case engine.SubjectProgress:
 		return progressEvent(env)
+	case engine.SubjectHandoff:
+		return handoffEvent(env)
 	case engine.SubjectPlan:
 		if !json.Valid(env.Payload) {
 			return "", runlog.Body{}, errdefs.Validationf("publish plan: payload is not JSON")

@@ -64,6 +64,9 @@ type Agent struct {
 	Timeout time.Duration
 	// Description and Streaming are shown in listings.
 	Description string
+	// Handoffs are the targets the agent's model may hand the
+	// conversation to (handoff.go).
+	Handoffs []Handoff
 }
 
 // Options configure a Runtime.

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+)
+
+// Federation between two agentd processes' worth of servers (two run()s
+// on loopback): the local server's loop agents call the peer server's
+// agents as tools and hand conversations off to a local agent and to a
+// peer agent, seen through REST and through a2a-go's client.
+
+// federatedConfig is the local server's configuration: peer is the other
+// server's base URL.
+func federatedConfig(t *testing.T, peer string) string {
+	t.Helper()
+	card := func(id string) string { return peer + "/agents/" + id + "/.well-known/agent-card.json" }
+	yaml := `
+federation: {allow_private: true}
+providers:
+  assistant-script:
+    type: scripted
+    rules:
+      - {name: tell the time, after_tool: clock, reply: 'It is {{.ToolResult}}.'}
+      - name: ask the clock
+        match: '(?i)\btime\b'
+        tool_calls: [{name: clock, arguments: {}}]
+      - {name: explain, reply: 'Ask me the time.'}
+  scout-script:
+    type: scripted
+    rules:
+      - {name: report, after_tool: '*', reply: 'The peer agent answered: {{.ToolResult}}'}
+      - name: ask the tck peer
+        match: '^(tck-.*)$'
+        tool_calls: [{name: ask_tck, arguments: '{"message": {{index .Groups 1 | json}}}'}]
+      - name: ask the peer
+        match: '(?i)^ask the peer:?\s+(.+)$'
+        tool_calls: [{name: ask_echo, arguments: '{"message": {{index .Groups 1 | json}}}'}]
+      - {name: explain, reply: 'Try "ask the peer hello".'}
+  desk-script:
+    type: scripted
+    rules:
+      - {name: handed off, after_tool: '*', reply: 'Handing you over.'}
+      - name: time
+        match: '(?i)\btime\b'
+        tool_calls: [{name: transfer_to_assistant, arguments: '{"reason": "the assistant tells the time"}'}]
+      - name: echo
+        match: '(?i)^echo\b'
+        tool_calls: [{name: transfer_to_echo, arguments: '{"reason": "echo repeats"}'}]
+      - {name: explain, reply: 'Ask the time or say echo.'}
+agents:
+  - {id: assistant, engine: loop, provider: assistant-script, tools: [clock], max_iterations: 3}
+  - id: scout
+    engine: loop
+    provider: scout-script
+    max_iterations: 3
+    peer_tools:
+      - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
+      - {name: ask_tck, card: '` + card("conformance") + `', description: Ask the conformance peer.}
+  - id: desk
+    engine: loop
+    provider: desk-script
+    max_iterations: 3
+    handoffs: [assistant, '` + card("echo") + `']
+`
+	path := filepath.Join(t.TempDir(), "agentd.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// federated starts the peer server (the demo) and the local one.
+func federated(t *testing.T) (local, peer *server) {
+	peer = start(t)
+	local = start(t, "--config", federatedConfig(t, peer.base))
+	return local, peer
+}
+
+// stream posts text to agent with ?stream=true and reads the whole run.
+func (s *server) stream(t *testing.T, path, body string) []event {
+	t.Helper()
+	res := s.post(t, path, body)
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: status %d", path, res.StatusCode)
+	}
+	evs := readUntilEnd(t, bufio.NewReader(res.Body))
+	checkSeqs(t, evs)
+	return evs
+}
+
+func ofType(evs []event, typ string) []event {
+	var out []event
+	for _, ev := range evs {
+		if ev.typ == typ {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// progressText is the text the progress events of evs stream.
+func progressText(evs []event) string {
+	var b strings.Builder
+	for _, ev := range ofType(evs, "progress") {
+		s, _ := ev.data["text"].(string)
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+func deltaText(evs []event) string { return strings.Join(deltas(evs), " ") }
+
+func TestFederationPeerToolREST(t *testing.T) {
+	local, _ := federated(t)
+
+	t.Run("blocking", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "ask the peer hello there"}`), http.StatusOK)
+		if v.Status != "completed" {
+			t.Fatalf("run %+v", v)
+		}
+		if got := lastText(v); got != "The peer agent answered: hello there" {
+			t.Fatalf("answer %q", got)
+		}
+	})
+
+	t.Run("stream", func(t *testing.T) {
+		evs := local.stream(t, "/v1/agents/scout/messages?stream=true", `{"text": "ask the peer stream 12 every 10ms"}`)
+		if got := strings.Fields(progressText(evs)); strings.Join(got, " ") != strings.Join(toks(12), " ") {
+			t.Fatalf("progress text %q, want the peer's 12 tokens", got)
+		}
+		if n := len(ofType(evs, "progress")); n < 12 {
+			t.Fatalf("%d progress events: the peer's answer was not streamed", n)
+		}
+		for _, ev := range ofType(evs, "progress") {
+			if ev.data["tool"] != "ask_echo" || ev.data["call_id"] == "" {
+				t.Fatalf("progress %v: want tool ask_echo and its call id", ev.data)
+			}
+		}
+		// The peer's tokens are progress, not the scout's answer.
+		if got := deltaText(evs); got != "The peer agent answered: "+strings.Join(toks(12), " ") {
+			t.Fatalf("answer deltas %q", got)
+		}
+	})
+
+	t.Run("input required round trip", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "tck-input-required"}`), http.StatusOK)
+		if v.Status != "input-required" {
+			t.Fatalf("run %+v, want input-required (the peer's question)", v)
+		}
+		if q := lastText(v); !strings.Contains(q, "Please provide more input") {
+			t.Fatalf("question %q, want the peer's", q)
+		}
+		v = readJSON[runJSON](t, local.post(t, "/v1/runs/"+v.ID+"/input", `{"text": "forty-two"}`), http.StatusOK)
+		if v.Status != "completed" || lastText(v) != "The peer agent answered: Received: forty-two" {
+			t.Fatalf("after the answer: %s %q", v.Status, lastText(v))
+		}
+	})
+
+	t.Run("peer failure", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "tck-task-failure"}`), http.StatusOK)
+		if v.Status != "completed" || !strings.Contains(lastText(v), "simulated failure") {
+			t.Fatalf("run %s %q: the model should read the peer's failure", v.Status, lastText(v))
+		}
+	})
+}
+
+func TestFederationHandoffREST(t *testing.T) {
+	local, _ := federated(t)
+
+	t.Run("local", func(t *testing.T) {
+		evs := local.stream(t, "/v1/agents/desk/messages?stream=true", `{"text": "what time is it?"}`)
+		h := ofType(evs, "handoff")
+		if len(h) != 1 || h[0].data["from"] != "desk" || h[0].data["to"] != "assistant" {
+			t.Fatalf("handoff events %v", h)
+		}
+		text := deltaText(evs)
+		if !strings.HasPrefix(text, "Handing you over.") || !strings.Contains(text, "It is ") {
+			t.Fatalf("deltas %q: want the desk's words, then the assistant's answer", text)
+		}
+		for _, ev := range evs[:indexOf(evs, h[0])] {
+			if ev.typ == "delta" && ev.data["actor"] == "assistant" {
+				t.Fatalf("the assistant spoke before the handoff event")
+			}
+		}
+		runID, _ := evs[0].data["run_id"].(string)
+		v := readJSON[runJSON](t, local.get(t, "/v1/runs/"+runID), http.StatusOK)
+		if v.Status != "completed" || !strings.HasPrefix(lastText(v), "It is ") {
+			t.Fatalf("run %s %q: want the assistant's answer last", v.Status, lastText(v))
+		}
+	})
+
+	t.Run("remote", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/desk/messages", `{"text": "echo across the hop"}`), http.StatusOK)
+		if v.Status != "completed" || lastText(v) != "echo across the hop" {
+			t.Fatalf("run %s %q: want the peer echo's answer", v.Status, lastText(v))
+		}
+	})
+}
+
+func TestFederationA2A(t *testing.T) {
+	local, _ := federated(t)
+	for _, b := range a2aBindings {
+		t.Run(b.name, func(t *testing.T) {
+			t.Run("peer tool", func(t *testing.T) {
+				c := local.a2aClient(t, "scout", "", b.protocol, b.path)
+				u := collectA2A(t, c, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ask the peer stream 5")))
+				if u.state != a2a.TaskStateCompleted || u.answer != "The peer agent answered: tok1 tok2 tok3 tok4 tok5" {
+					t.Fatalf("state %s, answer %q", u.state, u.answer)
+				}
+				if !strings.Contains(u.notes["progress"], "tok5") {
+					t.Fatalf("progress %q: want the peer's tokens in status updates", u.notes["progress"])
+				}
+			})
+			t.Run("input required", func(t *testing.T) {
+				c := local.a2aClient(t, "scout", "", b.protocol, b.path)
+				u := collectA2A(t, c, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("tck-input-required")))
+				if u.state != a2a.TaskStateInputRequired {
+					t.Fatalf("state %s, want input-required", u.state)
+				}
+				reply := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("seven"))
+				reply.TaskID, reply.ContextID = u.taskID, u.contextID
+				u = collectA2A(t, c, reply)
+				if u.state != a2a.TaskStateCompleted || u.answer != "The peer agent answered: Received: seven" {
+					t.Fatalf("state %s, answer %q", u.state, u.answer)
+				}
+			})
+			for _, tc := range []struct{ name, text, to, answer string }{
+				{"handoff local", "what time is it?", "assistant", "It is "},
+				{"handoff remote", "echo over a2a", "", "echo over a2a"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					c := local.a2aClient(t, "desk", "", b.protocol, b.path)
+					u := collectA2A(t, c, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(tc.text)))
+					if u.state != a2a.TaskStateCompleted || !strings.Contains(u.answer, "Handing you over.") || !strings.Contains(u.answer, tc.answer) {
+						t.Fatalf("state %s, answer %q", u.state, u.answer)
+					}
+					if !strings.Contains(u.notes["handoff"], `"from":"desk"`) || !strings.Contains(u.notes["handoff"], tc.to) {
+						t.Fatalf("handoff note %q", u.notes["handoff"])
+					}
+				})
+			}
+		})
+	}
+}
+
+// a2aRun is what an A2A stream said about a task.
+type a2aRun struct {
+	taskID    a2a.TaskID
+	contextID string
+	state     a2a.TaskState
+	answer    string
+	notes     map[string]string // data-part notes of status updates by key, JSON, concatenated
+}
+
+// collectA2A streams msg and collects the task's updates until the stream ends.
+func collectA2A(t *testing.T, c *a2aclient.Client, msg *a2a.Message) a2aRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	u := a2aRun{notes: map[string]string{}}
+	for ev, err := range c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg}) {
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		switch v := ev.(type) {
+		case *a2a.Task:
+			u.taskID, u.contextID, u.state = v.ID, v.ContextID, v.Status.State
+		case *a2a.TaskArtifactUpdateEvent:
+			if v.Artifact != nil && v.Artifact.Name == "answer" {
+				for _, p := range v.Artifact.Parts {
+					if tx, ok := p.Content.(a2a.Text); ok {
+						u.answer += string(tx)
+					}
+				}
+			}
+		case *a2a.TaskStatusUpdateEvent:
+			u.state = v.Status.State
+			if m := v.Status.Message; m != nil {
+				for _, p := range m.Parts {
+					if d, ok := p.Content.(a2a.Data); ok {
+						if obj, ok := d.Value.(map[string]any); ok {
+							for k, val := range obj {
+								u.notes[k] += jsonString(t, val)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return u
+}
+
+// lastText is the text of the run's last message.
+func lastText(v runJSON) string {
+	if len(v.Messages) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range v.Messages[len(v.Messages)-1].Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+func indexOf(evs []event, ev event) int {
+	for i := range evs {
+		if evs[i].seq == ev.seq {
+			return i
+		}
+	}
+	return -1
+}
+
+func jsonString(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,219 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"agentd/internal/agent"
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/event"
+	"agentd/internal/model"
+	"agentd/internal/runlog"
+)
+
+// Hand-offs. An agent with Handoffs offers its model one hand-off tool per
+// target (agent.HandoffTool) and decides after each turn with
+// agent.HandoffDecider. When the model handed off, the runtime dispatches
+// the conversation to the target within the same run: a handoff event,
+// then the target runs as a child run of this one (engine.ChildRunner: a
+// task of its own, linked by parent_run_id, with its own log and
+// checkpoints), seeded with the whole conversation so far, and each of
+// its events is relayed into this run's log, so the stream a client
+// watches — REST SSE or A2A — simply goes on with the target's answer.
+// The target's messages join this run's transcript. A target that asks
+// the user parks this run; the next answer resumes it, and the target
+// child with it (its key is the hand-off call's id). A remote target (a
+// peer card URL) runs on the remote engine, whose peer task re-attaches
+// after a crash like a remote agent's.
+//
+// Why a child run and not a new top-level run: the client's stream, its
+// task id and its A2A subscription stay valid across the hand-off, the
+// hand-off is durable with the caller's lease and checkpoints, and
+// nothing has to redirect a reader from one task to another.
+
+// Handoff is a hand-off target of an agent.
+type Handoff struct {
+	agent.Handoff
+	// Engine runs the target: a local agent's engine, or a remote engine
+	// for a peer card URL.
+	Engine engine.Engine
+	// Local says ToAgentID is an agent of this runtime (its child task
+	// then belongs to that agent).
+	Local bool
+}
+
+// HandoffData is the body of a handoff event: the run's conversation
+// passes from agent From to To (an agent id or a peer card URL).
+type HandoffData struct {
+	From       string `json:"from"`
+	To         string `json:"to"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Note       string `json:"note,omitempty"`
+}
+
+// handoffEvent translates a handoff envelope.
+func handoffEvent(env event.Envelope) (string, runlog.Body, error) {
+	var d HandoffData
+	if err := json.Unmarshal(env.Payload, &d); err != nil || d.To == "" {
+		return "", runlog.Body{}, errdefs.Validationf("publish handoff: payload must be {\"from\":…,\"to\":…}: %v", err)
+	}
+	body, err := encodeBody(d)
+	return EventHandoff, runlog.Object(body), err
+}
+
+// handoff dispatches the hand-off res asks for, if any, and returns the
+// result of the whole turn: res with the target's messages added, its
+// status the target's.
+func (x *execution) handoff(ctx context.Context, res *agent.Result, err error) (*agent.Result, error) {
+	if err != nil || res == nil || res.Status != agent.StatusCompleted || len(x.agent.Handoffs) == 0 || res.LastBoard == nil {
+		return res, err
+	}
+	ev, fresh := agent.HandoffFromResult(res)
+	if !fresh {
+		var ok bool
+		if ev, ok = x.resumedHandoff(ctx, res); !ok {
+			return res, nil
+		}
+	}
+	h := x.handoffTo(ev.ToAgentID)
+	if h == nil {
+		return res, nil
+	}
+	if fresh {
+		x.publishHandoff(ctx, ev)
+	}
+	board := engine.NewBoard()
+	board.SetChannel(engine.MainChannel, res.LastBoard.Channel(engine.MainChannel))
+	start := board.ChannelLen(engine.MainChannel)
+	c := engine.ChildRun{
+		Key: "handoff:" + ev.ToolCallID, Step: "handoff:" + ev.ToAgentID, Host: &handoffHost{x: x, to: ev.ToAgentID},
+		Run: engine.Run{ParentRunID: x.runID, Attributes: map[string]string{event.HeaderAgentID: ev.ToAgentID}, Deps: x.agent.Deps},
+	}
+	if h.Local {
+		c.AgentID = ev.ToAgentID
+	}
+	out, cerr := x.host.RunChild(ctx, c, h.Engine, board)
+	if out != nil {
+		for _, m := range out.ChannelFrom(engine.MainChannel, start) {
+			res.LastBoard.AppendChannelMessage(engine.MainChannel, m)
+			res.Messages = append(res.Messages, m)
+		}
+	}
+	if cerr != nil {
+		res.Err, res.Status = cerr, agent.StatusFailed
+		var ie engine.InterruptedError
+		if errors.As(cerr, &ie) {
+			res.Status, res.Cause, res.CauseDetail = agent.StatusInterrupted, ie.Cause, ie.Detail
+		}
+	}
+	return res, nil
+}
+
+// resumedHandoff finds the hand-off of a resumed attempt: its engine
+// resumed from the checkpoint of the turn that handed off and produced
+// nothing new, so the hand-off call is looked for among the messages
+// since the last user message.
+func (x *execution) resumedHandoff(ctx context.Context, res *agent.Result) (agent.HandoffEvent, bool) {
+	if x.resume == "" {
+		return agent.HandoffEvent{}, false
+	}
+	msgs := res.LastBoard.Channel(engine.MainChannel)
+	i := len(msgs) - 1
+	for i >= 0 && msgs[i].Role != model.RoleUser {
+		i--
+	}
+	hs := make([]agent.Handoff, len(x.agent.Handoffs))
+	for j, h := range x.agent.Handoffs {
+		hs[j] = h.Handoff
+	}
+	probe := &agent.Result{Messages: msgs[i+1:]}
+	dec, err := agent.HandoffDecider(hs).BeforeFinalize(ctx, agent.RunInfo{}, nil, probe)
+	if err != nil {
+		return agent.HandoffEvent{}, false
+	}
+	probe.State = dec.State
+	return agent.HandoffFromResult(probe)
+}
+
+// handoffTo is the agent's hand-off to target, or nil.
+func (x *execution) handoffTo(target string) *Handoff {
+	for i := range x.agent.Handoffs {
+		if x.agent.Handoffs[i].ToAgentID == target {
+			return &x.agent.Handoffs[i]
+		}
+	}
+	return nil
+}
+
+// publishHandoff logs the handoff event.
+func (x *execution) publishHandoff(ctx context.Context, ev agent.HandoffEvent) {
+	b, err := json.Marshal(HandoffData{From: x.agent.ID, To: ev.ToAgentID, ToolCallID: ev.ToolCallID, Reason: ev.Args.Reason, Note: ev.Args.Note})
+	if err != nil {
+		return
+	}
+	env := event.Envelope{Subject: event.Subject(engine.SubjectPrefix + x.host.id + "." + engine.SubjectHandoff),
+		Time: time.Now().UTC(), RunID: x.runID, Payload: b, PayloadMarshalled: true}
+	_ = x.host.Publish(ctx, env)
+}
+
+// handoffHost is this run's side of the hand-off target's child run: the
+// target's events are relayed into this run's log as this run's own (its
+// answer is the run's answer), its question is this run's, its usage
+// counts against this run's budgets, and it receives this run's
+// interrupts (the caller's engine has returned: nothing else reads them).
+type handoffHost struct {
+	x  *execution
+	to string
+}
+
+var (
+	_ engine.Host      = (*handoffHost)(nil)
+	_ engine.RunFramer = (*handoffHost)(nil)
+)
+
+func (h *handoffHost) FramesRuns() bool { return true }
+
+// Publish re-homes the child's envelope: the child's run id in its
+// subject becomes this run's.
+func (h *handoffHost) Publish(ctx context.Context, env event.Envelope) error {
+	rest, ok := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix)
+	if ok {
+		_, rest, ok = strings.Cut(rest, ".")
+	}
+	if !ok || rest == "start" || rest == "end" {
+		return nil
+	}
+	out := env
+	out.Subject = event.Subject(engine.SubjectPrefix + h.x.host.id + "." + rest)
+	out.RunID = h.x.runID
+	if rest == "artifact" {
+		var a engine.ArtifactPayload
+		if err := json.Unmarshal(env.Payload, &a); err != nil {
+			return err
+		}
+		a.Artifact.ID = "handoff-" + a.Artifact.ID
+		return engine.EmitArtifact(ctx, &h.x.host, h.x.runID, a)
+	}
+	return h.x.host.Publish(ctx, out)
+}
+
+func (h *handoffHost) Interrupts() <-chan engine.Interrupt { return h.x.host.Interrupts() }
+
+func (h *handoffHost) AskUser(ctx context.Context, p engine.UserPrompt) (engine.UserReply, error) {
+	if p.Source == "" {
+		p.Source = h.to
+	}
+	return h.x.host.AskUser(ctx, p)
+}
+
+// Checkpoint: the child's own are kept by the child's host.
+func (h *handoffHost) Checkpoint(context.Context, engine.Checkpoint) error { return nil }
+
+func (h *handoffHost) ReportUsage(ctx context.Context, u model.TokenUsage) error {
+	return h.x.host.ReportUsage(ctx, u)
+}
