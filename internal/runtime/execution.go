@@ -272,6 +272,7 @@ func (x *execution) execute() (*agent.Result, error) {
 	}
 	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
 	res, err := agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
+	res, err = x.handoff(ctx, res, err)
 	if cause := context.Cause(ctx); cause != nil && cause != context.DeadlineExceeded && x.ctx.Err() == nil {
 		// The attempt's own timeout or wall-time budget stopped it: say
 		// so, not "context deadline exceeded".
@@ -287,7 +288,6 @@ func (x *execution) execute() (*agent.Result, error) {
 // history loads the transcript that seeds the board: the context's latest
 // messages, leaving out those of tasks created after this one (queued
 // behind it). Task ids are time-ordered UUIDs, so "after" is a comparison.
-	res, err = x.handoff(ctx, res, err)
 //
 // When the attempt's submission opened the context, the transcript holds
 // exactly the user message committed with the task — messages of later
