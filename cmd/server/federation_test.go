@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 )
 
 // Federation between two agentd processes' worth of servers (two run()s
@@ -210,10 +211,10 @@ func TestFederationHandoffREST(t *testing.T) {
 
 func TestFederationA2A(t *testing.T) {
 	local, _ := federated(t)
-	for _, b := range a2aBindings {
+	for _, b := range fedBindings {
 		t.Run(b.name, func(t *testing.T) {
 			t.Run("peer tool", func(t *testing.T) {
-				c := local.a2aClient(t, "scout", "", b.protocol, b.path)
+				c := local.fedClient(t, "scout", b.protocol, b.path)
 				u := collectA2A(t, c, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ask the peer stream 5")))
 				if u.state != a2a.TaskStateCompleted || u.answer != "The peer agent answered: tok1 tok2 tok3 tok4 tok5" {
 					t.Fatalf("state %s, answer %q", u.state, u.answer)
@@ -223,7 +224,7 @@ func TestFederationA2A(t *testing.T) {
 				}
 			})
 			t.Run("input required", func(t *testing.T) {
-				c := local.a2aClient(t, "scout", "", b.protocol, b.path)
+				c := local.fedClient(t, "scout", b.protocol, b.path)
 				u := collectA2A(t, c, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("tck-input-required")))
 				if u.state != a2a.TaskStateInputRequired {
 					t.Fatalf("state %s, want input-required", u.state)
@@ -240,7 +241,7 @@ func TestFederationA2A(t *testing.T) {
 				{"handoff remote", "echo over a2a", "", "echo over a2a"},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					c := local.a2aClient(t, "desk", "", b.protocol, b.path)
+					c := local.fedClient(t, "desk", b.protocol, b.path)
 					u := collectA2A(t, c, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(tc.text)))
 					if u.state != a2a.TaskStateCompleted || !strings.Contains(u.answer, "Handing you over.") || !strings.Contains(u.answer, tc.answer) {
 						t.Fatalf("state %s, answer %q", u.state, u.answer)
@@ -330,4 +331,35 @@ func jsonString(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// fedBindings are the v1.0 bindings the federation tests go through.
+var fedBindings = []struct {
+	name     string
+	protocol a2a.TransportProtocol
+	path     string
+}{
+	{"jsonrpc", a2a.TransportProtocolJSONRPC, "/jsonrpc"},
+	{"rest", a2a.TransportProtocolHTTPJSON, "/rest"},
+}
+
+// fedClient is a2a-go's client for agent over one binding, made from the
+// agent's card.
+func (s *server) fedClient(t *testing.T, agent string, protocol a2a.TransportProtocol, path string) *a2aclient.Client {
+	t.Helper()
+	card, err := agentcard.DefaultResolver.Resolve(context.Background(), s.base+"/agents/"+agent)
+	if err != nil {
+		t.Fatalf("resolve the card of %s: %v", agent, err)
+	}
+	iface := &a2a.AgentInterface{URL: s.base + "/agents/" + agent + path, ProtocolBinding: protocol, ProtocolVersion: a2a.Version}
+	c, err := a2aclient.NewFromEndpoints(context.Background(), []*a2a.AgentInterface{iface},
+		a2aclient.WithJSONRPCTransport(s.client), a2aclient.WithRESTTransport(s.client))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.UpdateCard(card); err != nil {
+		t.Fatalf("card: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Destroy() })
+	return c
 }
