@@ -19,21 +19,45 @@ import (
 // execution is one attempt of a run on this replica. Its goroutine is the
 // only writer of the task while it lives; everybody else talks to it through
 // interrupts and the hard-cancel function.
+//
+// Fields fall in four groups by who may touch them: set once by
+// newExecution and then read-only; owned by the execution's goroutine (the
+// submission's until created is closed); guarded by Runtime.mu; guarded by
+// mu (leaseMu also serialises lease renewals, see renew).
 type execution struct {
+	// Read-only after newExecution: any goroutine may read them.
 	r *Runtime
 	// runID, contextID and tenant name the run; unlike task they never
-	// change, so any goroutine may read them.
+	// change.
 	runID, contextID, tenant string
 	agent                    *Agent
 	log                      *runlog.Log
-	// host is the attempt's engine.Host.
+	// host is the attempt's engine.Host (it has its own lock).
 	host host
 	// obs sees the attempt when the runtime has an Observer (observe.go).
 	obs AttemptObserver
+	ctx context.Context
+	// bg has ctx's values but not its cancellation, for the writes that
+	// must happen whatever becomes of the attempt.
+	bg         context.Context
+	hardCancel context.CancelFunc
+	interrupts chan engine.Interrupt
+	// ended is closed once the execution is gone from the runtime: its
+	// attempt ended and ended() ran, or it never ran (dequeued, forgotten).
+	ended chan struct{}
+	// created is closed once the submission that made this attempt is
+	// durable (createErr, written before, says if it failed); a queued
+	// attempt may be launched before that and waits.
+	created   chan struct{}
+	createErr error
+
+	// Owned by the execution's goroutine; other goroutines read them only
+	// after ended is closed.
+	//
 	// task is the stored task as last written by this execution. A commit
-	// of the execution's goroutine writes it in place (and puts it back if
-	// the commit fails): it, user and key are fields so that store changes
-	// point into the execution rather than to allocations of their own.
+	// writes it in place (and puts it back if the commit fails): it, user
+	// and key are fields so that store changes point into the execution
+	// rather than to allocations of their own.
 	task store.Task
 	// user is the user message that started the attempt.
 	user [1]store.Message
@@ -59,30 +83,21 @@ type execution struct {
 	seeded      []string
 	firstSeeded [1]string
 
-	ctx context.Context
-	// bg has ctx's values but not its cancellation, for the writes that
-	// must happen whatever becomes of the attempt.
-	bg         context.Context
-	hardCancel context.CancelFunc
-	interrupts chan engine.Interrupt
-	// ended is closed once the execution is gone from the runtime: its
-	// attempt ended and ended() ran, or it never ran (dequeued, forgotten).
-	// endedClosed guards it (under Runtime.mu).
-	ended       chan struct{}
+	// Guarded by Runtime.mu.
+	//
+	// endedClosed says ended was closed; launched, that the goroutine
+	// started.
 	endedClosed bool
-	// launched is set (under Runtime.mu) once the goroutine starts.
-	launched bool
-	// created is closed once the submission that made this attempt is
-	// durable (createErr set if it failed); a queued attempt may be launched
-	// before that and waits.
-	created   chan struct{}
-	createErr error
-	// lease is the run's lease while this attempt executes (guarded by mu;
-	// renewals and the release also hold leaseMu, see renew).
-	lease   store.Lease
+	launched    bool
+
+	// leaseMu serialises the lease's renewals and release (see renew);
+	// lease itself is guarded by mu.
 	leaseMu sync.Mutex
 
+	// mu guards the fields below.
 	mu sync.Mutex
+	// lease is the run's lease while this attempt executes.
+	lease store.Lease
 	// heldCheckpoint is, with a volatile store, the attempt's latest
 	// checkpoint, not yet written (see host.Checkpoint).
 	heldCheckpoint *engine.Checkpoint
@@ -462,25 +477,43 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
 		}
 	}
-	var evs [3]stateEvent // filled by index: appends would move the bodies to the heap
-	n := 0
-	if o.prompt != nil {
-		evs[n] = stateEvent{body: InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}}
-		n++
-	}
-	if o.state != store.StateWorking {
-		evs[n] = stateEvent{body: StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}}
-		n++
-	}
-	evs[n] = stateEvent{body: RunEndData{State: o.state, Error: o.err, Usage: t.Usage}}
-	n++
+	evs := finishEvents(o, t)
 	x.host.mu.Lock()
 	x.host.ended = true
 	x.host.mu.Unlock()
+	rebase := x.rebaseFinish(t, msgs)
+	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs}, rebase, evs...); err != nil {
+		return err
+	}
+	stored = true
+	t.Version++
+	x.finished, x.stored = true, msgs
+	x.handover = o.state == store.StateWorking
+	if o.state.Terminal() {
+		x.log.End()
+	}
+	return nil
+}
+
+// finishEvents are the events that end attempt outcome o of task t: the
+// prompt of a run that asks, the new status, and run.end.
+func finishEvents(o outcome, t *store.Task) []stateEvent {
+	evs := make([]stateEvent, 0, 3)
+	if o.prompt != nil {
+		evs = append(evs, stateEvent{body: InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}})
+	}
+	if o.state != store.StateWorking {
+		evs = append(evs, stateEvent{body: StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}})
+	}
+	return append(evs, stateEvent{body: RunEndData{State: o.state, Error: o.err, Usage: t.Usage}})
+}
+
+// rebaseFinish resolves a conflict of the final commit of t: someone else
+// wrote the task meanwhile (a cancel request from another replica), so
+// the outcome goes on top of their version, a few times at most.
+func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message) runlog.Rebase {
 	tries := 0
-	rebase := func(conflict error) (store.Change, error) {
-		// Someone else wrote the task meanwhile (a cancel request from
-		// another replica): keep our outcome on top of their version.
+	return func(conflict error) (store.Change, error) {
 		if tries++; tries > 5 {
 			return store.Change{}, conflict
 		}
@@ -494,17 +527,6 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		t.Version, t.CancelRequested = fresh.Version, fresh.CancelRequested
 		return store.Change{UpdateTask: t, Messages: msgs}, nil
 	}
-	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs}, rebase, evs[:n]...); err != nil {
-		return err
-	}
-	stored = true
-	t.Version++
-	x.finished, x.stored = true, msgs
-	x.handover = o.state == store.StateWorking
-	if o.state.Terminal() {
-		x.log.End()
-	}
-	return nil
 }
 
 // newMessages returns the main-channel messages of the final board that the

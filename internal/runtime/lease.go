@@ -283,32 +283,39 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	r.mu.Unlock()
 
 	if t.State == store.StateWorking {
-		// A replica that died never wrote its attempt's run.end (a drain
-		// did): close the attempt if needed, then open the new one, in one
-		// commit.
-		var evs []stateEvent
-		if !r.attemptClosed(ctx, t.ID) {
-			evs = append(evs, stateEvent{body: RunEndData{State: store.StateWorking, Usage: t.Usage,
-				Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: lapsedLease(expired)}}})
-		}
-		evs = append(evs,
-			stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalCrash,
-				Continues: engine.CapabilitiesOf(a.Engine).ResumeContinuesOutput}},
-			stateEvent{body: StatusData{State: store.StateWorking}})
-		_, err = r.commit(ctx, log, store.Change{UpdateTask: &next}, evs...)
-		if err != nil {
+		if err := r.reopen(ctx, x, t, expired); err != nil {
 			x.createErr = err
 			close(x.created)
 			r.forget(x)
 			r.expire(ctx, l)
 			return err
 		}
-		x.task.Version = next.Version + 1
 	}
 	// A submitted task never started: it starts here as attempt 1.
 	close(x.created)
 	r.log.Info("resuming run after its replica stopped", "run_id", t.ID, "attempt", next.Attempt)
 	r.launch(x)
+	return nil
+}
+
+// reopen records, for the recovery x of working task t, that the attempt
+// of the replica that died ended and x's attempt starts. That replica never
+// wrote its attempt's run.end (a drain did): the attempt is closed if
+// needed, then the new one opened, in one commit.
+func (r *Runtime) reopen(ctx context.Context, x *execution, t store.Task, expired store.Lease) error {
+	var evs []stateEvent
+	if !r.attemptClosed(ctx, t.ID) {
+		evs = append(evs, stateEvent{body: RunEndData{State: store.StateWorking, Usage: t.Usage,
+			Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: lapsedLease(expired)}}})
+	}
+	evs = append(evs,
+		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: x.agent.ID, Attempt: x.task.Attempt, Resumed: engine.SignalCrash,
+			Continues: engine.CapabilitiesOf(x.agent.Engine).ResumeContinuesOutput}},
+		stateEvent{body: StatusData{State: store.StateWorking}})
+	if _, err := r.commit(ctx, x.log, store.Change{UpdateTask: &x.task}, evs...); err != nil {
+		return err
+	}
+	x.task.Version++
 	return nil
 }
 

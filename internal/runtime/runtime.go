@@ -178,24 +178,8 @@ func New(opts Options) (*Runtime, error) {
 	if r.sweepEvery <= 0 {
 		r.sweepEvery = time.Second
 	}
-	for i, a := range opts.Agents {
-		if a == nil || a.ID == "" {
-			return nil, errdefs.Validationf("agents[%d]: empty id", i)
-		}
-		if a.Engine == nil {
-			return nil, errdefs.Validationf("agents[%d] (%s): no engine", i, a.ID)
-		}
-		if _, dup := r.agents[a.ID]; dup {
-			return nil, errdefs.Validationf("agents[%d]: duplicate id %q", i, a.ID)
-		}
-		switch a.Multitask {
-		case "", MultitaskReject, MultitaskEnqueue, MultitaskInterrupt:
-		default:
-			return nil, errdefs.Validationf("agents[%d] (%s): unknown multitask policy %q (want reject, enqueue or interrupt)", i, a.ID, a.Multitask)
-		}
-		r.agents[a.ID] = a
-		r.agentUsed[a.ID] = &usageCounter{}
-		r.order = append(r.order, a.ID)
+	if err := r.addAgents(opts.Agents); err != nil {
+		return nil, err
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.logs = runlog.New(runlog.Options{Store: r.st, Window: opts.FlushWindow, Volatile: opts.VolatileStore,
@@ -214,6 +198,30 @@ func New(opts Options) (*Runtime, error) {
 		r.sweep(r.ctx)
 	}()
 	return r, nil
+}
+
+// addAgents checks and adds the hosted agents, in configuration order.
+func (r *Runtime) addAgents(agents []*Agent) error {
+	for i, a := range agents {
+		if a == nil || a.ID == "" {
+			return errdefs.Validationf("agents[%d]: empty id", i)
+		}
+		if a.Engine == nil {
+			return errdefs.Validationf("agents[%d] (%s): no engine", i, a.ID)
+		}
+		if _, dup := r.agents[a.ID]; dup {
+			return errdefs.Validationf("agents[%d]: duplicate id %q", i, a.ID)
+		}
+		switch a.Multitask {
+		case "", MultitaskReject, MultitaskEnqueue, MultitaskInterrupt:
+		default:
+			return errdefs.Validationf("agents[%d] (%s): unknown multitask policy %q (want reject, enqueue or interrupt)", i, a.ID, a.Multitask)
+		}
+		r.agents[a.ID] = a
+		r.agentUsed[a.ID] = &usageCounter{}
+		r.order = append(r.order, a.ID)
+	}
+	return nil
 }
 
 // Agent returns the agent with id, or NotFound.

@@ -6,11 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
@@ -70,141 +66,187 @@ type contextQueue struct {
 // status events still say submitted, then working); a queued one is created
 // submitted.
 func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error) {
-	a, err := r.Agent(req.AgentID)
+	a, msg, err := r.checkSend(req)
 	if err != nil {
 		return Submission{}, err
+	}
+	if req.TaskID != "" {
+		return r.continueTask(ctx, a, req, msg)
+	}
+	x := r.newTask(ctx, a, req, msg)
+	adm, err := r.admit(ctx, x, msg.ID)
+	if err != nil || adm.dup != nil {
+		if adm.dup != nil {
+			return r.resubmission(ctx, a, req, msg, adm.dup.runID)
+		}
+		return Submission{}, err
+	}
+	defer r.submitting.Done()
+	if err := r.create(ctx, x, adm.start); err != nil {
+		return r.abandonSubmission(ctx, a, req, x, err)
+	}
+	created := x.task // x.task belongs to the execution's goroutine once launched
+	close(x.created)
+	if adm.start {
+		r.launch(x)
+	} else if adm.displaced != nil {
+		adm.displaced.interrupt(engine.CauseUserInput, "superseded by task "+x.runID)
+	}
+	return Submission{Task: created}, nil
+}
+
+// checkSend validates a message to an agent: the agent, the message, its
+// content types and the client's context id. A draining runtime takes none.
+func (r *Runtime) checkSend(req SendRequest) (*Agent, store.Message, error) {
+	a, err := r.Agent(req.AgentID)
+	if err != nil {
+		return nil, store.Message{}, err
 	}
 	msg, err := normaliseUserMessage(req.Message)
 	if err != nil {
-		return Submission{}, err
+		return nil, store.Message{}, err
 	}
 	if err := checkInputModes(a, msg.Message); err != nil {
-		return Submission{}, err
+		return nil, store.Message{}, err
 	}
 	r.mu.Lock()
 	draining := r.draining
 	r.mu.Unlock()
 	if draining {
-		return Submission{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
+		return nil, store.Message{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
 	if req.ContextID != "" {
 		if err := checkClientID(req.ContextID); err != nil {
-			return Submission{}, errdefs.WithField("context_id", err)
+			return nil, store.Message{}, errdefs.WithField("context_id", err)
 		}
 	}
-	if req.TaskID != "" {
-		return r.continueTask(ctx, a, req, msg)
-	}
+	return a, msg, nil
+}
+
+// newTask is the execution of a new task for msg, in the client's context
+// or a new one; its log is made but not open yet (admit opens it).
+func (r *Runtime) newTask(ctx context.Context, a *Agent, req SendRequest, msg store.Message) *execution {
 	contextID := req.ContextID
 	if contextID == "" {
 		contextID = newID()
 	}
 	now := time.Now().UTC()
 	taskID := newID()
-	l := r.logs.New(taskID)
 	x := r.newExecution(a, store.Task{
 		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted,
 		Metadata:  r.observedCreate(ctx, RunInfo{RunID: taskID, ContextID: contextID, AgentID: a.ID}, req.Metadata),
 		CreatedAt: now, UpdatedAt: now,
-	}, l, msg.Message, "")
+	}, r.logs.New(taskID), msg.Message, "")
 	x.createdTask, x.newContext = true, req.ContextID == ""
+	return x
+}
 
-	// Decide under the lock whether the context is free, so that two racing
-	// messages cannot both start.
+// admission is admit's decision about a new task.
+type admission struct {
+	// start: the context is free and the task starts at once; otherwise
+	// it is queued behind the context's running task.
+	start bool
+	// displaced is the running task a multitask "interrupt" agent's new
+	// task supersedes.
+	displaced *execution
+	// dup is the execution the same message already opened here: the
+	// message is a retry, answered by resubmission.
+	dup *execution
+}
+
+// admit decides under r.mu whether new task x starts, is queued or is
+// refused, so that two racing messages to a context cannot both start, and
+// registers it. On success (no error, no dup) the caller owns one
+// r.submitting count, which Shutdown waits for.
+func (r *Runtime) admit(ctx context.Context, x *execution, msgID string) (admission, error) {
 	r.mu.Lock()
-	q := r.contexts[contextID]
+	q := r.contexts[x.contextID]
 	if q == nil {
 		q = &contextQueue{}
-		r.contexts[contextID] = q
+		r.contexts[x.contextID] = q
 	}
-	if dup := r.submittedLocked(q, msg.ID); dup != nil {
-		// The same message again while its run is busy or queued here: it
-		// is a retry, not a second message (the store's idempotency record
-		// answers the same question once the run is no longer here).
+	if dup := r.submittedLocked(q, msgID); dup != nil {
 		r.mu.Unlock()
-		select {
-		case <-dup.created: // the first submission's commit is done
-		case <-ctx.Done():
-			return Submission{}, ctx.Err()
-		}
-		if dup.createErr != nil {
-			return Submission{}, dup.createErr
-		}
-		return r.resubmission(ctx, a, req, msg, dup.runID)
+		return r.awaitDuplicate(ctx, dup)
 	}
-	var displaced *execution
-	start := q.active == ""
-	if !start {
-		switch a.Multitask {
+	adm := admission{start: q.active == ""}
+	if !adm.start {
+		switch x.agent.Multitask {
 		case MultitaskEnqueue:
 		case MultitaskInterrupt:
-			displaced = r.runs[q.active]
+			adm.displaced = r.runs[q.active]
 		default:
 			busy := q.active
 			r.mu.Unlock()
-			return Submission{}, errdefs.Conflictf("context %s already has a running task %s (agent %s rejects concurrent messages; wait, cancel it, or configure multitask: enqueue or interrupt)", contextID, busy, a.ID)
+			return adm, errdefs.Conflictf("context %s already has a running task %s (agent %s rejects concurrent messages; wait, cancel it, or configure multitask: enqueue or interrupt)", x.contextID, busy, x.agent.ID)
 		}
 	}
+	defer r.mu.Unlock()
 	if r.draining {
-		r.mu.Unlock()
-		return Submission{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
+		return adm, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
-	if err := r.logs.Register(l); err != nil { // a fresh id: never taken
-		r.mu.Unlock()
-		return Submission{}, err
+	if err := r.logs.Register(x.log); err != nil { // a fresh id: never taken
+		return adm, err
 	}
 	r.submitting.Add(1)
-	defer r.submitting.Done()
-	if start {
-		q.active = taskID
+	if adm.start {
+		q.active = x.runID
 	} else {
 		// Queue now, under the same lock as the decision, so that the running
 		// task cannot end without seeing it; it starts only once created.
 		q.queue = append(q.queue, x)
 	}
 	r.registerLocked(x)
-	r.mu.Unlock()
+	return adm, nil
+}
 
-	// x.task, x.user and x.key are the submission's until x.created is
-	// closed: the execution's goroutine waits for that.
+// awaitDuplicate waits for the submission of the same message, busy or
+// queued here, to be stored: the message is a retry, not a second message
+// (the store's idempotency record answers the same question once the run
+// is no longer here).
+func (r *Runtime) awaitDuplicate(ctx context.Context, dup *execution) (admission, error) {
+	select {
+	case <-dup.created: // the first submission's commit is done
+	case <-ctx.Done():
+		return admission{}, ctx.Err()
+	}
+	if dup.createErr != nil {
+		return admission{}, dup.createErr
+	}
+	return admission{dup: dup}, nil
+}
+
+// create stores new task x — created working when it starts at once (its
+// events still pass through submitted), submitted when queued — with its
+// user message, idempotency key, first events and lease, in one commit: a
+// replica that dies right after it leaves a lease that expires, and another
+// replica's sweep starts or resumes the run. x.task, x.user and x.key are
+// the submission's until x.created is closed.
+func (r *Runtime) create(ctx context.Context, x *execution, start bool) error {
 	evs := [3]stateEvent{
-		{body: RunStartData{ContextID: contextID, AgentID: a.ID, Attempt: 1}},
+		{body: RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}},
 		{body: StatusData{State: store.StateSubmitted}},
 	}
 	n := 2
 	if start {
-		// A task that starts at once is created working: its events still
-		// pass through submitted, and one commit does what two did.
 		x.task.State, x.task.Attempt = store.StateWorking, 1
 		evs[n] = stateEvent{body: StatusData{State: store.StateWorking}}
 		n++
 	}
-	// The task is created with its lease, running or queued: a replica
-	// that dies right after the commit leaves a lease that expires, and
-	// another replica's sweep starts or resumes the run.
 	claim := r.leaseClaim()
-	_, err = r.submitCommit(ctx, l, store.Change{
+	_, err := r.submitCommit(ctx, x.log, store.Change{
 		Idempotency: &x.key,
-		TaskID:      taskID,
+		TaskID:      x.runID,
 		CreateTask:  &x.task,
 		Messages:    x.user[:],
 		Lease:       claim,
 	}, evs[:n]...)
 	if err != nil {
-		return r.abandonSubmission(ctx, a, req, x, err)
+		return err
 	}
 	x.task.Version = 1
-	created := x.task // x.task belongs to the execution's goroutine once launched
 	x.holdLease(claim.Granted)
-	close(x.created)
-	if start {
-		r.launch(x)
-	} else {
-		if displaced != nil {
-			displaced.interrupt(engine.CauseUserInput, "superseded by task "+taskID)
-		}
-	}
-	return Submission{Task: created}, nil
+	return nil
 }
 
 // submitPatience bounds how long a submission waits for the store: a
@@ -246,73 +288,25 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	if err != nil {
 		return Submission{}, err
 	}
-	if req.ContextID != "" && req.ContextID != t.ContextID {
-		return Submission{}, errdefs.WithField("context_id", errdefs.Validationf("task %s belongs to context %s, not %s", t.ID, t.ContextID, req.ContextID))
-	}
-	if t.AgentID != a.ID {
-		return Submission{}, errdefs.Validationf("task %s belongs to agent %s, not %s", t.ID, t.AgentID, a.ID)
-	}
-	if !t.State.Interrupted() {
-		// A resend of the answer that resumed the task is a retry, not a
-		// new message.
-		if _, _, found, err := r.userMessage(ctx, t, msg.ID); err != nil || found {
-			if err != nil {
-				return Submission{}, err
-			}
+	if err := r.checkContinue(ctx, a, req, msg, t); err != nil || !t.State.Interrupted() {
+		if err == nil { // a resend of the answer that resumed the task: a retry
 			return r.resubmission(ctx, a, req, msg, t.ID)
 		}
-		if t.State.Terminal() {
-			return Submission{}, errdefs.Conflict(errorsJoin(ErrTaskTerminal, "task "+t.ID+" is "+string(t.State)))
-		}
-		return Submission{}, errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
+		return Submission{}, err
 	}
-	l, err := r.logs.Activate(ctx, t.ID)
+	x, err := r.admitResume(ctx, a, t, msg)
 	if err != nil {
 		return Submission{}, err
 	}
-	r.mu.Lock()
-	if r.runs[t.ID] != nil || r.canceling[t.ID] {
-		r.mu.Unlock()
-		r.logs.Release(l) // still active for the execution that owns it
-		return Submission{}, errdefs.Conflictf("task %s is being resumed or canceled already", t.ID)
-	}
-	if r.draining {
-		r.mu.Unlock()
-		r.logs.Release(l)
-		return Submission{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
-	}
-	r.submitting.Add(1)
 	defer r.submitting.Done()
-	q := r.contexts[t.ContextID]
-	if q == nil {
-		q = &contextQueue{}
-		r.contexts[t.ContextID] = q
-	}
-	if q.active != "" {
-		busy := q.active
-		r.mu.Unlock()
-		l.Deactivate()
-		r.logs.Release(l)
-		return Submission{}, errdefs.Conflictf("context %s has a running task %s; task %s can resume when it ends", t.ContextID, busy, t.ID)
-	}
-	q.active = t.ID
-	next := t
-	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
-	next.CancelRequested = false
-	next.UpdatedAt = time.Now().UTC()
-	x := r.newExecution(a, next, l, msg.Message, engine.SignalInput)
-	x.host.reply = &engine.UserReply{Parts: msg.Parts}
-	r.registerLocked(x)
-	r.mu.Unlock()
-
 	claim := r.leaseClaim()
-	first, err := r.submitCommit(ctx, l, store.Change{
+	first, err := r.submitCommit(ctx, x.log, store.Change{
 		Idempotency: &x.key,
 		TaskID:      t.ID,
 		UpdateTask:  &x.task,
 		Messages:    x.user[:],
 		Lease:       claim,
-	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: engine.SignalInput}},
+	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: x.task.Attempt, Resumed: engine.SignalInput}},
 		stateEvent{body: StatusData{State: store.StateWorking}})
 	if err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
@@ -323,6 +317,69 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 	resumed := x.task
 	r.launch(x)
 	return Submission{Task: resumed, StartSeq: first - 1}, nil
+}
+
+// checkContinue checks that a message to task t may go to it: same context
+// and agent, and t waits for input. For a task that does not wait, a nil
+// error means msg is the answer that resumed it (a retry).
+func (r *Runtime) checkContinue(ctx context.Context, a *Agent, req SendRequest, msg store.Message, t store.Task) error {
+	if req.ContextID != "" && req.ContextID != t.ContextID {
+		return errdefs.WithField("context_id", errdefs.Validationf("task %s belongs to context %s, not %s", t.ID, t.ContextID, req.ContextID))
+	}
+	if t.AgentID != a.ID {
+		return errdefs.Validationf("task %s belongs to agent %s, not %s", t.ID, t.AgentID, a.ID)
+	}
+	if t.State.Interrupted() {
+		return nil
+	}
+	if _, _, found, err := r.userMessage(ctx, t, msg.ID); err != nil || found {
+		return err
+	}
+	if t.State.Terminal() {
+		return errdefs.Conflict(errorsJoin(ErrTaskTerminal, "task "+t.ID+" is "+string(t.State)))
+	}
+	return errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
+}
+
+// admitResume decides under r.mu whether parked task t resumes here with
+// msg, and registers the resuming execution: the task must not be resumed
+// or canceled already, and its context must be free. On success the caller
+// owns one r.submitting count.
+func (r *Runtime) admitResume(ctx context.Context, a *Agent, t store.Task, msg store.Message) (*execution, error) {
+	l, err := r.logs.Activate(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.runs[t.ID] != nil || r.canceling[t.ID] {
+		r.logs.Release(l) // still active for the execution that owns it
+		return nil, errdefs.Conflictf("task %s is being resumed or canceled already", t.ID)
+	}
+	if r.draining {
+		r.logs.Release(l)
+		return nil, errdefs.Public(errdefs.NotAvailable(ErrDraining))
+	}
+	q := r.contexts[t.ContextID]
+	if q == nil {
+		q = &contextQueue{}
+		r.contexts[t.ContextID] = q
+	}
+	if q.active != "" {
+		l.Deactivate()
+		r.logs.Release(l)
+		return nil, errdefs.Conflictf("context %s has a running task %s; task %s can resume when it ends", t.ContextID, q.active, t.ID)
+	}
+	r.submitting.Add(1)
+	q.active = t.ID
+	next := t
+	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
+	next.CancelRequested = false
+	next.UpdatedAt = time.Now().UTC()
+	x := r.newExecution(a, next, l, msg.Message, engine.SignalInput)
+	x.host.reply = &engine.UserReply{Parts: msg.Parts}
+	r.registerLocked(x)
+	return x, nil
 }
 
 // abandonSubmission undoes an execution whose submission was not stored.
@@ -489,48 +546,6 @@ func tenantOf(t store.Task) string {
 	return t.Tenant
 }
 
-// launch runs x in the background, owned by the runtime: on an idle
-// worker when there is one, else on a new one.
-func (r *Runtime) launch(x *execution) {
-	r.mu.Lock()
-	x.launched = true
-	r.mu.Unlock()
-	select {
-	case r.handoff <- x:
-		return
-	default:
-	}
-	r.wg.Add(1)
-	go r.worker(x)
-}
-
-// workerIdle is how long a worker waits for the next execution before it
-// exits.
-const workerIdle = 10 * time.Second
-
-// worker runs x, then the executions handed to it, until it has been idle
-// for workerIdle or the runtime stops. Reusing goroutines matters because
-// a run's call stack is deep (agent, engine, model, encoders): a fresh
-// goroutine grows its stack by copying several times per run, a reused one
-// has grown already.
-func (r *Runtime) worker(x *execution) {
-	defer r.wg.Done()
-	idle := time.NewTimer(workerIdle)
-	defer idle.Stop()
-	for {
-		x.run()
-		r.ended(x)
-		idle.Reset(workerIdle)
-		select {
-		case x = <-r.handoff:
-		case <-idle.C:
-			return
-		case <-r.ctx.Done():
-			return
-		}
-	}
-}
-
 // ended releases x's context slot, wakes blocking callers and starts the
 // next queued task of the context.
 func (r *Runtime) ended(x *execution) {
@@ -621,99 +636,3 @@ func (r *Runtime) forget(x *execution) {
 		r.launch(next)
 	}
 }
-
-// CheckUserMessage reports what is wrong with a user message, and where
-// (a path such as "message.parts[0].text"), before anything is stored.
-func CheckUserMessage(m model.Message) (field string, err error) {
-	if m.Role != "" && m.Role != model.RoleUser {
-		return "message.role", errdefs.Validationf("must be %q, got %q", model.RoleUser, m.Role)
-	}
-	if m.ID != "" {
-		if err := checkClientID(m.ID); err != nil {
-			return "message.id", err
-		}
-	}
-	if len(m.Parts) == 0 {
-		return "message.parts", errdefs.Validationf("must not be empty")
-	}
-	for i, p := range m.Parts {
-		if p.Type == model.PartToolCall || p.Type == model.PartToolResult {
-			return partField(i) + ".type", errdefs.Validationf("a user message cannot carry %s parts", p.Type)
-		}
-		if err := p.Validate(); err != nil {
-			var pe *model.PartError
-			if errors.As(err, &pe) {
-				return partField(i) + "." + pe.Member, errdefs.Validationf("%s", pe.Reason)
-			}
-			return partField(i), errdefs.Validation(err)
-		}
-		if p.Type == model.PartText && strings.TrimSpace(p.Text) == "" {
-			return partField(i) + ".text", errdefs.Validationf("must not be blank (only white space)")
-		}
-	}
-	return "", nil
-}
-
-func partField(i int) string { return "message.parts[" + strconv.Itoa(i) + "]" }
-
-// maxClientID bounds the ids a client may choose (context and message ids).
-const maxClientID = 256
-
-// checkClientID reports whether id, chosen by a client, can name a context
-// or a message: 1 to maxClientID bytes of UTF-8 without white space or
-// control characters, so that it survives URLs, logs and headers as is.
-func checkClientID(id string) error {
-	if id == "" || len(id) > maxClientID {
-		return errdefs.Validationf("%q: want 1 to %d bytes", truncateID(id), maxClientID)
-	}
-	if !utf8.ValidString(id) {
-		return errdefs.Validationf("%q: not valid UTF-8", truncateID(id))
-	}
-	for _, c := range id {
-		if unicode.IsSpace(c) || unicode.IsControl(c) {
-			return errdefs.Validationf("%q: must not contain white space or control characters", truncateID(id))
-		}
-	}
-	return nil
-}
-
-// truncateID keeps an error message about an id readable.
-func truncateID(id string) string {
-	if len(id) <= 64 {
-		return id
-	}
-	return id[:64] + "…"
-}
-
-// normaliseUserMessage checks a user message and fills in its defaults; its
-// time is put in the form stores keep (see store.StoredTime).
-func normaliseUserMessage(m model.Message) (store.Message, error) {
-	if field, err := CheckUserMessage(m); err != nil {
-		return store.Message{}, errdefs.WithField(field, err)
-	}
-	if m.Role == "" {
-		m.Role = model.RoleUser
-	}
-	if m.ID == "" {
-		m.ID = newID()
-	}
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = storedNow()
-	} else {
-		m.CreatedAt = store.StoredTime(m.CreatedAt)
-	}
-	return store.Message{Message: m}, nil
-}
-
-func errorsJoin(base error, detail string) error {
-	return &detailed{base: base, detail: detail}
-}
-
-// detailed is a sentinel error with a specific message.
-type detailed struct {
-	base   error
-	detail string
-}
-
-func (e *detailed) Error() string { return e.detail + ": " + e.base.Error() }
-func (e *detailed) Unwrap() error { return e.base }
