@@ -103,4 +103,3 @@ func (t *Telemetry) LogHandler(h slog.Handler) slog.Handler {
 	}
 	return traceHandler{h}
 }
-
