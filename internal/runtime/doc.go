@@ -11,14 +11,12 @@
 // messages, run.end) is written in one transaction before anyone sees it
 // (invariant 6).
 //
-// Events: a run's log on this replica (runLog) assigns dense seqs, and an
-// event becomes visible to readers only once the store holds it; the
-// flusher writes live events in group commits (the first after a quiet spell
-// at once, then at most one write per window). A Stream reads a run's events
-// after a seq from memory or the store and then waits for more — every event
-// exactly once, in order (invariant 3) — and a reader that falls behind never
-// slows the run or anyone else (invariant 4). Readers of runs executing on
-// other replicas read the store, woken by Wake (PostgreSQL NOTIFY) or a poll.
+// Events: each run's event log on this replica is a runlog.Log, which
+// assigns seqs, makes events durable (with a state change in Commit, or in
+// the flusher's group commits) and shows them to readers only once durable;
+// OpenStream returns its reader (invariants 1, 3, 4, 6, 7: see runlog). The
+// runtime decides what is logged and when: the run.start/run.end framing of
+// every attempt, and which state change each event belongs to.
 //
 // Runs: AskUser parks a run in input-required (checkpoint, goroutine
 // released) and the next message to the task resumes it from its latest
@@ -30,10 +28,16 @@
 // replica that dies stops renewing, and another replica's sweep claims the
 // expired lease and resumes the run from its last checkpoint. Shutdown drains.
 //
-// Lock order: Runtime.mu, then runLog.flushMu, then runLog.mu, then
-// execution.mu; no lock is held across a store call except flushMu, which
-// serialises a run's writes.
+// Files: submit.go (Send: a new task, a resumed one), message.go (checks
+// of user messages and ids), worker.go (the goroutines runs execute on),
+// execution.go (one attempt: run, finish), host.go (the engine's Host),
+// commit.go, lease.go (leases, renewal, recovery), control.go (cancel,
+// shutdown), parked.go, child.go, wait.go, reads.go.
 //
-// runtime imports agent, engine, store, event, model and errdefs; never api,
+// Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
+// Log.mu), then execution.mu; no lock is held across a store call except a
+// Log's flushMu, which serialises a run's writes.
+//
+// runtime imports agent, engine, runlog, store, event, model and errdefs; never api,
 // a2a, config, an engine implementation or a store implementation.
 package runtime
