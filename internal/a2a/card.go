@@ -96,6 +96,7 @@ func (s *Server) writeCard(w http.ResponseWriter, r *http.Request, a *runtime.Ag
 		restError(w, http.StatusInternalServerError, "INTERNAL", a2a.ErrInternalError, "agent card of "+a.ID+": "+err.Error())
 		return
 	}
+	body = s.opts.Security.hybrid(body, card)
 	sum := sha256.Sum256(body)
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	h := w.Header()

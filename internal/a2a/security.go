@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -61,4 +62,38 @@ func (s *Server) extendedCard(a *runtime.Agent) func(ctx context.Context) (*a2a.
 		}
 		return s.Card(a, base), nil
 	}
+}
+
+// hybrid makes the served card's security schemes readable by v1.0 and
+// v0.3 clients alike. Both versions name the map securitySchemes but
+// shape its entries differently: the v0.3 producer writes {"type":
+// "apiKey", "in": …, "name": …}, which a v1.0 parser rejects, and v1.0
+// wraps each scheme ({"apiKeySecurityScheme": {…}}). Each entry gets
+// both shapes; each parser ignores the other's keys.
+func (s Security) hybrid(body []byte, card *a2a.AgentCard) []byte {
+	if !s.enabled() {
+		return body
+	}
+	var doc map[string]json.RawMessage
+	var v03, v10 map[string]map[string]json.RawMessage
+	v1, err := json.Marshal(card.SecuritySchemes)
+	if err != nil || json.Unmarshal(body, &doc) != nil || json.Unmarshal(doc["securitySchemes"], &v03) != nil || json.Unmarshal(v1, &v10) != nil {
+		return body
+	}
+	for name, wrapper := range v10 {
+		if v03[name] == nil {
+			v03[name] = map[string]json.RawMessage{}
+		}
+		for k, v := range wrapper {
+			v03[name][k] = v
+		}
+	}
+	if doc["securitySchemes"], err = json.Marshal(v03); err != nil {
+		return body
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return out
 }

@@ -269,14 +269,14 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 		resume = engine.SignalCrash
 	}
 	r.mu.Lock()
-	if q := r.contexts[t.ContextID]; q != nil && q.active != "" {
+	if q := r.contexts[contextKey(tenantOf(t), t.ContextID)]; q != nil && q.active != "" {
 		r.mu.Unlock()
 		log.Deactivate()
 		r.logs.Release(log)
 		r.expire(ctx, l) // try again at a later sweep
 		return errdefs.Conflictf("context %s is busy here", t.ContextID)
 	}
-	r.contexts[t.ContextID] = &contextQueue{active: t.ID}
+	r.contexts[contextKey(tenantOf(t), t.ContextID)] = &contextQueue{active: t.ID}
 	x := r.newExecution(a, next, log, msg, resume)
 	x.setLease(l)
 	r.registerLocked(x)

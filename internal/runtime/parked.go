@@ -41,7 +41,7 @@ func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t store.Task, sign
 		return store.Task{}, err
 	}
 	r.mu.Lock()
-	q := r.contexts[t.ContextID]
+	q := r.contexts[contextKey(tenantOf(t), t.ContextID)]
 	busy := ""
 	switch {
 	case r.runs[t.ID] != nil:
@@ -61,7 +61,7 @@ func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t store.Task, sign
 	}
 	if q == nil {
 		q = &contextQueue{}
-		r.contexts[t.ContextID] = q
+		r.contexts[contextKey(tenantOf(t), t.ContextID)] = q
 	}
 	q.active = t.ID
 	next := t

@@ -133,7 +133,7 @@ func (r *Runtime) newTask(ctx context.Context, a *Agent, req SendRequest, msg st
 	now := time.Now().UTC()
 	taskID := newID()
 	x := r.newExecution(a, store.Task{
-		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted,
+		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted, Tenant: store.TenantFrom(ctx),
 		Metadata:  r.observedCreate(ctx, RunInfo{RunID: taskID, ContextID: contextID, AgentID: a.ID}, req.Metadata),
 		CreatedAt: now, UpdatedAt: now,
 	}, r.logs.New(taskID), msg.Message, "")
@@ -160,10 +160,10 @@ type admission struct {
 // r.submitting count, which Shutdown waits for.
 func (r *Runtime) admit(ctx context.Context, x *execution, msgID string) (admission, error) {
 	r.mu.Lock()
-	q := r.contexts[x.contextID]
+	q := r.contexts[contextKey(x.tenant, x.contextID)]
 	if q == nil {
 		q = &contextQueue{}
-		r.contexts[x.contextID] = q
+		r.contexts[contextKey(x.tenant, x.contextID)] = q
 	}
 	if dup := r.submittedLocked(q, msgID); dup != nil {
 		r.mu.Unlock()
@@ -360,10 +360,10 @@ func (r *Runtime) admitResume(ctx context.Context, a *Agent, t store.Task, msg s
 		r.logs.Release(l)
 		return nil, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
-	q := r.contexts[t.ContextID]
+	q := r.contexts[contextKey(tenantOf(t), t.ContextID)]
 	if q == nil {
 		q = &contextQueue{}
-		r.contexts[t.ContextID] = q
+		r.contexts[contextKey(tenantOf(t), t.ContextID)] = q
 	}
 	if q.active != "" {
 		l.Deactivate()
@@ -593,7 +593,7 @@ func (r *Runtime) ended(x *execution) {
 // the slot frees up, returns the next queued execution, now active. Callers
 // hold r.mu and launch the returned execution.
 func (r *Runtime) advanceLocked(x *execution) *execution {
-	q := r.contexts[x.contextID]
+	q := r.contexts[contextKey(x.tenant, x.contextID)]
 	if q == nil {
 		return nil
 	}
@@ -617,7 +617,7 @@ func (r *Runtime) advanceLocked(x *execution) *execution {
 		}
 	}
 	if q.active == "" && len(q.queue) == 0 {
-		delete(r.contexts, x.contextID)
+		delete(r.contexts, contextKey(x.tenant, x.contextID))
 	}
 	return next
 }

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// acmeRuns are the objects tenant acme owns in the isolation tests.
+type acmeRuns struct {
+	done, waiting, context string
+}
+
+// seedAcme makes a finished run and one waiting for input, as acme.
+func seedAcme(t *testing.T, s *server) acmeRuns {
+	t.Helper()
+	var done, waiting runJSON
+	r := s.call(t, acmeKey, "POST", "/v1/agents/echo/messages", `{"text":"hello from acme"}`)
+	if r.status != 200 {
+		t.Fatalf("acme's send: %d %s", r.status, r.body)
+	}
+	r.json(t, &done)
+	r = s.call(t, acmeKey, "POST", "/v1/agents/conformance/messages", `{"text":"tck-input-required"}`)
+	if r.status != 200 {
+		t.Fatalf("acme's input-required send: %d %s", r.status, r.body)
+	}
+	r.json(t, &waiting)
+	if done.Status != "completed" || waiting.Status != "input-required" {
+		t.Fatalf("acme's runs are %s and %s, want completed and input-required", done.Status, waiting.Status)
+	}
+	return acmeRuns{done: done.ID, waiting: waiting.ID, context: done.ContextID}
+}
+
+// TestTenantIsolation tries every route of both APIs with another tenant's
+// ids: each answers 404 (or an empty list), as if the ids did not exist,
+// and the owner's objects are unchanged afterwards. On memstore here; on
+// PostgreSQL in TestTenantIsolationPostgres.
+func TestTenantIsolation(t *testing.T) {
+	testTenantIsolation(t, startWithAuth(t, "", authYAML))
+}
+
+func TestTenantIsolationPostgres(t *testing.T) {
+	testTenantIsolation(t, startWithAuth(t, sharedDSN(t), authYAML))
+}
+
+func testTenantIsolation(t *testing.T, s *server) {
+	own := seedAcme(t, s)
+	t.Run("rest", func(t *testing.T) { restIsolation(t, s, own) })
+	for _, b := range a2aBindings {
+		t.Run("a2a-"+b.name, func(t *testing.T) { a2aIsolation(t, s, own, b.protocol, b.path) })
+	}
+	// The owner still sees its objects as they were.
+	for _, id := range []string{own.done, own.waiting} {
+		if r := s.call(t, acmeKey, "GET", "/v1/runs/"+id, ""); r.status != 200 {
+			t.Fatalf("acme's run %s after the other tenant's attempts: %d %s", id, r.status, r.body)
+		}
+	}
+	var w runJSON
+	s.call(t, acmeKey, "GET", "/v1/runs/"+own.waiting, "").json(t, &w)
+	if w.Status != "input-required" {
+		t.Errorf("acme's waiting run is %s after the other tenant's cancel and input, want input-required", w.Status)
+	}
+	var msgs struct {
+		Messages []any `json:"messages"`
+	}
+	s.call(t, acmeKey, "GET", "/v1/contexts/"+own.context+"/messages", "").json(t, &msgs)
+	if len(msgs.Messages) != 2 {
+		t.Errorf("acme's context has %d messages after the other tenant sent into its id, want 2", len(msgs.Messages))
+	}
+}
+
+func restIsolation(t *testing.T, s *server, own acmeRuns) {
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/v1/runs/" + own.done, ""},
+		{"HEAD", "/v1/runs/" + own.done, ""},
+		{"GET", "/v1/runs/" + own.done + "/events", ""},
+		{"GET", "/v1/runs/" + own.done + "/events?after=1", ""},
+		{"HEAD", "/v1/runs/" + own.done + "/events", ""},
+		{"GET", "/v1/runs/" + own.done + "/trajectory", ""},
+		{"POST", "/v1/runs/" + own.waiting + "/cancel", ""},
+		{"POST", "/v1/runs/" + own.waiting + "/input", `{"text":"hijack"}`},
+	} {
+		r := s.call(t, globexKey, c.method, c.path, c.body)
+		if r.status != 404 {
+			t.Errorf("globex %s %s: %d %s, want 404", c.method, c.path, r.status, r.body)
+		}
+		if strings.Contains(r.body, "hello from acme") {
+			t.Errorf("globex %s %s leaks acme's text: %s", c.method, c.path, r.body)
+		}
+		// The owner gets an answer on the same route: the 404 is about
+		// the tenant, not a broken route.
+		if c.method == "GET" {
+			if r := s.call(t, acmeKey, c.method, c.path, c.body); r.status != 200 {
+				t.Errorf("acme %s %s: %d %s, want 200", c.method, c.path, r.status, r.body)
+			}
+		}
+	}
+	if r := s.call(t, globexKey, "GET", "/v1/runs/"+own.done+"/events", "", "Last-Event-ID", "1"); r.status != 404 {
+		t.Errorf("globex resuming acme's events with Last-Event-ID: %d %s, want 404", r.status, r.body)
+	}
+	for _, path := range []string{"/v1/runs", "/v1/runs?context=" + own.context, "/v1/contexts/" + own.context + "/messages"} {
+		r := s.call(t, globexKey, "GET", path, "")
+		if (r.status != 200 && r.status != 404) || strings.Contains(r.body, own.done) || strings.Contains(r.body, "hello from acme") {
+			t.Errorf("globex GET %s: %d %s, want nothing of acme's", path, r.status, r.body)
+		}
+	}
+	// Sending into acme's context id starts globex's own conversation:
+	// its run sees none of acme's messages.
+	r := s.call(t, globexKey, "POST", "/v1/agents/echo/messages", `{"text":"globex here","context_id":"`+own.context+`"}`)
+	if r.status != 200 || strings.Contains(r.body, "hello from acme") {
+		t.Errorf("globex sending into acme's context id: %d %s, want its own run without acme's messages", r.status, r.body)
+	}
+}
+
+func a2aIsolation(t *testing.T, s *server, own acmeRuns, protocol a2a.TransportProtocol, path string) {
+	ctx := context.Background()
+	other := s.a2aClient(t, "conformance", globexKey, protocol, path)
+	owner := s.a2aClient(t, "conformance", acmeKey, protocol, path)
+	notFound := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, a2a.ErrTaskNotFound) {
+			t.Errorf("globex %s of acme's task: %v, want TaskNotFound", what, err)
+		}
+	}
+	if _, err := owner.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(own.waiting)}); err != nil {
+		t.Fatalf("acme's own GetTask: %v", err)
+	}
+	_, err := other.GetTask(ctx, &a2a.GetTaskRequest{ID: a2a.TaskID(own.waiting)})
+	notFound("GetTask", err)
+	_, err = other.CancelTask(ctx, &a2a.CancelTaskRequest{ID: a2a.TaskID(own.waiting)})
+	notFound("CancelTask", err)
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hijack"))
+	msg.TaskID = a2a.TaskID(own.waiting)
+	_, err = other.SendMessage(ctx, &a2a.SendMessageRequest{Message: msg})
+	notFound("SendMessage to the task", err)
+	for _, err := range other.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: a2a.TaskID(own.waiting)}) {
+		notFound("SubscribeToTask", err)
+		break
+	}
+	list, err := other.ListTasks(ctx, &a2a.ListTasksRequest{})
+	if err != nil {
+		t.Fatalf("globex ListTasks: %v", err)
+	}
+	for _, task := range list.Tasks {
+		if string(task.ID) == own.waiting || string(task.ID) == own.done {
+			t.Errorf("globex ListTasks lists acme's task %s", task.ID)
+		}
+	}
+	pushIsolation(t, other, own)
+}
+
+// pushIsolation: the push-notification configs of another tenant's task
+// are as absent as the task. Where the server offers no push
+// notifications there is nothing to reach, and the methods say so.
+func pushIsolation(t *testing.T, other interface {
+	GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error)
+	ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) ([]*a2a.PushConfig, error)
+	CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error)
+	DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error
+}, own acmeRuns) {
+	ctx := context.Background()
+	id := a2a.TaskID(own.waiting)
+	check := func(what string, err error) {
+		t.Helper()
+		switch {
+		case errors.Is(err, a2a.ErrTaskNotFound):
+		case errors.Is(err, a2a.ErrPushNotificationNotSupported):
+			t.Logf("%s: push notifications are not offered (%v)", what, err)
+		default:
+			t.Errorf("globex %s on acme's task: %v, want TaskNotFound", what, err)
+		}
+	}
+	_, err := other.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: id, ID: "any"})
+	check("GetTaskPushConfig", err)
+	_, err = other.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: id})
+	check("ListTaskPushConfigs", err)
+	_, err = other.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: id, URL: "https://hooks.example.com/x"})
+	check("CreateTaskPushConfig", err)
+	check("DeleteTaskPushConfig", other.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: id, ID: "any"}))
+}
