@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -13,19 +14,33 @@ import (
 
 // mountA2A serves every agent over A2A on router: the cards at
 // /.well-known/agent-card.json and /agents/{id}/.well-known/agent-card.json,
-// and the JSON-RPC and HTTP+JSON bindings under /agents/{id}/.
-func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *slog.Logger) error {
+// and the JSON-RPC and HTTP+JSON bindings under /agents/{id}/. It starts this replica's
+// push-notification delivery; stop ends it (handing its claims over to
+// the other replicas) and waits for it.
+func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *slog.Logger) (stop func(), err error) {
 	srv, err := a2a.New(rt, a2a.Options{
 		PublicURL:    cfg.Server.PublicURL,
 		DefaultAgent: cfg.Server.DefaultAgent,
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		KeepAlive:    cfg.Server.Heartbeat.Or(15 * time.Second),
 		Security:     security(cfg),
-		Logger:       log,
+		Push: a2a.PushOptions{
+			AllowPrivate: cfg.Push.AllowPrivate,
+			Timeout:      time.Duration(cfg.Push.Timeout),
+			RetryFor:     time.Duration(cfg.Push.RetryFor),
+			ClaimTTL:     time.Duration(cfg.Push.ClaimTTL),
+		},
+		Logger: log,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	srv.Mount(router)
-	return nil
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.DeliverPushes(ctx)
+	}()
+	return func() { cancel(); <-done }, nil
 }

@@ -184,9 +184,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		OpenAPI:      agentd.OpenAPI,
 		Logger:       log,
 	}).Mount(router)
-	if err := mountA2A(router, rt, cfg, log); err != nil {
+	stopPush, err := mountA2A(router, rt, cfg, log)
+	if err != nil {
 		return err
 	}
+	defer stopPush() // before the store closes: it hands claims over
 	stopMetrics, err := exposeMetrics(router, cfg, tel, log)
 	if err != nil {
 		return err

@@ -40,10 +40,10 @@ func (s *Server) Card(a *runtime.Agent, base string) *a2a.AgentCard {
 		},
 		Capabilities: a2a.AgentCapabilities{
 			Streaming: c.Capabilities.Streaming,
-			// Push notifications and the extended card are not offered
-			// yet; the capabilities say so, and the methods answer
-			// -32003 / -32004.
-			PushNotifications: false,
+			// Push notifications are delivered to every config a client
+			// sets (push_*.go). The extended card is not offered yet; the
+			// capabilities say so, and its method answers -32004.
+			PushNotifications: true,
 			ExtendedAgentCard: false,
 			Extensions:        []a2a.AgentExtension{extensionDecl()},
 		},

@@ -54,7 +54,7 @@ func TestCards(t *testing.T) {
 		}
 	}
 	caps := card.Capabilities
-	if !caps.Streaming || caps.PushNotifications || caps.ExtendedAgentCard || len(caps.Extensions) != 1 || caps.Extensions[0].URI != agenta2a.ExtensionURI {
+	if !caps.Streaming || !caps.PushNotifications || caps.ExtendedAgentCard || len(caps.Extensions) != 1 || caps.Extensions[0].URI != agenta2a.ExtensionURI {
 		t.Fatalf("capabilities %+v", caps)
 	}
 	// The v0.3 members of the combined card.

@@ -144,8 +144,8 @@ func TestSDKClients(t *testing.T) {
 				unknown.TaskID = "client-chosen-id"
 				_, err = c.SendMessage(ctx, &a2a.SendMessageRequest{Message: unknown})
 				wantErr(t, err, a2a.ErrTaskNotFound)
-				_, err = c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: done.ID, URL: "https://example.com/hook"})
-				wantErr(t, err, a2a.ErrPushNotificationNotSupported)
+				_, err = c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: "no-such-task", URL: "https://example.com/hook"})
+				wantErr(t, err, a2a.ErrTaskNotFound)
 			})
 		})
 	}

@@ -107,12 +107,31 @@
 // those an unbroken stream would have carried and a resume costs the same
 // however long the log.
 //
-// # Limits
+// # Push notifications (push_*.go)
 //
-// Push notifications and the extended card are not offered: the cards say
-// so, push methods answer -32003 and GetExtendedAgentCard -32004.
+// The four config methods store a task's webhooks through the runtime
+// (tenant-scoped); SendMessage takes one inline too. A URL must be http(s)
+// and, unless PushOptions.AllowPrivate, name or resolve to public
+// addresses only; delivery re-checks the dialled address (netguard), so a
+// DNS answer that changed since cannot reach the internal network, and
+// follows no redirect. An unknown config is -32001, like an unknown task.
+//
+// Delivery (Server.DeliverPushes) runs on every replica: it claims pending
+// configs in the store (store.PushConfigs: a claim per config that expires
+// unless renewed, fenced by generation) and follows each task's log from
+// the config's durable cursor with the stream translator, primed there as
+// for a resumed stream, so a webhook gets exactly the updates a stream
+// from its creation carries, as a StreamResponse (application/a2a+json),
+// with the token in A2A-Notification-Token and X-A2A-Notification-Token
+// and authentication as Authorization: <scheme> <credentials>. Updates go
+// out one at a time, in order, each retried with exponential backoff and
+// jitter (5xx, 408, 429, timeouts, refused connections) for
+// PushOptions.RetryFor, then given up and logged; the cursor is saved
+// after each, so a killed replica's deliveries resume on another replica
+// once its claims expire, repeating at most the update in flight. A
+// config's delivery ends (done) when its task is terminal and delivered.
 //
 // a2a imports the runtime, the store, engine (its resume signals) and
-// model vocabulary, and errdefs; it must not import api, config or any
+// model vocabulary, errdefs and netguard; it must not import api, config or any
 // engine implementation, and it holds no business state.
 package a2a

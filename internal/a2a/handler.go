@@ -169,8 +169,14 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 // submit validates a send request and hands it to the runtime. Every check
 // that can refuse the request runs before anything is created.
 func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runtime.Submission, error) {
+	var push *webhook
 	if req.Config != nil && req.Config.PushConfig != nil {
-		return runtime.Submission{}, errPushUnsupported(h.agent.ID)
+		// Refused before anything is created, like every other check.
+		hook, err := h.checkWebhook(ctx, req.Config.PushConfig, "configuration.taskPushNotificationConfig.")
+		if err != nil {
+			return runtime.Submission{}, err
+		}
+		push = &hook
 	}
 	msg, err := fromMessage(req.Message)
 	if err != nil {
@@ -196,6 +202,12 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runt
 	sub, err := h.s.rt.Send(ctx, sr)
 	if err != nil {
 		return runtime.Submission{}, toA2AError(err)
+	}
+	if push != nil && !sub.Duplicate {
+		// The webhook gets every update of this submission's attempt.
+		if _, err := h.putPushConfig(ctx, sub.Task, req.Config.PushConfig.ID, *push, sub.StartSeq); err != nil {
+			return runtime.Submission{}, err
+		}
 	}
 	return sub, nil
 }
@@ -281,30 +293,6 @@ func historyLength(p *int, def int) (int, error) {
 		return 0, invalidParams("historyLength: must not be negative, got %d", *p)
 	}
 	return *p, nil
-}
-
-func errPushUnsupported(agentID string) error {
-	return a2a.NewError(a2a.ErrPushNotificationNotSupported, "agent "+agentID+" does not support push notifications")
-}
-
-// GetTaskPushConfig: push notifications are not offered (-32003).
-func (h *handler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
-	return nil, errPushUnsupported(h.agent.ID)
-}
-
-// ListTaskPushConfigs: push notifications are not offered (-32003).
-func (h *handler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
-	return nil, errPushUnsupported(h.agent.ID)
-}
-
-// CreateTaskPushConfig: push notifications are not offered (-32003).
-func (h *handler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
-	return nil, errPushUnsupported(h.agent.ID)
-}
-
-// DeleteTaskPushConfig: push notifications are not offered (-32003).
-func (h *handler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
-	return errPushUnsupported(h.agent.ID)
 }
 
 // GetExtendedAgentCard: the cards declare no extended card, which A2A

@@ -37,6 +37,7 @@ const testTimeout = 20 * time.Second
 type env struct {
 	rt   *runtime.Runtime
 	st   store.Store // the runtime's store, for what tests do behind its back (pruning)
+	a2a  *agenta2a.Server
 	srv  *httptest.Server
 	base string
 }
@@ -91,7 +92,7 @@ func newEnvOn(t testing.TB, st store.Store, writeTimeout time.Duration, agentsHo
 	srv := httptest.NewUnstartedServer(r)
 	srv.Config.WriteTimeout = writeTimeout
 	srv.Start()
-	e := &env{rt: rt, st: st, srv: srv, base: srv.URL}
+	e := &env{rt: rt, st: st, a2a: s, srv: srv, base: srv.URL}
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()

@@ -39,6 +39,8 @@ type Options struct {
 	CancelWait time.Duration
 	// CardMaxAge is the Cache-Control max-age of agent cards (default 5m).
 	CardMaxAge time.Duration
+	// Push configures push-notification delivery (push_deliver.go).
+	Push PushOptions
 	// Provider, when set, is published on every card.
 	Provider *a2a.AgentProvider
 	// Security, when it enables a scheme, is declared on every card, and
@@ -54,6 +56,7 @@ type Server struct {
 	rt     *runtime.Runtime
 	opts   Options
 	agents map[string]*binding
+	push   pushState
 }
 
 // binding is one agent's request handler and the SDK transports over it.

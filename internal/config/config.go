@@ -23,6 +23,8 @@ import (
 type Config struct {
 	Server    Server              `json:"server"`
 	Providers map[string]Provider `json:"providers"`
+	// Push configures the delivery of A2A push notifications (push.go).
+	Push Push `json:"push,omitempty"`
 	// Tools configures the built-in tools that need it.
 	Tools  Tools   `json:"tools,omitempty"`
 	Agents []Agent `json:"agents"`

@@ -1,0 +1,158 @@
+package a2a
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/store"
+)
+
+// handOverTimeout bounds the store write that hands a claim over when a
+// replica stops.
+const handOverTimeout = 2 * time.Second
+
+// pushFollower delivers one claimed config's updates: it reads the task's
+// log after the config's cursor, translates each event as an A2A stream
+// does (translate.go, primed at the cursor like a resumed stream), and
+// posts every update to the webhook in order, each until it is taken or
+// given up, saving the cursor after each. A kill loses nothing (the next
+// holder resumes after the saved cursor) and repeats at most the update
+// whose delivery was not yet saved.
+type pushFollower struct {
+	d    *deliverer
+	c    store.PushConfig // c.Delivered: the cursor as last saved
+	hook webhook
+	x    *translator
+	// cursor is the seq of the last event handled (delivered, or without
+	// an update); saved is when the claim was last renewed.
+	cursor int64
+	saved  time.Time
+}
+
+// follow delivers c until its task ends (the config is then done), its
+// claim is lost, or ctx ends (the claim is handed over at once).
+func (d *deliverer) follow(ctx context.Context, c store.PushConfig) {
+	f := &pushFollower{d: d, c: c, cursor: c.Delivered, saved: time.Now()}
+	err := f.run(ctx)
+	switch {
+	case err == nil, claimLost(err):
+	case ctx.Err() != nil:
+		f.handOver(ctx)
+	default:
+		d.s.opts.Logger.Warn("push: delivery stopped; another claim round resumes it", "task_id", c.TaskID, "config_id", c.ID, "err", err)
+		f.handOver(ctx)
+	}
+}
+
+func (f *pushFollower) run(ctx context.Context) error {
+	if err := json.Unmarshal(f.c.Config, &f.hook); err != nil {
+		f.d.s.opts.Logger.Error("push: stored config is unreadable; dropping it", "task_id", f.c.TaskID, "config_id", f.c.ID, "err", err)
+		return f.save(ctx, true)
+	}
+	rt := f.d.s.rt
+	t, err := rt.GetTask(ctx, f.c.TaskID)
+	if errdefs.IsNotFound(err) {
+		return f.save(ctx, true) // the task is gone: nothing will follow
+	}
+	if err != nil {
+		return err
+	}
+	// The webhook got every update up to the cursor, like a client
+	// resuming a stream there.
+	if f.x, err = (&handler{s: f.d.s}).prime(ctx, t, f.cursor, true); err != nil {
+		return err
+	}
+	st, err := rt.OpenStream(ctx, t.ID, f.cursor)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for {
+		evs, err := st.Next(ctx, streamBatch, f.renewEvery())
+		if errors.Is(err, io.EOF) {
+			return f.save(ctx, true)
+		}
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := f.handle(ctx, ev); err != nil {
+				return err
+			}
+		}
+		if err := f.keep(ctx, f.cursor != f.c.Delivered); err != nil {
+			return err
+		}
+	}
+}
+
+// handle delivers ev's update, if it has one, and saves the cursor past it.
+func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
+	up := f.x.translate(ev)
+	if up == nil {
+		f.cursor = ev.Seq
+		return nil
+	}
+	body, err := json.Marshal(a2a.StreamResponse{Event: up})
+	if err != nil {
+		return err
+	}
+	attempts, err := f.d.send(ctx, f.hook, body, func() error { return f.keep(ctx, false) })
+	if ctx.Err() != nil || claimLost(err) {
+		return cmp.Or(err, ctx.Err()) // not delivered: the next holder sends it
+	}
+	f.cursor = ev.Seq
+	if err != nil {
+		f.d.s.opts.Logger.Warn("push: update given up", "task_id", f.c.TaskID, "config_id", f.c.ID,
+			"seq", ev.Seq, "attempts", attempts, "err", err)
+	}
+	if o := f.d.opts.Observe; o != nil {
+		o(Delivery{TaskID: f.c.TaskID, ConfigID: f.c.ID, Seq: ev.Seq, EventTime: ev.Time, Sent: time.Now(), Attempts: attempts, Err: err})
+	}
+	return f.keep(ctx, true)
+}
+
+// renewEvery is how often an idle or retrying delivery renews its claim.
+func (f *pushFollower) renewEvery() time.Duration { return f.d.opts.ClaimTTL / 3 }
+
+// keep saves the cursor (when force) or renews the claim when due.
+func (f *pushFollower) keep(ctx context.Context, force bool) error {
+	if !force && time.Since(f.saved) < f.renewEvery() {
+		return nil
+	}
+	c := f.c
+	c.Delivered = f.cursor
+	saved, err := f.d.s.rt.SavePushDelivery(ctx, c, f.d.opts.ClaimTTL)
+	if err != nil {
+		return err
+	}
+	f.c, f.saved = saved, time.Now()
+	return nil
+}
+
+// save records the cursor, and done when delivery is over.
+func (f *pushFollower) save(ctx context.Context, done bool) error {
+	c := f.c
+	c.Delivered, c.Done = f.cursor, done
+	_, err := f.d.s.rt.SavePushDelivery(ctx, c, f.d.opts.ClaimTTL)
+	return err
+}
+
+// handOver saves the cursor and lets the claim expire now, so that the
+// next claim round (here or on another replica) resumes the delivery.
+func (f *pushFollower) handOver(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOverTimeout)
+	defer cancel()
+	c := f.c
+	c.Delivered = f.cursor
+	if _, err := f.d.s.rt.SavePushDelivery(ctx, c, time.Nanosecond); err != nil && !claimLost(err) {
+		f.d.s.opts.Logger.Warn("push: handing a delivery over failed; its claim expires instead", "task_id", c.TaskID, "config_id", c.ID, "err", err)
+	}
+}

@@ -1,0 +1,150 @@
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"time"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/netguard"
+)
+
+// Webhook requests. The token travels in both header spellings the SDKs
+// use (a2a-go reads A2A-Notification-Token, the Python SDK and v0.3
+// receivers X-A2A-Notification-Token); a receiver reading either finds it.
+const (
+	tokenHeader       = "A2A-Notification-Token"
+	tokenHeaderLegacy = "X-A2A-Notification-Token"
+	// webhookDrain bounds how much of a webhook's answer is read (to reuse
+	// the connection); the rest is dropped with the connection.
+	webhookDrain = 64 << 10
+	// Backoff between attempts: from backoffMin, doubling, up to
+	// backoffMax, each with ±50 % jitter.
+	backoffMin = 100 * time.Millisecond
+	backoffMax = 10 * time.Second
+)
+
+// webhookClient posts webhooks: http.Client in production.
+type webhookClient interface {
+	Do(*http.Request) (*http.Response, error)
+	CloseIdleConnections()
+}
+
+// newWebhookClient returns the client deliveries share: every connection
+// dialled through netguard (a private address is refused at connect time,
+// whatever DNS answered when the config was set), redirects not followed
+// (a redirect could lead anywhere, the token with it), each attempt
+// bounded by opts.Timeout.
+func newWebhookClient(opts PushOptions) *http.Client {
+	tr := &http.Transport{
+		DialContext:           netguard.Dialer(opts.Timeout, opts.AllowPrivate).DialContext,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   opts.Timeout,
+		ResponseHeaderTimeout: opts.Timeout,
+		ForceAttemptHTTP2:     true,
+	}
+	return &http.Client{
+		Transport: tr,
+		Timeout:   opts.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// send posts body to the webhook until it is taken (2xx), a failure that
+// a retry cannot cure (4xx other than 408/429, a refused address), or
+// RetryFor has passed; between attempts it backs off and calls keep (which
+// renews the delivery's claim, and fails when it was lost). It returns the
+// number of attempts and the last failure.
+func (d *deliverer) send(ctx context.Context, hook webhook, body []byte, keep func() error) (int, error) {
+	deadline := time.Now().Add(d.opts.RetryFor)
+	wait := backoffMin
+	for attempt := 1; ; attempt++ {
+		err := d.post(ctx, hook, body)
+		if err == nil || !retryableDelivery(err) || ctx.Err() != nil {
+			return attempt, err
+		}
+		pause := jitter(wait)
+		if time.Now().Add(pause).After(deadline) {
+			return attempt, err
+		}
+		select {
+		case <-ctx.Done():
+			return attempt, ctx.Err()
+		case <-time.After(pause):
+		}
+		if kerr := keep(); kerr != nil {
+			return attempt, kerr
+		}
+		wait = min(2*wait, backoffMax)
+	}
+}
+
+// webhookStatus is a webhook's non-2xx answer.
+type webhookStatus int
+
+func (s webhookStatus) Error() string {
+	return fmt.Sprintf("webhook answered %d %s", int(s), http.StatusText(int(s)))
+}
+
+// post makes one attempt.
+func (d *deliverer) post(ctx context.Context, hook webhook, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hook.URL, bytes.NewReader(body))
+	if err != nil {
+		return errdefs.Validationf("webhook URL %q: %v", hook.URL, err)
+	}
+	req.Header.Set("Content-Type", "application/a2a+json")
+	req.Header.Set("User-Agent", "agentd")
+	if hook.Token != "" {
+		req.Header.Set(tokenHeader, hook.Token)
+		req.Header.Set(tokenHeaderLegacy, hook.Token)
+	}
+	if a := hook.Auth; a != nil && a.Credentials != "" {
+		req.Header.Set("Authorization", a.Scheme+" "+a.Credentials)
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, webhookDrain))
+	_ = resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return webhookStatus(resp.StatusCode)
+	}
+	return nil
+}
+
+// retryableDelivery reports whether another attempt may succeed: a 5xx, 408 or
+// 429, a timeout, a refused or reset connection — not a 4xx the webhook
+// meant, a redirect, or an address netguard refuses.
+func retryableDelivery(err error) bool {
+	var st webhookStatus
+	if errors.As(err, &st) {
+		return st >= 500 || st == http.StatusRequestTimeout || st == http.StatusTooManyRequests
+	}
+	if errdefs.ClassOf(err) == errdefs.ClassForbidden || errdefs.ClassOf(err) == errdefs.ClassValidation {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isDialError(err)
+}
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op)
+}
+
+// jitter spreads d by ±50 %, so that webhooks failing together do not
+// retry together.
+func jitter(d time.Duration) time.Duration {
+	return d/2 + rand.N(d)
+}

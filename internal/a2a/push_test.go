@@ -1,0 +1,318 @@
+package a2a_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	agenta2a "agentd/internal/a2a"
+	"agentd/internal/a2a/pushtest"
+	"agentd/internal/model"
+	"agentd/internal/runtime"
+	"agentd/internal/store"
+)
+
+// newPushEnv is an env whose server delivers push notifications, loopback
+// allowed, with short timeouts, and a webhook receiver for them.
+func newPushEnv(t *testing.T) (*env, *pushtest.Receiver) {
+	t.Helper()
+	rcv := pushtest.NewReceiver()
+	t.Cleanup(rcv.Close)
+	e := newEnv(t, func(o *agenta2a.Options) {
+		o.Push = agenta2a.PushOptions{AllowPrivate: true, Timeout: 300 * time.Millisecond, ClaimTTL: 2 * time.Second, ClaimEvery: 50 * time.Millisecond}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.a2a.DeliverPushes(ctx)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return e, rcv
+}
+
+// TestPushConfigMethods: the four config methods on every binding, v1.0
+// and v0.3, through the official client.
+func TestPushConfigMethods(t *testing.T) {
+	e, rcv := newPushEnv(t)
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			c := e.client(t, "conformance", b)
+			ctx := ctxT(t)
+			res, err := c.SendMessage(ctx, sendReq("tck-input-required push"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			task := res.(*a2a.Task)
+			want := &a2a.PushConfig{TaskID: task.ID, ID: "hook-1", URL: rcv.URL("/h1"), Token: "tok", Auth: &a2a.PushAuthInfo{Scheme: "Bearer", Credentials: "cred"}}
+			got, err := c.CreateTaskPushConfig(ctx, want)
+			if err != nil {
+				t.Fatalf("CreateTaskPushConfig: %v", err)
+			}
+			wantSameConfig(t, "created", got, want)
+			minted, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, URL: rcv.URL("/h2")})
+			if err != nil || minted.ID == "" {
+				t.Fatalf("CreateTaskPushConfig without an id: %+v, %v; want an id minted", minted, err)
+			}
+			if got, err = c.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: task.ID, ID: "hook-1"}); err != nil {
+				t.Fatalf("GetTaskPushConfig: %v", err)
+			}
+			wantSameConfig(t, "read back", got, want)
+			wantConfigIDs(t, c.ListTaskPushConfigs, task.ID, []string{"hook-1", minted.ID})
+			if err := c.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: task.ID, ID: "hook-1"}); err != nil {
+				t.Fatalf("DeleteTaskPushConfig: %v", err)
+			}
+			wantConfigIDs(t, c.ListTaskPushConfigs, task.ID, []string{minted.ID})
+			_, err = c.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: task.ID, ID: "hook-1"})
+			wantA2AError(t, err, a2a.ErrTaskNotFound, "hook-1", "GetTaskPushConfig of a deleted config")
+			_, err = c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: "no-such-task", URL: rcv.URL("/h")})
+			wantA2AError(t, err, a2a.ErrTaskNotFound, "no-such-task", "CreateTaskPushConfig for an unknown task")
+			_, err = c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID})
+			wantA2AError(t, err, a2a.ErrInvalidParams, "url", "CreateTaskPushConfig without a url")
+			_, err = c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, URL: "ftp://example.com/x"})
+			wantA2AError(t, err, a2a.ErrInvalidParams, "url", "CreateTaskPushConfig with an ftp url")
+		})
+	}
+}
+
+func wantSameConfig(t *testing.T, what string, got, want *a2a.PushConfig) {
+	t.Helper()
+	g, w := *got, *want
+	g.Tenant, w.Tenant = "", ""
+	if g.TaskID != w.TaskID || g.ID != w.ID || g.URL != w.URL || g.Token != w.Token || (g.Auth == nil) != (w.Auth == nil) ||
+		(g.Auth != nil && (g.Auth.Scheme != w.Auth.Scheme || g.Auth.Credentials != w.Auth.Credentials)) {
+		t.Errorf("%s config: got %+v (auth %+v), want %+v (auth %+v)", what, g, g.Auth, w, w.Auth)
+	}
+}
+
+func wantConfigIDs(t *testing.T, list func(context.Context, *a2a.ListTaskPushConfigRequest) ([]*a2a.PushConfig, error), task a2a.TaskID, want []string) {
+	t.Helper()
+	cs, err := list(ctxT(t), &a2a.ListTaskPushConfigRequest{TaskID: task})
+	if err != nil {
+		t.Fatalf("ListTaskPushConfigs: %v", err)
+	}
+	var got []string
+	for _, c := range cs {
+		got = append(got, c.ID)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("configs of task %s: got %v, want %v", task, got, want)
+	}
+}
+
+func wantA2AError(t *testing.T, err, code error, mention, what string) {
+	t.Helper()
+	if !errors.Is(err, code) || !strings.Contains(err.Error(), mention) {
+		t.Errorf("%s: got %v, want %v naming %q", what, err, code, mention)
+	}
+}
+
+// TestPushRefusesPrivateTargets: without push.allow_private, webhooks on
+// loopback, private and link-local (metadata) addresses are refused when
+// the config is set — also inline in SendMessage, before any task exists.
+func TestPushRefusesPrivateTargets(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t, "conformance", bindings[0])
+	ctx := ctxT(t)
+	res, err := c.SendMessage(ctx, sendReq("tck-input-required push"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*a2a.Task)
+	for _, u := range []string{"http://127.0.0.1:9/h", "http://localhost:9/h", "http://169.254.169.254/latest/meta-data", "http://[::1]/h", "http://10.1.2.3/h", "https://192.168.0.1/h"} {
+		_, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, URL: u})
+		wantA2AError(t, err, a2a.ErrInvalidParams, "push.allow_private", "CreateTaskPushConfig to "+u)
+	}
+	before, err := c.ListTasks(ctx, &a2a.ListTasksRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := sendReq("tck-complete-task inline")
+	req.Config = &a2a.SendMessageConfig{PushConfig: &a2a.PushConfig{URL: "http://127.0.0.1:9/h"}}
+	_, err = c.SendMessage(ctx, req)
+	wantA2AError(t, err, a2a.ErrInvalidParams, "configuration.taskPushNotificationConfig.url", "SendMessage with a private inline push config")
+	after, err := c.ListTasks(ctx, &a2a.ListTasksRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.TotalSize != before.TotalSize {
+		t.Errorf("tasks after a refused send: %d, want %d (nothing created)", after.TotalSize, before.TotalSize)
+	}
+}
+
+// TestPushDeliversEveryUpdateInOrder: a webhook that fails its first
+// deliveries (503 twice, then a timeout) still gets every update of the
+// task, in order, exactly as a stream from the start carries them, with
+// the token in both header spellings and the credentials.
+func TestPushDeliversEveryUpdateInOrder(t *testing.T) {
+	e, rcv := newPushEnv(t)
+	rcv.FailNext(pushtest.Fault{Status: 503}, pushtest.Fault{Status: 503}, pushtest.Fault{Hold: time.Second})
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			c := e.client(t, "echo", b)
+			req := sendReq("stream 30 every 5ms")
+			req.Config = &a2a.SendMessageConfig{ReturnImmediately: true, PushConfig: &a2a.PushConfig{
+				URL: rcv.URL("/" + b.name), Token: "tok-" + b.name, Auth: &a2a.PushAuthInfo{Scheme: "Bearer", Credentials: "cred"},
+			}}
+			res, err := c.SendMessage(ctxT(t), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := res.(*a2a.Task).ID
+			if _, err := e.rt.Wait(ctxT(t), string(id)); err != nil {
+				t.Fatal(err)
+			}
+			want := replay(t, c, id, 0)
+			got := waitDistinct(t, rcv, "/"+b.name, len(want))
+			if !pushtest.InOrder(got) {
+				t.Errorf("updates out of order: seqs %v", seqsOf(got))
+			}
+			if d := describeDeduped(got); !slices.Equal(d, want) {
+				t.Errorf("delivered updates:\n%s\nwant (a stream from the start):\n%s", strings.Join(d, "\n"), strings.Join(want, "\n"))
+			}
+			h := got[len(got)-1].Header
+			if h.Get("A2A-Notification-Token") != "tok-"+b.name || h.Get("X-A2A-Notification-Token") != "tok-"+b.name ||
+				h.Get("Authorization") != "Bearer cred" || h.Get("Content-Type") != "application/a2a+json" {
+				t.Errorf("webhook headers: %v", h)
+			}
+		})
+	}
+	if rcv.Failed() != 3 {
+		t.Errorf("faults met: %d, want 3", rcv.Failed())
+	}
+}
+
+// TestPushKeepsTenantsAndTasksApart: each config gets its own task's
+// updates only, also when tasks of two tenants deliver at once.
+func TestPushKeepsTenantsAndTasksApart(t *testing.T) {
+	e, rcv := newPushEnv(t)
+	c := e.client(t, "echo", bindings[0])
+	req := sendReq("stream 20 every 5ms")
+	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true, PushConfig: &a2a.PushConfig{URL: rcv.URL("/a")}}
+	res, err := c.SendMessage(ctxT(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idA := string(res.(*a2a.Task).ID)
+	// Tenant b's finished task and its config, written behind the
+	// runtime's back (the front end takes the tenant from the caller's
+	// credentials): the deliverer claims configs of every tenant and must
+	// read each task in its own.
+	bctx := store.WithTenant(ctxT(t), "tenant-b")
+	idB := model.NewID()
+	seedFinishedTask(t, e.st, bctx, idB)
+	if err := e.rt.PutPushConfig(bctx, store.PushConfig{TaskID: idB, ID: "b", Config: []byte(`{"url": "` + rcv.URL("/b") + `"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	gotA := waitTerminal(t, rcv, "/a", a2a.TaskID(idA))
+	gotB := waitTerminal(t, rcv, "/b", a2a.TaskID(idB))
+	for _, n := range gotA {
+		if n.TaskID != idA {
+			t.Errorf("webhook /a got an update of task %s (want only %s)", n.TaskID, idA)
+		}
+	}
+	for _, n := range gotB {
+		if n.TaskID != idB {
+			t.Errorf("webhook /b got an update of task %s (want only %s)", n.TaskID, idB)
+		}
+	}
+}
+
+// waitTerminal waits until the webhook at path got a terminal status of
+// task id, and returns what it got.
+func waitTerminal(t *testing.T, rcv *pushtest.Receiver, path string, id a2a.TaskID) []pushtest.Notification {
+	t.Helper()
+	var got []pushtest.Notification
+	err := rcv.WaitFor(ctxT(t), func(ns []pushtest.Notification) bool {
+		got = got[:0]
+		for _, n := range ns {
+			if n.Path == path {
+				got = append(got, n)
+			}
+		}
+		return slices.ContainsFunc(got, func(n pushtest.Notification) bool { return terminalFor(n, id) })
+	})
+	if err != nil {
+		t.Fatalf("webhook %s: no terminal status of task %s (got %d updates: %v)", path, id, len(got), seqsOf(got))
+	}
+	return got
+}
+
+// waitDistinct waits until the webhook at path got n distinct updates,
+// and returns what it got.
+func waitDistinct(t *testing.T, rcv *pushtest.Receiver, path string, n int) []pushtest.Notification {
+	t.Helper()
+	var got []pushtest.Notification
+	err := rcv.WaitFor(ctxT(t), func(ns []pushtest.Notification) bool {
+		got = got[:0]
+		for _, x := range ns {
+			if x.Path == path {
+				got = append(got, x)
+			}
+		}
+		return len(pushtest.Seqs(got)) >= n
+	})
+	if err != nil {
+		t.Fatalf("webhook %s: %d distinct updates, want %d (seqs %v)", path, len(pushtest.Seqs(got)), n, seqsOf(got))
+	}
+	return got
+}
+
+func terminalFor(n pushtest.Notification, id a2a.TaskID) bool {
+	st, ok := n.Event.(*a2a.TaskStatusUpdateEvent)
+	return ok && st.TaskID == id && st.Status.State.Terminal()
+}
+
+func seqsOf(ns []pushtest.Notification) []int64 {
+	out := make([]int64, len(ns))
+	for i, n := range ns {
+		out[i] = n.Seq
+	}
+	return out
+}
+
+// describeDeduped describes each delivered update once, in order.
+func describeDeduped(ns []pushtest.Notification) []string {
+	var out []string
+	seen := map[int64]bool{}
+	for _, n := range ns {
+		if !seen[n.Seq] {
+			seen[n.Seq] = true
+			out = append(out, describe(n.Event))
+		}
+	}
+	return out
+}
+
+// seedFinishedTask stores a completed echo task id, whose log is one
+// attempt answering "from b".
+func seedFinishedTask(t *testing.T, st store.Store, ctx context.Context, id string) {
+	t.Helper()
+	now := time.Now().UTC()
+	ev := func(seq int64, typ, data string) store.Event {
+		return store.Event{RunID: id, Seq: seq, Type: typ, Time: now,
+			Data: []byte(`{"run_id": "` + id + `", "seq": ` + strconv.FormatInt(seq, 10) + `, "type": "` + typ + `"` + data + `}`)}
+	}
+	err := st.Apply(ctx, store.Change{
+		TaskID:     id,
+		CreateTask: &store.Task{ID: id, ContextID: model.NewID(), AgentID: "echo", State: store.StateCompleted, CreatedAt: now, UpdatedAt: now},
+		Events: []store.Event{
+			ev(1, runtime.EventRunStart, `, "attempt": 1`),
+			ev(2, runtime.EventStatus, `, "state": "working"`),
+			ev(3, runtime.EventDelta, `, "text": "from b"`),
+			ev(4, runtime.EventStatus, `, "state": "completed"`),
+			ev(5, runtime.EventRunEnd, `, "state": "completed"`),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

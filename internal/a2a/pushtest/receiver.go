@@ -1,0 +1,194 @@
+package pushtest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	agenta2a "agentd/internal/a2a"
+)
+
+// Notification is one request the receiver took (answered 2xx).
+type Notification struct {
+	Path     string
+	Header   http.Header
+	Body     []byte
+	Received time.Time
+	// Event is the body's StreamResponse, nil when it did not decode.
+	Event a2a.Event
+	// TaskID and Seq are the update's task and resumable-stream seq.
+	TaskID string
+	Seq    int64
+}
+
+// Fault is what the receiver does with one request instead of taking it.
+type Fault struct {
+	// Status answers the request with this status (e.g. 503).
+	Status int
+	// Hold keeps the request this long before answering 503: a sender
+	// whose timeout is shorter sees a timeout.
+	Hold time.Duration
+}
+
+// Receiver is a webhook receiver on loopback. Safe for concurrent use.
+type Receiver struct {
+	srv *httptest.Server
+
+	mu      sync.Mutex
+	faults  []Fault
+	got     []Notification
+	failed  int
+	changed chan struct{} // closed and replaced whenever got grows
+}
+
+// NewReceiver starts a receiver; Close stops it.
+func NewReceiver() *Receiver {
+	r := &Receiver{changed: make(chan struct{})}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	return r
+}
+
+// URL is the receiver's address with path appended ("/hooks/a").
+func (r *Receiver) URL(path string) string { return r.srv.URL + path }
+
+// Close stops the receiver, ending held requests.
+func (r *Receiver) Close() {
+	r.srv.CloseClientConnections()
+	r.srv.Close()
+}
+
+// FailNext makes the next requests (whatever their path) meet faults, in
+// order.
+func (r *Receiver) FailNext(faults ...Fault) {
+	r.mu.Lock()
+	r.faults = append(r.faults, faults...)
+	r.mu.Unlock()
+}
+
+// Failed returns how many requests met a fault.
+func (r *Receiver) Failed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+
+// Notifications returns the notifications taken so far, in arrival order.
+func (r *Receiver) Notifications() []Notification {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Notification(nil), r.got...)
+}
+
+// WaitFor waits until cond holds for the notifications taken so far, or
+// ctx ends (then it returns ctx's error).
+func (r *Receiver) WaitFor(ctx context.Context, cond func([]Notification) bool) error {
+	for {
+		r.mu.Lock()
+		ok, ch := cond(r.got), r.changed
+		r.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if f, ok := r.nextFault(); ok {
+		if f.Hold > 0 {
+			select {
+			case <-req.Context().Done():
+			case <-time.After(f.Hold):
+			}
+		}
+		w.WriteHeader(max(f.Status, http.StatusServiceUnavailable))
+		return
+	}
+	n := Notification{Path: req.URL.Path, Header: req.Header.Clone(), Body: body, Received: time.Now()}
+	var sr a2a.StreamResponse
+	if json.Unmarshal(body, &sr) == nil {
+		n.Event = sr.Event
+		n.TaskID, n.Seq = taskAndSeq(sr.Event)
+	}
+	r.mu.Lock()
+	r.got = append(r.got, n)
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (r *Receiver) nextFault() (Fault, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.faults) == 0 {
+		return Fault{}, false
+	}
+	f := r.faults[0]
+	r.faults = r.faults[1:]
+	r.failed++
+	return f, true
+}
+
+// taskAndSeq reads an update's task id and the seq agentd puts in its
+// metadata.
+func taskAndSeq(ev a2a.Event) (string, int64) {
+	var meta map[string]any
+	var task a2a.TaskID
+	switch v := ev.(type) {
+	case *a2a.TaskStatusUpdateEvent:
+		meta, task = v.Metadata, v.TaskID
+	case *a2a.TaskArtifactUpdateEvent:
+		meta, task = v.Metadata, v.TaskID
+	}
+	seq, _ := meta[agenta2a.MetaSeq].(float64)
+	return string(task), int64(seq)
+}
+
+// Seqs returns the seqs of ns in order, each once: the updates as a
+// receiver that drops repeats keeps them.
+func Seqs(ns []Notification) []int64 {
+	var out []int64
+	seen := map[int64]bool{}
+	for _, n := range ns {
+		if !seen[n.Seq] {
+			seen[n.Seq] = true
+			out = append(out, n.Seq)
+		}
+	}
+	return out
+}
+
+// InOrder reports whether ns arrived in seq order, repeats allowed only as
+// a re-send of what came just before (a delivery whose cursor a killed
+// replica had not saved yet): every seq is at least the previous one's…
+// or a repeat of one already seen.
+func InOrder(ns []Notification) bool {
+	var hi int64
+	seen := map[int64]bool{}
+	for _, n := range ns {
+		switch {
+		case n.Seq > hi:
+			hi = n.Seq
+		case !seen[n.Seq]:
+			return false // an older update that never came before
+		}
+		seen[n.Seq] = true
+	}
+	return true
+}
