@@ -61,6 +61,13 @@ func (s signer) token(t *testing.T, claims map[string]any) string {
 	return signed + "." + b64.EncodeToString(sig)
 }
 
+// sign is the base64url HS256 signature of signed.
+func (s signer) sign(signed string) string {
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte(signed))
+	return b64.EncodeToString(m.Sum(nil))
+}
+
 func rsaSigner(t *testing.T, kid string) signer {
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {

@@ -108,8 +108,11 @@ func looksLikeJWT(tok string) bool {
 
 // verify checks tok's signature and claims and returns its principal.
 func (v *jwtVerifier) verify(ctx context.Context, tok string) (Principal, error) {
-	h64, rest, _ := strings.Cut(tok, ".")
-	c64, s64, _ := strings.Cut(rest, ".")
+	h64, rest, ok1 := strings.Cut(tok, ".")
+	c64, s64, ok2 := strings.Cut(rest, ".")
+	if !ok1 || !ok2 || strings.Contains(s64, ".") {
+		return Principal{}, badToken("a token has three dot-separated parts (compact JWS)")
+	}
 	var h jwtHeader
 	if err := decodeSegment(h64, &h); err != nil {
 		return Principal{}, badToken("token header: %v", err)
