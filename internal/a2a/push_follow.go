@@ -104,7 +104,11 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 	if err != nil {
 		return err
 	}
-	attempts, err := f.d.send(ctx, f.hook, body, func() error { return f.keep(ctx, false) })
+	var attempts int
+	err = f.holding(ctx, func(ctx context.Context) (err error) {
+		attempts, err = f.d.send(ctx, f.hook, body)
+		return err
+	})
 	if ctx.Err() != nil || claimLost(err) {
 		return cmp.Or(err, ctx.Err()) // not delivered: the next holder sends it
 	}
@@ -117,6 +121,39 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 		o(Delivery{TaskID: f.c.TaskID, ConfigID: f.c.ID, Seq: ev.Seq, EventTime: ev.Time, Sent: time.Now(), Attempts: attempts, Err: err})
 	}
 	return f.keep(ctx, true)
+}
+
+// holding runs send while a goroutine renews the claim every renewEvery:
+// an attempt may take longer than the claim lasts (a slow webhook, the
+// backoff between attempts), and a claim that expired meanwhile would let
+// another replica deliver the next updates before this one is taken.
+// When the claim is lost, send's context ends and holding returns why.
+func (f *pushFollower) holding(ctx context.Context, send func(context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(f.renewEvery())
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := f.keep(ctx, true); err != nil && ctx.Err() == nil {
+					cancel(err)
+					return
+				}
+			}
+		}
+	}()
+	err := send(ctx)
+	cancel(nil)
+	<-renewed // f is the caller's again
+	if cause := context.Cause(ctx); claimLost(cause) {
+		return cause
+	}
+	return err
 }
 
 // renewEvery is how often an idle or retrying delivery renews its claim.

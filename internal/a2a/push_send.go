@@ -62,10 +62,9 @@ func newWebhookClient(opts PushOptions) *http.Client {
 
 // send posts body to the webhook until it is taken (2xx), a failure that
 // a retry cannot cure (4xx other than 408/429, a refused address), or
-// RetryFor has passed; between attempts it backs off and calls keep (which
-// renews the delivery's claim, and fails when it was lost). It returns the
+// RetryFor has passed, backing off between attempts. It returns the
 // number of attempts and the last failure.
-func (d *deliverer) send(ctx context.Context, hook webhook, body []byte, keep func() error) (int, error) {
+func (d *deliverer) send(ctx context.Context, hook webhook, body []byte) (int, error) {
 	deadline := time.Now().Add(d.opts.RetryFor)
 	wait := backoffMin
 	for attempt := 1; ; attempt++ {
@@ -81,9 +80,6 @@ func (d *deliverer) send(ctx context.Context, hook webhook, body []byte, keep fu
 		case <-ctx.Done():
 			return attempt, ctx.Err()
 		case <-time.After(pause):
-		}
-		if kerr := keep(); kerr != nil {
-			return attempt, kerr
 		}
 		wait = min(2*wait, backoffMax)
 	}

@@ -20,12 +20,15 @@ import (
 
 // newPushEnv is an env whose server delivers push notifications, loopback
 // allowed, with short timeouts, and a webhook receiver for them.
-func newPushEnv(t *testing.T) (*env, *pushtest.Receiver) {
+func newPushEnv(t *testing.T, tune ...func(*agenta2a.PushOptions)) (*env, *pushtest.Receiver) {
 	t.Helper()
 	rcv := pushtest.NewReceiver()
 	t.Cleanup(rcv.Close)
 	e := newEnv(t, func(o *agenta2a.Options) {
 		o.Push = agenta2a.PushOptions{AllowPrivate: true, Timeout: 300 * time.Millisecond, ClaimTTL: 2 * time.Second, ClaimEvery: 50 * time.Millisecond}
+		for _, f := range tune {
+			f(&o.Push)
+		}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -188,6 +191,76 @@ func TestPushDeliversEveryUpdateInOrder(t *testing.T) {
 	if rcv.Failed() != 3 {
 		t.Errorf("faults met: %d, want 3", rcv.Failed())
 	}
+}
+
+// TestPushSlowWebhookDelaysNoOther: a webhook that takes a second per
+// update holds up neither the run nor another webhook of the same task.
+func TestPushSlowWebhookDelaysNoOther(t *testing.T) {
+	e, rcv := newPushEnv(t, func(o *agenta2a.PushOptions) { o.Timeout = 5 * time.Second })
+	rcv.Slow("/slow", time.Second)
+	c := e.client(t, "echo", bindings[0])
+	req := sendReq("stream 10 every 5ms")
+	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true, PushConfig: &a2a.PushConfig{ID: "slow", URL: rcv.URL("/slow")}}
+	res, err := c.SendMessage(ctxT(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(*a2a.Task).ID
+	if _, err := c.CreateTaskPushConfig(ctxT(t), &a2a.PushConfig{TaskID: id, ID: "fast", URL: rcv.URL("/fast")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.rt.Wait(ctxT(t), string(id)); err != nil {
+		t.Fatal(err)
+	}
+	waitTerminal(t, rcv, "/fast", id)
+	if n := len(at(rcv.Notifications(), "/slow")); n > 2 {
+		t.Errorf("the slow webhook took %d updates (one a second) by the time the fast one had them all: it did not wait for them", n)
+	}
+}
+
+// TestPushGivesUpAndGoesOn: an update the webhook refuses for good (a 400)
+// is given up at once, reported, and the next updates still go out.
+func TestPushGivesUpAndGoesOn(t *testing.T) {
+	given := make(chan agenta2a.Delivery, 100)
+	e, rcv := newPushEnv(t, func(o *agenta2a.PushOptions) {
+		o.Observe = func(d agenta2a.Delivery) {
+			if d.Err != nil {
+				given <- d
+			}
+		}
+	})
+	rcv.FailNext(pushtest.Fault{Status: 400})
+	c := e.client(t, "echo", bindings[0])
+	req := sendReq("stream 5 every 5ms")
+	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true, PushConfig: &a2a.PushConfig{URL: rcv.URL("/h")}}
+	res, err := c.SendMessage(ctxT(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(*a2a.Task).ID
+	got := waitTerminal(t, rcv, "/h", id)
+	want := replay(t, c, id, 0)
+	select {
+	case d := <-given:
+		if d.Attempts != 1 || d.TaskID != string(id) || !strings.Contains(d.Err.Error(), "400") {
+			t.Errorf("given up: %+v, want the first update after one attempt, with the 400", d)
+		}
+		if d := describeDeduped(got); !slices.Equal(d, want[1:]) {
+			t.Errorf("delivered:\n%s\nwant every update but the first:\n%s", strings.Join(d, "\n"), strings.Join(want[1:], "\n"))
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("no delivery was reported given up")
+	}
+}
+
+func at(ns []pushtest.Notification, path string) []pushtest.Notification {
+	var out []pushtest.Notification
+	for _, n := range ns {
+		if n.Path == path {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // TestPushKeepsTenantsAndTasksApart: each config gets its own task's

@@ -31,8 +31,9 @@ type Notification struct {
 type Fault struct {
 	// Status answers the request with this status (e.g. 503).
 	Status int
-	// Hold keeps the request this long before answering 503: a sender
-	// whose timeout is shorter sees a timeout.
+	// Hold keeps the request this long before answering (503 unless
+	// Status says otherwise): a sender whose timeout is shorter sees a
+	// timeout.
 	Hold time.Duration
 }
 
@@ -42,6 +43,7 @@ type Receiver struct {
 
 	mu      sync.Mutex
 	faults  []Fault
+	slow    map[string]time.Duration
 	got     []Notification
 	failed  int
 	changed chan struct{} // closed and replaced whenever got grows
@@ -68,6 +70,16 @@ func (r *Receiver) Close() {
 func (r *Receiver) FailNext(faults ...Fault) {
 	r.mu.Lock()
 	r.faults = append(r.faults, faults...)
+	r.mu.Unlock()
+}
+
+// Slow makes every request to path wait d before it is taken.
+func (r *Receiver) Slow(path string, d time.Duration) {
+	r.mu.Lock()
+	if r.slow == nil {
+		r.slow = map[string]time.Duration{}
+	}
+	r.slow[path] = d
 	r.mu.Unlock()
 }
 
@@ -116,8 +128,23 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 			case <-time.After(f.Hold):
 			}
 		}
-		w.WriteHeader(max(f.Status, http.StatusServiceUnavailable))
+		status := f.Status
+		if status == 0 {
+			status = http.StatusServiceUnavailable
+		}
+		w.WriteHeader(status)
 		return
+	}
+	r.mu.Lock()
+	slow := r.slow[req.URL.Path]
+	r.mu.Unlock()
+	if slow > 0 {
+		select {
+		case <-req.Context().Done():
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		case <-time.After(slow):
+		}
 	}
 	n := Notification{Path: req.URL.Path, Header: req.Header.Clone(), Body: body, Received: time.Now()}
 	var sr a2a.StreamResponse
@@ -174,10 +201,9 @@ func Seqs(ns []Notification) []int64 {
 	return out
 }
 
-// InOrder reports whether ns arrived in seq order, repeats allowed only as
-// a re-send of what came just before (a delivery whose cursor a killed
-// replica had not saved yet): every seq is at least the previous one's…
-// or a repeat of one already seen.
+// InOrder reports whether ns arrived in seq order: every seq is above all
+// before it, or a repeat of one already seen (a delivery whose cursor a
+// killed replica had not saved yet is sent again).
 func InOrder(ns []Notification) bool {
 	var hi int64
 	seen := map[int64]bool{}
