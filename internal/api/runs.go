@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/runtime"
@@ -26,6 +27,9 @@ type sendBody struct {
 	Text      string         `json:"text,omitempty"`
 	ContextID string         `json:"context_id,omitempty"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
+	// Approvals answers an approval prompt (POST /v1/runs/{id}/input):
+	// the message becomes a data part {"approvals": […]}.
+	Approvals []engine.ApprovalAnswer `json:"approvals,omitempty"`
 }
 
 // checkRaw tells an empty "text" from an absent one, which decoding into a
@@ -33,7 +37,7 @@ type sendBody struct {
 // It looks at the JSON only when neither member seems given: an error
 // either way.
 func (b *sendBody) checkRaw(raw []byte) error {
-	if b.Message != nil || b.Text != "" {
+	if b.Message != nil || b.Text != "" || b.Approvals != nil {
 		return nil
 	}
 	var probe struct {
@@ -46,6 +50,9 @@ func (b *sendBody) checkRaw(raw []byte) error {
 }
 
 func (b sendBody) message() (model.Message, error) {
+	if b.Approvals != nil {
+		return b.approvalMessage()
+	}
 	switch {
 	case b.Message != nil && b.Text != "":
 		return model.Message{}, fieldErr("text", errors.New(`give either "message" or "text", not both`))
@@ -70,6 +77,9 @@ type RunView struct {
 	Error         *store.TaskError `json:"error"`
 	Attempt       int              `json:"attempt"`
 	Metadata      map[string]any   `json:"metadata,omitempty"`
+	// PendingApprovals are the tool calls an input-required run waits to
+	// have approved (the loop engine's approval prompt).
+	PendingApprovals []engine.ApprovalRequest `json:"pending_approvals,omitempty"`
 	CreatedAt     time.Time        `json:"created_at"`
 	UpdatedAt     time.Time        `json:"updated_at"`
 }
@@ -79,6 +89,7 @@ func viewOf(t store.Task) RunView {
 		ID: t.ID, ContextID: t.ContextID, AgentID: t.AgentID, Status: t.State,
 		StatusMessage: t.StatusMessage, Artifacts: t.Artifacts, Usage: t.Usage, Error: t.Error,
 		Attempt: t.Attempt, Metadata: t.Metadata, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		PendingApprovals: pendingApprovals(t),
 	}
 }
 
@@ -141,6 +152,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		return
 	}
 	msg, err := body.message()
+	if err == nil && body.Approvals != nil && taskID == "" {
+		err = fieldErr("approvals", errors.New("answer a run's approval prompt with POST /v1/runs/{id}/input"))
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -121,6 +121,9 @@ func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, 
 		}
 		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
 		return typ, runlog.Object(body), err
+	case kind == "governance" && verb == "verdict":
+		body, err := governanceBody(actor, env.Payload)
+		return EventGovernance, runlog.Object(body), err
 	}
 	return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 }

@@ -330,7 +330,7 @@ func (r *Runtime) checkContinue(ctx context.Context, a *Agent, req SendRequest, 
 		return errdefs.Validationf("task %s belongs to agent %s, not %s", t.ID, t.AgentID, a.ID)
 	}
 	if t.State.Interrupted() {
-		return nil
+		return checkApprovals(t, msg.Message)
 	}
 	if _, _, found, err := r.userMessage(ctx, t, msg.ID); err != nil || found {
 		return err

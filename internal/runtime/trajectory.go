@@ -44,6 +44,9 @@ type TrajectoryStep struct {
 	CallID    string          `json:"call_id,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Result    string          `json:"result,omitempty"`
+	// Governance lists the call's governance events' payloads: policy
+	// verdicts and approval decisions, in order.
+	Governance []json.RawMessage `json:"governance,omitempty"`
 	// Error is why the step failed ("" when it did not).
 	Error      string    `json:"error,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
@@ -103,6 +106,8 @@ type trajectoryBuilder struct {
 	steps   []TrajectoryStep
 	open    map[stepKey]int           // step started, index in steps
 	calls   map[string]model.ToolCall // tool calls by id, from deltas
+	// verdicts are the governance events' payloads by call id.
+	verdicts map[string][]json.RawMessage
 }
 
 func (b *trajectoryBuilder) add(ev store.Event) {
@@ -115,6 +120,8 @@ func (b *trajectoryBuilder) add(ev store.Event) {
 		clear(b.open) // a step an attempt cut short ends with it
 	case EventDelta:
 		b.delta(ev)
+	case EventGovernance:
+		b.verdict(ev)
 	case EventStepStart, EventStepComplete, EventStepError:
 		b.step(ev)
 	}
@@ -156,6 +163,9 @@ func (b *trajectoryBuilder) step(ev store.Event) {
 		})
 		if c, ok := b.calls[det.CallID]; ok && det.CallID != "" {
 			b.steps[len(b.steps)-1].Arguments = c.Arguments
+		}
+		if det.CallID != "" {
+			b.steps[len(b.steps)-1].Governance = b.verdicts[det.CallID]
 		}
 		return
 	}
