@@ -22,12 +22,19 @@ import (
 	agenta2a "agentd/internal/a2a"
 	"agentd/internal/config"
 	"agentd/internal/engine/conformance"
+	"agentd/internal/pgtest"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgMain{m}) }
+
+// pgMain runs the tests under pgtest, which provides and tears down the
+// PostgreSQL databases of the push benchmark.
+type pgMain struct{ m *testing.M }
+
+func (p pgMain) Run() int { return pgtest.Run(p.m) }
 
 // testTimeout bounds every wait in these tests.
 const testTimeout = 20 * time.Second
