@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -123,7 +124,7 @@ func progressText(evs []event) string {
 func deltaText(evs []event) string { return strings.Join(deltas(evs), " ") }
 
 func TestFederationPeerToolREST(t *testing.T) {
-	local, _ := federated(t)
+	local, peer := federated(t)
 
 	t.Run("blocking", func(t *testing.T) {
 		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "ask the peer hello there"}`), http.StatusOK)
@@ -165,6 +166,50 @@ func TestFederationPeerToolREST(t *testing.T) {
 		v = readJSON[runJSON](t, local.post(t, "/v1/runs/"+v.ID+"/input", `{"text": "forty-two"}`), http.StatusOK)
 		if v.Status != "completed" || lastText(v) != "The peer agent answered: Received: forty-two" {
 			t.Fatalf("after the answer: %s %q", v.Status, lastText(v))
+		}
+	})
+
+	t.Run("cancel reaches the peer task", func(t *testing.T) {
+		res := local.post(t, "/v1/agents/scout/messages?stream=true", `{"text": "ask the peer stream 200 every 50ms"}`)
+		defer res.Body.Close()
+		br := bufio.NewReader(res.Body)
+		var runID string
+		for {
+			ev, err := readEvent(br)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runID == "" {
+				runID, _ = ev.data["run_id"].(string)
+			}
+			if ev.typ == "progress" && ev.data["text"] != nil {
+				break // the peer is streaming
+			}
+		}
+		if res := local.post(t, "/v1/runs/"+runID+"/cancel", ``); res.StatusCode != http.StatusOK && res.StatusCode != http.StatusAccepted {
+			t.Fatalf("cancel: status %d", res.StatusCode)
+		} else {
+			res.Body.Close()
+		}
+		evs := readUntilEnd(t, br)
+		if end := evs[len(evs)-1]; end.data["state"] != "canceled" {
+			t.Fatalf("run.end %v, want canceled", end.data)
+		}
+		// The peer records its cancel on its own schedule: look until it has.
+		for deadline := time.Now().Add(3 * time.Second); ; {
+			runs := readJSON[struct {
+				Runs []runJSON `json:"runs"`
+			}](t, peer.get(t, "/v1/runs?agent=echo&status=canceled"), http.StatusOK)
+			if len(runs.Runs) == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				all := readJSON[struct {
+					Runs []runJSON `json:"runs"`
+				}](t, peer.get(t, "/v1/runs?agent=echo"), http.StatusOK)
+				t.Fatalf("the peer's canceled echo runs: %+v, want the one the tool started (all: %+v)", runs.Runs, all.Runs)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	})
 
@@ -362,4 +407,35 @@ func (s *server) fedClient(t *testing.T, agent string, protocol a2a.TransportPro
 	}
 	t.Cleanup(func() { _ = c.Destroy() })
 	return c
+}
+
+// TestDemoScoutAndDesk is the README's walk-through of the demo's
+// federation agents on one server: scout asks echo (through echo's A2A
+// card) as a tool, desk hands off to the local assistant and to echo as a
+// peer.
+func TestDemoScoutAndDesk(t *testing.T) {
+	s := start(t)
+	evs := s.stream(t, "/v1/agents/scout/messages?stream=true", `{"text": "ask the peer hello there"}`)
+	if progressText(evs) != "hello there" || deltaText(evs) != "The peer agent answered: hello there" {
+		t.Fatalf("scout: progress %q, answer %q", progressText(evs), deltaText(evs))
+	}
+	for _, tc := range []struct{ text, to, answer string }{
+		{"what time is it?", "assistant", "It is "},
+		{"echo hello desk", "/agents/echo/.well-known/agent-card.json", "echo hello desk"},
+	} {
+		evs := s.stream(t, "/v1/agents/desk/messages?stream=true", `{"text": "`+tc.text+`"}`)
+		h := ofType(evs, "handoff")
+		if len(h) != 1 || h[0].data["to"] != tc.to {
+			t.Fatalf("desk %q: handoff events %v", tc.text, h)
+		}
+		var after strings.Builder
+		for _, ev := range evs[indexOf(evs, h[0]):] {
+			if s, ok := ev.data["text"].(string); ok && ev.typ == "delta" {
+				after.WriteString(s)
+			}
+		}
+		if !strings.Contains(after.String(), tc.answer) {
+			t.Fatalf("desk %q: after the handoff %q, want %q", tc.text, after.String(), tc.answer)
+		}
+	}
 }

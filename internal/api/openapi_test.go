@@ -324,7 +324,7 @@ func TestOpenAPIStableSchemas(t *testing.T) {
 		"RunView", "RunList", "AgentView", "AgentList", "Skill", "MessageList", "StoredMessage",
 		"Problem", "SendBody", "RunEvent",
 		"RunStartEvent", "StatusEvent", "DeltaEvent", "StepStartEvent", "StepCompleteEvent",
-		"StepErrorEvent", "InputEvent", "ArtifactEvent", "GapEvent", "RunEndEvent",
+		"StepErrorEvent", "InputEvent", "ArtifactEvent", "ProgressEvent", "HandoffEvent", "GapEvent", "RunEndEvent",
 	} {
 		if schemas[name] == nil {
 			t.Errorf("components/schemas/%s is missing", name)
@@ -334,7 +334,7 @@ func TestOpenAPIStableSchemas(t *testing.T) {
 	for _, typ := range []string{
 		runtime.EventRunStart, runtime.EventStatus, runtime.EventDelta, runtime.EventStepStart,
 		runtime.EventStepComplete, runtime.EventStepError, runtime.EventInput, runtime.EventArtifact,
-		runtime.EventGap, runtime.EventRunEnd,
+		runtime.EventProgress, runtime.EventHandoff, runtime.EventGap, runtime.EventRunEnd,
 	} {
 		if mapping[typ] == nil {
 			t.Errorf("RunEvent does not map event type %q", typ)
@@ -545,6 +545,9 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		{runtime.EventStepError, "StepErrorEvent", runtime.StepData{Actor: "plan", Payload: json.RawMessage(`"bad"`)}},
 		{runtime.EventInput, "InputEvent", runtime.InputData{Prompt: hi, Schema: json.RawMessage(`{"type":"string"}`), Source: "ask"}},
 		{runtime.EventArtifact, "ArtifactEvent", runtime.ArtifactData{Artifact: artifact, Append: true, LastChunk: true}},
+		{runtime.EventProgress, "ProgressEvent", runtime.ProgressData{Tool: "ask_echo", CallID: "c1", Source: "http://peer/card", Text: "tok1 "}},
+		{runtime.EventProgress, "ProgressEvent", runtime.ProgressData{Tool: "ask_echo", State: "input-required", Artifact: &artifact}},
+		{runtime.EventHandoff, "HandoffEvent", runtime.HandoffData{From: "desk", To: "assistant", ToolCallID: "c2", Reason: "time"}},
 		{runtime.EventGap, "GapEvent", runtime.GapData{PrunedThrough: 41}},
 		{runtime.EventRunEnd, "RunEndEvent", runtime.RunEndData{State: store.StateCompleted, Usage: usage}},
 		{runtime.EventRunEnd, "RunEndEvent", runtime.RunEndData{State: store.StateFailed, Error: taskErr}},

@@ -41,7 +41,7 @@ func (c *Config) validateFederation() error {
 			return fmt.Errorf("%s: only loop agents have peer_tools and handoffs (engine is %q)", path, a.Engine)
 		}
 		for j, pt := range a.PeerTools {
-			if err := pt.validate(fmt.Sprintf("%s.peer_tools[%d]", path, j), a.Tools); err != nil {
+			if err := pt.validate(fmt.Sprintf("%s.peer_tools[%d]", path, j)); err != nil {
 				return err
 			}
 		}
@@ -54,12 +54,9 @@ func (c *Config) validateFederation() error {
 	return nil
 }
 
-func (pt PeerTool) validate(path string, listed []string) error {
+func (pt PeerTool) validate(path string) error {
 	if !toolNamePattern.MatchString(pt.Name) {
 		return fmt.Errorf("%s.name: %q must be 1-64 letters, digits, '_' or '-'", path, pt.Name)
-	}
-	if slices.Contains(listed, pt.Name) {
-		return fmt.Errorf("%s.name: %q is also in tools (a peer tool is the agent's without listing it)", path, pt.Name)
 	}
 	rc := remote.Config{Peer: pt.Card, Base: func() string { return "" }}
 	if err := rc.Validate(); err != nil {
@@ -83,6 +80,13 @@ func (c *Config) validateHandoff(path string, a Agent, target string) error {
 		return fmt.Errorf("%s: unknown agent %q (agents: %s; or give a peer's card URL)", path, target, strings.Join(c.agentIDs(), ", "))
 	}
 	return nil
+}
+
+// hasPeerTool says the agent declares a peer tool of that name: it is
+// the agent's whether or not tools lists it (listing it lets
+// tool_settings refer to it).
+func (a Agent) hasPeerTool(name string) bool {
+	return slices.ContainsFunc(a.PeerTools, func(pt PeerTool) bool { return pt.Name == name })
 }
 
 // isPeerURL says a hand-off target is a peer's card (an http(s) URL or a
@@ -122,14 +126,16 @@ func (b *builder) federationTools(path string, a Agent) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		t, err := remote.NewTool(remote.ToolConfig{Name: pt.Name, Description: pt.Description, Peer: b.peerConfig(pt.Card, headers)})
+		t, err := remote.NewTool(remote.ToolConfig{Name: pt.Name, Description: pt.Description, Peer: b.c.peerConfig(pt.Card, headers, b.opts.SelfURL)})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		if err := b.reg.Register(t); err != nil {
 			return nil, fmt.Errorf("%s.name: %w", p, err)
 		}
-		names = append(names, pt.Name)
+		if !slices.Contains(names, pt.Name) {
+			names = append(names, pt.Name)
+		}
 	}
 	for _, target := range a.Handoffs {
 		h := handoffOf(target)
@@ -143,14 +149,14 @@ func (b *builder) federationTools(path string, a Agent) ([]string, error) {
 	return names, nil
 }
 
-// peerConfig is the remote engine's configuration for a peer card.
-func (b *builder) peerConfig(card string, headers map[string]string) remote.Config {
-	self := b.opts.SelfURL
+// peerConfig is the remote engine's configuration for a peer card: the
+// federation section's rules, a relative card resolved against self.
+func (c *Config) peerConfig(card string, headers map[string]string, self func() string) remote.Config {
 	if self == nil {
 		self = func() string { return "" }
 	}
 	return remote.Config{Peer: card, Base: self, Headers: headers,
-		AllowPrivate: b.c.Federation.AllowPrivate, Timeout: time.Duration(b.c.Federation.Timeout)}
+		AllowPrivate: c.Federation.AllowPrivate, Timeout: time.Duration(c.Federation.Timeout)}
 }
 
 // handoffs wires the hand-offs of the built agents (a second pass: a
@@ -167,7 +173,7 @@ func (b *builder) handoffs(out []*runtime.Agent) error {
 		for j, target := range a.Handoffs {
 			h := runtime.Handoff{Handoff: handoffOf(target), Engine: engines[target], Local: !isPeerURL(target)}
 			if !h.Local {
-				cfg := b.peerConfig(target, nil)
+				cfg := b.c.peerConfig(target, nil, b.opts.SelfURL)
 				cfg.AgentID = h.Name()
 				e, err := remote.New(cfg)
 				if err != nil {
@@ -183,7 +189,9 @@ func (b *builder) handoffs(out []*runtime.Agent) error {
 			out[i].Deciders = append(out[i].Deciders, agent.HandoffDecider(hs))
 		}
 		for _, pt := range a.PeerTools {
-			out[i].Tools = append(out[i].Tools, pt.Name)
+			if !slices.Contains(out[i].Tools, pt.Name) {
+				out[i].Tools = append(out[i].Tools, pt.Name)
+			}
 		}
 	}
 	return nil

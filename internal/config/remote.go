@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"time"
 
 	"agentd/internal/engine/remote"
 )
@@ -33,25 +32,13 @@ func (a Agent) validateRemote(path string) error {
 // buildRemote builds a remote agent's engine; credentials are read from
 // the environment now, so a missing secret fails at start-up.
 func (c *Config) buildRemote(path string, a Agent, getenv Env, self func() string) (*remote.Engine, error) {
-	headers := map[string]string{}
-	if au := a.Auth; au != nil {
-		name, header, prefix := au.BearerEnv, "Authorization", "Bearer "
-		if au.APIKeyEnv != "" {
-			name, header, prefix = au.APIKeyEnv, nonEmpty(au.Header, "X-API-Key"), ""
-		}
-		v := getenv(name)
-		if v == "" {
-			return nil, fmt.Errorf("%s.auth: environment variable %s is not set", path, name)
-		}
-		headers[header] = prefix + v
+	headers, err := peerHeaders(path, a.Auth, getenv)
+	if err != nil {
+		return nil, err
 	}
-	if self == nil {
-		self = func() string { return "" }
-	}
-	e, err := remote.New(remote.Config{
-		AgentID: a.ID, Peer: a.Peer, Base: self, Headers: headers,
-		AllowPrivate: c.Federation.AllowPrivate, Timeout: time.Duration(c.Federation.Timeout),
-	})
+	cfg := c.peerConfig(a.Peer, headers, self)
+	cfg.AgentID = a.ID
+	e, err := remote.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s.%w", path, err)
 	}

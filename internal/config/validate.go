@@ -153,7 +153,7 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 		return fmt.Errorf("%s.flow: only the flow engine runs a flow (engine is %q)", path, a.Engine)
 	}
 	for j, t := range a.Tools {
-		if !slices.Contains(tools, t) {
+		if !slices.Contains(tools, t) && !a.hasPeerTool(t) {
 			return fmt.Errorf("%s.tools[%d]: unknown tool %q (tools: %s)", path, j, t, strings.Join(tools, ", "))
 		}
 	}

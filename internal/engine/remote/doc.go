@@ -19,14 +19,24 @@
 //     peer's question is resumed by the host for its cancel
 //     (HandlesParkedInterrupts) and cancels the peer task.
 //
+// Tool (tool.go, toolhost.go) is a peer called as a tool of a loop agent
+// (tool kind a2a_peer): each call is one run of this engine, a child run of
+// the caller's when the host is an engine.ChildRunner, keyed by the call's
+// idempotency key; the peer's answer tokens, artifacts and states become
+// progress of the caller's run (engine.EmitToolProgress), the peer's
+// question is the caller's (Host.AskUser parks it, and the resumed caller
+// runs the call again, which continues the same peer task), and the tool's
+// result is the peer's final answer, its artifacts as data.
+//
 // Files: config.go (Config), engine.go (Execute, connecting), attempt.go
 // (one attempt's stream and its mapping), reattach.go (resuming a peer
 // task), checkpoint.go (the payload), saver.go (writing checkpoints off
 // the stream's path), card.go (the card cache),
 // transport.go (the HTTP client), breaker.go, errors.go, convert.go (parts),
-// interrupt.go.
+// interrupt.go, tool.go and toolhost.go (the peer as a tool).
 //
 // Invariants:
+//
 //   - The peer task id is checkpointed as soon as the peer names it, and a
 //     question before it is asked (both written before going on). After
 //     every other update that changed the run (a token, an artifact) the
@@ -37,6 +47,7 @@
 //     that declare agentd's resumable-stream extension, the last seq. A
 //     resumed attempt (crash, drain) therefore re-attaches with
 //     SubscribeToTask instead of starting a second task.
+//
 //   - Re-attaching to an agentd peer asks for the updates after the
 //     checkpointed seq (Last-Event-ID): each peer update is forwarded once,
 //     except those that became durable in the host's log after the last
@@ -51,6 +62,7 @@
 //     working), the replayed updates are forwarded first, questions the
 //     task has since left behind are skipped, and the task's state is
 //     acted on last.
+//
 //   - Peers without cursors: the Task snapshot that opens SubscribeToTask
 //     (or GetTask when the task has ended) is compared with the checkpointed
 //     text, and only the answer text beyond it is forwarded, as one delta.
@@ -58,16 +70,19 @@
 //     as long as the peer's Task carries its artifacts; not guaranteed: the
 //     token boundaries, and non-text artifacts and status messages the peer
 //     sent while no one was attached are not replayed.
+//
 //   - Every call goes through one HTTP client whose dialer refuses private,
 //     loopback and link-local addresses unless Config.AllowPrivate
 //     (internal/netguard), whose response bodies are capped, and through a
 //     circuit breaker that fails fast after consecutive failures to reach
 //     the peer.
+//
 //   - Errors: the peer unreachable is NotAvailable (marked public, since
 //     it names the peer, not agentd's store), the breaker open likewise; a
 //     request the peer refused or a rejected task is Validation with the
 //     peer's message; a failed peer task is Internal with the peer's text,
 //     marked public.
+//
 //   - The attempt owns two goroutines, the interrupt watcher and the
 //     saver, and waits for both before Execute returns.
 //
@@ -76,6 +91,6 @@
 //     on the peer client's transport, with OpenTelemetry's globals, which
 //     are no-ops unless the server turned tracing on).
 //
-// remote imports engine, model, errdefs, netguard, a2a-go, otelhttp and
+// remote imports engine, model, errdefs, event, netguard, tool, a2a-go, otelhttp and
 // the standard library; never runtime, store or agentd's HTTP packages.
 package remote

@@ -99,10 +99,10 @@ func (t *Tool) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, e
 	}
 	runID, _ := engine.RunIDFromContext(ctx)
 	call, _ := tool.CallFromContext(ctx)
-	h := newToolHost(ctx, parent, runID, engine.ToolProgress{Tool: t.spec.Name, CallID: call.ID, Source: t.eng.cfg.Peer})
+	h, runCtx := newToolHost(ctx, parent, runID, engine.ToolProgress{Tool: t.spec.Name, CallID: call.ID, Source: t.eng.cfg.Peer}, t.eng.cfg.Timeout)
 	defer h.stop()
 	h.progress(ctx, engine.ToolProgress{State: "working"})
-	out, err := t.run(ctx, parent, h, runID, call, board)
+	out, err := t.run(runCtx, parent, h, runID, call, board)
 	if err != nil {
 		if !errdefs.IsInterrupted(err) {
 			h.progress(ctx, engine.ToolProgress{State: "failed"})

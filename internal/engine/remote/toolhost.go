@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"agentd/internal/engine"
 	"agentd/internal/event"
@@ -26,9 +27,12 @@ type toolHost struct {
 	call   engine.ToolProgress // Tool, CallID and Source of every progress
 	intr   chan engine.Interrupt
 	stopAF func() bool
+	cancel context.CancelCauseFunc
 
 	mu        sync.Mutex
 	artifacts []model.Artifact
+	grace     *time.Timer // cancels the run's context after an interrupt
+	stopped   bool
 }
 
 var (
@@ -36,26 +40,48 @@ var (
 	_ engine.RunFramer = (*toolHost)(nil)
 )
 
-// newToolHost watches ctx: when an interrupt cancels it (the caller's
-// cancel, a drain), the interrupt is delivered to the remote run, which
-// then cancels the peer task or leaves it for the next attempt.
-func newToolHost(ctx context.Context, parent engine.Host, runID string, call engine.ToolProgress) *toolHost {
+// newToolHost returns the host and the context the remote run runs
+// under. That context is not ctx: an interrupt cancels ctx (the loop
+// stops its tools that way) but must reach the remote run as an
+// interrupt, which then cancels the peer task or leaves it for the next
+// attempt — canceled along with ctx, the run would just stop. So an
+// interrupt is delivered on Interrupts, and the context is canceled only
+// after grace (the remote run did not stop by then) or at once when ctx
+// ends for another reason.
+func newToolHost(ctx context.Context, parent engine.Host, runID string, call engine.ToolProgress, grace time.Duration) (*toolHost, context.Context) {
 	h := &toolHost{parent: parent, runID: runID, call: call, intr: make(chan engine.Interrupt, 1)}
+	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	h.cancel = cancel
 	h.stopAF = context.AfterFunc(ctx, func() {
-		intr := engine.Interrupt{Cause: engine.CauseUserCancel, Detail: "the tool call was stopped"}
 		var ie engine.InterruptedError
-		if errors.As(context.Cause(ctx), &ie) {
-			intr = ie.Interrupt
+		if !errors.As(context.Cause(ctx), &ie) {
+			cancel(context.Cause(ctx))
+			return
 		}
 		select {
-		case h.intr <- intr:
+		case h.intr <- ie.Interrupt:
 		default:
 		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if !h.stopped {
+			h.grace = time.AfterFunc(grace, func() { cancel(context.Cause(ctx)) })
+		}
 	})
-	return h
+	return h, run
 }
 
-func (h *toolHost) stop() { h.stopAF() }
+// stop ends the watch and the run's context.
+func (h *toolHost) stop() {
+	h.stopAF()
+	h.mu.Lock()
+	h.stopped = true
+	if h.grace != nil {
+		h.grace.Stop()
+	}
+	h.mu.Unlock()
+	h.cancel(nil)
+}
 
 // progress publishes p (with the call's names) as the caller's progress.
 func (h *toolHost) progress(ctx context.Context, p engine.ToolProgress) {
