@@ -38,6 +38,11 @@ type attempt struct {
 	// snapshot says the next Task event is a snapshot whose answer text
 	// is compared with st.Text (a re-attachment without a cursor).
 	snapshot bool
+	// answered says the stream is the one the user's answer opened: a
+	// Task that opens it may still show the question just answered (the
+	// @a2a-js/sdk server sends the stored task before it runs the turn),
+	// which is no new question.
+	answered bool
 	// known is closed once the peer task's id is known (see
 	// watchInterrupts); knownOnce closes it.
 	known     chan struct{}
@@ -142,6 +147,8 @@ func (x *attempt) consume(ctx context.Context, events stream) (stream, error) {
 
 // apply forwards one update; done says the stream has served its purpose.
 func (x *attempt) apply(ctx context.Context, ev a2a.Event) (next stream, done bool, err error) {
+	answered := x.answered
+	x.answered = false
 	switch v := ev.(type) {
 	case *a2a.Message:
 		text := messageText(v)
@@ -150,6 +157,10 @@ func (x *attempt) apply(ctx context.Context, ev a2a.Event) (next stream, done bo
 		}
 		return nil, true, x.complete("")
 	case *a2a.Task:
+		if answered && asks(v.Status.State) {
+			x.markKnown()
+			return nil, false, nil // the question just answered
+		}
 		return x.onTask(ctx, v)
 	case *a2a.TaskArtifactUpdateEvent:
 		x.noteSeq(v.Metadata)
@@ -217,6 +228,7 @@ func (x *attempt) ask(ctx context.Context) (stream, error) {
 		return nil, err
 	}
 	x.st.Asked = nil
+	x.answered = true
 	msg := a2a.NewMessage(a2a.MessageRoleUser, toPeer(reply.Parts)...)
 	msg.TaskID, msg.ContextID = a2a.TaskID(x.st.TaskID), x.st.ContextID
 	if len(msg.Parts) == 0 {
