@@ -6,7 +6,7 @@ STATICCHECK_VERSION := v0.8.2
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 TEST_TIMEOUT ?= 30m
 
-.PHONY: run build test test-short bench lint fmt vet staticcheck loadgen clean
+.PHONY: run build test test-short fuzz bench lint fmt vet staticcheck loadgen clean
 
 ## run: build and start the server on the embedded default (memstore, scripted model, demo agents)
 run: build
@@ -26,6 +26,18 @@ test:
 ## test-short: the suite without the slow process-level tests
 test-short:
 	$(GO) test -race -count=1 -short ./...
+
+## fuzz: every network-facing decoder's fuzz target for FUZZTIME each (CI runs it)
+FUZZTIME ?= 10s
+FUZZ_TARGETS := internal/api:FuzzDecodeSendBody internal/api:FuzzCursorParam \
+	internal/a2a:FuzzJSONRPCWire internal/a2a:FuzzCheckBody internal/a2a:FuzzResumeCursor \
+	internal/auth:FuzzJWT internal/limits:FuzzScanBody internal/config:FuzzParse \
+	internal/engine/graph:FuzzParse internal/engine/flow:FuzzLoad
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t#*:} in ./$${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) ./$${t%%:*}; \
+	done
 
 ## bench: the Go benchmarks (figures go to docs/benchmarks.md)
 bench:
