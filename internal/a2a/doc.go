@@ -123,7 +123,10 @@
 // for a resumed stream, so a webhook gets exactly the updates a stream
 // from its creation carries, as a StreamResponse (application/a2a+json),
 // with the token in A2A-Notification-Token and X-A2A-Notification-Token
-// and authentication as Authorization: <scheme> <credentials>. Updates go
+// and authentication as Authorization: <scheme> <credentials>. A config
+// set through a v0.3 binding gets what v0.3 servers send instead: the
+// Task (v0.3 shape, application/json) at every status update, with its
+// artifacts as they stand at that update. Updates go
 // out one at a time, in order, each retried with exponential backoff and
 // jitter (5xx, 408, 429, timeouts, refused connections) for
 // PushOptions.RetryFor, then given up and logged; the cursor is saved

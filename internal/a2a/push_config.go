@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
@@ -23,6 +24,9 @@ type webhook struct {
 	URL   string            `json:"url"`
 	Token string            `json:"token,omitempty"`
 	Auth  *a2a.PushAuthInfo `json:"authentication,omitempty"`
+	// V0 says the config was set through a v0.3 binding: its receiver
+	// gets what v0.3 servers send, the Task (push_follow.go).
+	V0 bool `json:"v0,omitempty"`
 }
 
 // resolveTimeout bounds the DNS lookup of a webhook host at config time.
@@ -54,6 +58,7 @@ func (h *handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig)
 // putPushConfig stores the checked hook as config id (minted when empty)
 // of task t, its delivery starting after seq from.
 func (h *handler) putPushConfig(ctx context.Context, t store.Task, id string, hook webhook, from int64) (*a2a.PushConfig, error) {
+	hook.V0 = v0Call(ctx)
 	raw, err := json.Marshal(hook)
 	if err != nil {
 		return nil, toA2AError(err)
@@ -67,6 +72,21 @@ func (h *handler) putPushConfig(ctx context.Context, t store.Task, id string, ho
 	}
 	h.s.pokePush()
 	return toPushConfig(c.TaskID, c.ID, hook), nil
+}
+
+// v0Call reports whether the request came through a v0.3 binding: the
+// REST routes under a2av0.RESTPathPrefix, or JSON-RPC without A2A-Version
+// 1.0 (serveJSONRPC's rule).
+func v0Call(ctx context.Context) bool {
+	r := callInfoFrom(ctx).req
+	switch {
+	case r == nil:
+		return false
+	case strings.HasSuffix(r.URL.Path, "/jsonrpc"):
+		v := requestVersion(r)
+		return v == "" || strings.HasPrefix(v, "0.")
+	}
+	return strings.HasPrefix(r.URL.Path, a2av0.RESTPathPrefix+"/")
 }
 
 // checkWebhook validates a push config's URL, token and authentication.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
@@ -29,6 +30,7 @@ type pushFollower struct {
 	d    *deliverer
 	c    store.PushConfig // c.Delivered: the cursor as last saved
 	hook webhook
+	task store.Task
 	x    *translator
 	// cursor is the seq of the last event handled (delivered, or without
 	// an update); saved is when the claim was last renewed.
@@ -64,6 +66,7 @@ func (f *pushFollower) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	f.task = t
 	// The webhook got every update up to the cursor, like a client
 	// resuming a stream there.
 	if f.x, err = (&handler{s: f.d.s}).prime(ctx, t, f.cursor, true); err != nil {
@@ -95,14 +98,13 @@ func (f *pushFollower) run(ctx context.Context) error {
 
 // handle delivers ev's update, if it has one, and saves the cursor past it.
 func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
-	up := f.x.translate(ev)
-	if up == nil {
-		f.cursor = ev.Seq
-		return nil
-	}
-	body, err := json.Marshal(a2a.StreamResponse{Event: up})
+	body, err := f.body(ctx, ev, f.x.translate(ev))
 	if err != nil {
 		return err
+	}
+	if body == nil {
+		f.cursor = ev.Seq
+		return nil
 	}
 	var attempts int
 	err = f.holding(ctx, func(ctx context.Context) (err error) {
@@ -121,6 +123,30 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 		o(Delivery{TaskID: f.c.TaskID, ConfigID: f.c.ID, Seq: ev.Seq, EventTime: ev.Time, Sent: time.Now(), Attempts: attempts, Err: err})
 	}
 	return f.keep(ctx, true)
+}
+
+// body is the webhook's request body for ev's update up, nil when there is
+// none: the StreamResponse; for a v0.3 config, at a status update, the
+// Task as v0.3 servers send it — its status and its artifacts through ev,
+// in v0.3's shape (its chunks reach the receiver in the next Task).
+func (f *pushFollower) body(ctx context.Context, ev store.Event, up a2a.Event) ([]byte, error) {
+	if up == nil {
+		return nil, nil
+	}
+	if !f.hook.V0 {
+		return json.Marshal(a2a.StreamResponse{Event: up})
+	}
+	st, ok := up.(*a2a.TaskStatusUpdateEvent)
+	if !ok {
+		return nil, nil
+	}
+	task := &a2a.Task{ID: st.TaskID, ContextID: st.ContextID, Status: st.Status, Metadata: st.Metadata}
+	arts, err := (&handler{s: f.d.s}).artifacts(ctx, f.task, ev.Seq)
+	if err != nil {
+		return nil, err
+	}
+	task.Artifacts = arts
+	return json.Marshal(a2av0.FromV1Task(task))
 }
 
 // holding runs send while a goroutine renews the claim every renewEvery:

@@ -99,6 +99,9 @@ func (d *deliverer) post(ctx context.Context, hook webhook, body []byte) error {
 		return errdefs.Validationf("webhook URL %q: %v", hook.URL, err)
 	}
 	req.Header.Set("Content-Type", "application/a2a+json")
+	if hook.V0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("User-Agent", "agentd")
 	if hook.Token != "" {
 		req.Header.Set(tokenHeader, hook.Token)

@@ -3,6 +3,7 @@ package a2a_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	agenta2a "agentd/internal/a2a"
 	"agentd/internal/a2a/pushtest"
@@ -173,7 +176,12 @@ func TestPushDeliversEveryUpdateInOrder(t *testing.T) {
 			if _, err := e.rt.Wait(ctxT(t), string(id)); err != nil {
 				t.Fatal(err)
 			}
-			want := replay(t, c, id, 0)
+			want, media := replay(t, c, id, 0), "application/a2a+json"
+			v0 := b.version == a2av0.Version
+			if v0 {
+				// A v0.3 webhook gets the Task at every status update.
+				want, media = slices.DeleteFunc(want, func(s string) bool { return !strings.Contains(s, " status ") }), "application/json"
+			}
 			got := waitDistinct(t, rcv, "/"+b.name, len(want))
 			if !pushtest.InOrder(got) {
 				t.Errorf("updates out of order: seqs %v", seqsOf(got))
@@ -181,15 +189,39 @@ func TestPushDeliversEveryUpdateInOrder(t *testing.T) {
 			if d := describeDeduped(got); !slices.Equal(d, want) {
 				t.Errorf("delivered updates:\n%s\nwant (a stream from the start):\n%s", strings.Join(d, "\n"), strings.Join(want, "\n"))
 			}
+			if v0 {
+				wantSameAnswer(t, c, id, got[len(got)-1].Event.(*a2a.Task))
+			}
 			h := got[len(got)-1].Header
 			if h.Get("A2A-Notification-Token") != "tok-"+b.name || h.Get("X-A2A-Notification-Token") != "tok-"+b.name ||
-				h.Get("Authorization") != "Bearer cred" || h.Get("Content-Type") != "application/a2a+json" {
+				h.Get("Authorization") != "Bearer cred" || h.Get("Content-Type") != media {
 				t.Errorf("webhook headers: %v", h)
 			}
 		})
 	}
 	if rcv.Failed() != 3 {
 		t.Errorf("faults met: %d, want 3", rcv.Failed())
+	}
+}
+
+// wantSameAnswer checks that the last Task a v0.3 webhook got carries the
+// task's artifacts as GetTask answers them.
+func wantSameAnswer(t *testing.T, c *a2aclient.Client, id a2a.TaskID, last *a2a.Task) {
+	t.Helper()
+	task, err := c.GetTask(ctxT(t), &a2a.GetTaskRequest{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(arts []*a2a.Artifact) (s string) {
+		for _, a := range arts {
+			for _, p := range a.Parts {
+				s += p.Text()
+			}
+		}
+		return s
+	}
+	if got, want := text(last.Artifacts), text(task.Artifacts); got != want || want == "" {
+		t.Errorf("the last Task's artifacts say %q, GetTask's %q", got, want)
 	}
 }
 
@@ -340,8 +372,13 @@ func waitDistinct(t *testing.T, rcv *pushtest.Receiver, path string, n int) []pu
 }
 
 func terminalFor(n pushtest.Notification, id a2a.TaskID) bool {
-	st, ok := n.Event.(*a2a.TaskStatusUpdateEvent)
-	return ok && st.TaskID == id && st.Status.State.Terminal()
+	switch v := n.Event.(type) {
+	case *a2a.TaskStatusUpdateEvent:
+		return v.TaskID == id && v.Status.State.Terminal()
+	case *a2a.Task:
+		return v.ID == id && v.Status.State.Terminal()
+	}
+	return false
 }
 
 func seqsOf(ns []pushtest.Notification) []int64 {
@@ -357,8 +394,13 @@ func describeDeduped(ns []pushtest.Notification) []string {
 	var out []string
 	seen := map[int64]bool{}
 	for _, n := range ns {
-		if !seen[n.Seq] {
-			seen[n.Seq] = true
+		if seen[n.Seq] {
+			continue
+		}
+		seen[n.Seq] = true
+		if task, ok := n.Event.(*a2a.Task); ok {
+			out = append(out, fmt.Sprintf("%d status %s", n.Seq, task.Status.State)) // as describe renders a status update
+		} else {
 			out = append(out, describe(n.Event))
 		}
 	}
