@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,6 +60,9 @@ providers:
       - name: echo
         match: '(?i)^echo\b'
         tool_calls: [{name: transfer_to_echo, arguments: '{"reason": "echo repeats"}'}]
+      - name: tck
+        match: '^tck-'
+        tool_calls: [{name: transfer_to_conformance, arguments: '{"reason": "a test-kit behaviour"}'}]
       - {name: explain, reply: 'Ask the time or say echo.'}
 agents:
   - {id: assistant, engine: loop, provider: assistant-script, tools: [clock], max_iterations: 3}
@@ -72,7 +77,7 @@ agents:
     engine: loop
     provider: desk-script
     max_iterations: 3
-    handoffs: [assistant, '` + card("echo") + `']
+    handoffs: [assistant, '` + card("echo") + `', '` + card("conformance") + `']
 `
 	path := filepath.Join(t.TempDir(), "agentd.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
@@ -222,7 +227,8 @@ func TestFederationPeerToolREST(t *testing.T) {
 }
 
 func TestFederationHandoffREST(t *testing.T) {
-	local, _ := federated(t)
+	local, peer := federated(t)
+	card := func(id string) string { return peer.base + "/agents/" + id + "/.well-known/agent-card.json" }
 
 	t.Run("local", func(t *testing.T) {
 		evs := local.stream(t, "/v1/agents/desk/messages?stream=true", `{"text": "what time is it?"}`)
@@ -250,6 +256,45 @@ func TestFederationHandoffREST(t *testing.T) {
 		v := readJSON[runJSON](t, local.post(t, "/v1/agents/desk/messages", `{"text": "echo across the hop"}`), http.StatusOK)
 		if v.Status != "completed" || lastText(v) != "echo across the hop" {
 			t.Fatalf("run %s %q: want the peer echo's answer", v.Status, lastText(v))
+		}
+	})
+
+	t.Run("remote target asks", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/desk/messages", `{"text": "tck-input-required"}`), http.StatusOK)
+		if v.Status != "input-required" || !strings.Contains(lastText(v), "Please provide more input") {
+			t.Fatalf("run %s %q: want the peer target's question", v.Status, lastText(v))
+		}
+		v = readJSON[runJSON](t, local.post(t, "/v1/runs/"+v.ID+"/input", `{"text": "nine"}`), http.StatusOK)
+		if v.Status != "completed" || lastText(v) != "Received: nine" {
+			t.Fatalf("after the answer: %s %q, want the peer target's answer", v.Status, lastText(v))
+		}
+		n := 0
+		for _, m := range v.Messages {
+			if m.Role == "assistant" && len(m.Parts) > 0 && m.Parts[0].ToolCall != nil {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d hand-off calls in the transcript, want 1", n)
+		}
+		res := local.get(t, "/v1/runs/"+v.ID+"/events")
+		defer res.Body.Close()
+		var log []event
+		for br := bufio.NewReader(res.Body); ; {
+			ev, err := readEvent(br)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			log = append(log, ev)
+		}
+		if h := ofType(log, "handoff"); len(h) != 1 || h[0].data["to"] != card("conformance") {
+			t.Fatalf("handoff events %v, want one, of the first attempt", h)
+		}
+		if ends := ofType(log, "run.end"); len(ends) != 2 || ends[1].data["state"] != "completed" {
+			t.Fatalf("run.end events %v, want input-required then completed", ends)
 		}
 	})
 }
