@@ -45,6 +45,25 @@ auth:
 // the top level) in-process; dsn, when set, is its DATABASE_URL.
 func startWithAuth(t *testing.T, dsn, extra string) *server {
 	t.Helper()
+	env := func(k string) string {
+		if k == "DATABASE_URL" {
+			return dsn
+		}
+		return authEnv[k]
+	}
+	return startEnv(t, env, "--config", writeAuthConfig(t, extra))
+}
+
+// startWithAuthArgs is startWithAuth on memstore with more arguments.
+func startWithAuthArgs(t *testing.T, extra string, args ...string) *server {
+	t.Helper()
+	env := func(k string) string { return authEnv[k] }
+	return startEnv(t, env, append([]string{"--config", writeAuthConfig(t, extra)}, args...)...)
+}
+
+// writeAuthConfig writes the demo configuration with extra appended.
+func writeAuthConfig(t *testing.T, extra string) string {
+	t.Helper()
 	path, err := config.WriteDemo(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -60,13 +79,7 @@ func startWithAuth(t *testing.T, dsn, extra string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := func(k string) string {
-		if k == "DATABASE_URL" {
-			return dsn
-		}
-		return authEnv[k]
-	}
-	return startEnv(t, env, "--config", path)
+	return path
 }
 
 // startEnv is start with an environment.
