@@ -63,6 +63,7 @@ type config struct {
 	settle      time.Duration
 	parked      bool
 	jsonOut     bool
+	apiKey      string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -82,6 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.settle, "settle", 2*time.Second, "idle mode: wait this long after the streams are open before reading RSS")
 	fs.BoolVar(&cfg.parked, "parked", false, "idle mode on agentd: stream a run parked in input-required (conformance agent) instead of a running one")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the result as JSON")
+	fs.StringVar(&cfg.apiKey, "api-key-env", "", "send the API key held by this environment variable as X-API-Key (an agentd with auth)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -139,6 +141,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	client := newClient(cfg.c)
 	defer client.CloseIdleConnections()
+	if cfg.apiKey != "" {
+		client.Transport = keyed{key: os.Getenv(cfg.apiKey), next: client.Transport}
+	}
 	var cpu0 time.Duration
 	watchCPU := cfg.serverPID > 0 && cfg.mode != "idle"
 	if watchCPU {
@@ -185,6 +190,23 @@ func newClient(c int) *http.Client {
 		ForceAttemptHTTP2:   false,
 	}
 	return &http.Client{Transport: tr}
+}
+
+// keyed presents an API key on every request.
+type keyed struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
+	r.Header.Set("X-API-Key", k.key) // loadgen's requests are its own: no clone needed
+	return k.next.RoundTrip(r)
+}
+
+func (k keyed) CloseIdleConnections() {
+	if c, ok := k.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // errStatus reports an unexpected HTTP answer with the start of its body.
