@@ -45,10 +45,17 @@ func (c *Config) validateFederation() error {
 				return err
 			}
 		}
+		names := map[string]int{}
 		for j, h := range a.Handoffs {
-			if err := c.validateHandoff(fmt.Sprintf("%s.handoffs[%d]", path, j), a, h); err != nil {
+			p := fmt.Sprintf("%s.handoffs[%d]", path, j)
+			if err := c.validateHandoff(p, a, h); err != nil {
 				return err
 			}
+			name := handoffOf(h).Name()
+			if k, dup := names[name]; dup {
+				return fmt.Errorf("%s: %q and handoffs[%d] are both offered as the tool %s", p, h, k, name)
+			}
+			names[name] = j
 		}
 	}
 	return nil
@@ -89,10 +96,10 @@ func (a Agent) hasPeerTool(name string) bool {
 	return slices.ContainsFunc(a.PeerTools, func(pt PeerTool) bool { return pt.Name == name })
 }
 
-// isPeerURL says a hand-off target is a peer's card (an http(s) URL or a
-// path on this server) rather than an agent id.
+// isPeerURL says a hand-off target is a peer's card (a URL — validation
+// wants http or https — or a path on this server) rather than an agent id.
 func isPeerURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "/")
+	return strings.Contains(s, "://") || strings.HasPrefix(s, "/")
 }
 
 // handoffOf is the agent layer's hand-off to target. A peer's tool name
