@@ -95,6 +95,13 @@ func (s *Server) DeliverPushes(ctx context.Context) {
 	d := &deliverer{s: s, opts: s.pushOpts(), wake: make(chan struct{}, 1), active: map[pushKey]int64{}}
 	d.client = newWebhookClient(d.opts)
 	defer d.client.CloseIdleConnections()
+	d.saver = newCursorSaver(s.rt, d.opts.ClaimTTL)
+	saving := make(chan struct{})
+	go func() {
+		defer close(saving)
+		d.saver.run(ctx)
+	}()
+	defer func() { <-saving }()
 	s.push.d.Store(d)
 	defer s.push.d.Store(nil)
 	t := time.NewTicker(d.opts.ClaimEvery)
@@ -119,6 +126,7 @@ type deliverer struct {
 	s      *Server
 	opts   PushOptions
 	client webhookClient
+	saver  *cursorSaver
 	wake   chan struct{}
 	wg     sync.WaitGroup
 	mu     sync.Mutex

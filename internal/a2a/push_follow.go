@@ -190,22 +190,19 @@ func (f *pushFollower) keep(ctx context.Context, force bool) error {
 	if !force && time.Since(f.saved) < f.renewEvery() {
 		return nil
 	}
-	c := f.c
-	c.Delivered = f.cursor
-	saved, err := f.d.s.rt.SavePushDelivery(ctx, c, f.d.opts.ClaimTTL)
-	if err != nil {
-		return err
-	}
-	f.c, f.saved = saved, time.Now()
-	return nil
+	return f.save(ctx, false)
 }
 
-// save records the cursor, and done when delivery is over.
+// save records the cursor, and done when delivery is over, and extends
+// the claim.
 func (f *pushFollower) save(ctx context.Context, done bool) error {
 	c := f.c
 	c.Delivered, c.Done = f.cursor, done
-	_, err := f.d.s.rt.SavePushDelivery(ctx, c, f.d.opts.ClaimTTL)
-	return err
+	if err := f.d.saver.save(ctx, c); err != nil {
+		return err
+	}
+	f.c.Delivered, f.saved = f.cursor, time.Now()
+	return nil
 }
 
 // handOver saves the cursor and lets the claim expire now, so that the

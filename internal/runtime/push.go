@@ -45,3 +45,10 @@ func (r *Runtime) ClaimPushDeliveries(ctx context.Context, ttl time.Duration, li
 func (r *Runtime) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl time.Duration) (store.PushConfig, error) {
 	return r.st.SavePushDelivery(ctx, c, ttl)
 }
+
+// SavePushDeliveries records many claimed configs' cursors (each in its
+// own tenant) in one store round trip; saved[i] is false for a config
+// whose claim this replica lost or that is gone.
+func (r *Runtime) SavePushDeliveries(ctx context.Context, cs []store.PushConfig, ttl time.Duration) ([]bool, error) {
+	return r.st.SavePushDeliveries(ctx, cs, ttl)
+}

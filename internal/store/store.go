@@ -330,6 +330,12 @@ type PushConfigs interface {
 	// claim as extended; Conflict when the claim was lost, NotFound when
 	// the config is gone. A ttl of 1ns hands the claim over at once.
 	SavePushDelivery(ctx context.Context, c PushConfig, ttl time.Duration) (PushConfig, error)
+	// SavePushDeliveries is SavePushDelivery for many configs, of any
+	// tenants (each c.Tenant), each at most once, in one round trip: a
+	// replica's deliveries share their cursor writes. saved[i] reports
+	// whether cs[i] was saved; false means its claim was lost or the
+	// config is gone.
+	SavePushDeliveries(ctx context.Context, cs []PushConfig, ttl time.Duration) (saved []bool, err error)
 }
 
 // Lease is a replica's claim on a running run.

@@ -99,3 +99,22 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 	out.Claim, out.Tenant = cur.Claim, k.tenant
 	return out, nil
 }
+
+// SavePushDeliveries saves each config of cs in its own tenant.
+func (s *Store) SavePushDeliveries(ctx context.Context, cs []store.PushConfig, ttl time.Duration) ([]bool, error) {
+	if err := live(ctx); err != nil {
+		return nil, err
+	}
+	saved := make([]bool, len(cs))
+	for i, c := range cs {
+		_, err := s.SavePushDelivery(store.WithTenant(ctx, c.Tenant), c, ttl)
+		switch {
+		case err == nil:
+			saved[i] = true
+		case errdefs.IsConflict(err), errdefs.IsNotFound(err):
+		default:
+			return nil, err
+		}
+	}
+	return saved, nil
+}

@@ -90,3 +90,52 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 	}
 	return c, nil
 }
+
+// savePushesSQL is savePushSQL for many configs at once: $1 the claims'
+// new expiry, then one array per column.
+const savePushesSQL = `
+UPDATE push_configs p SET delivered_seq = v.seq, done = v.done,
+	claim_owner = CASE WHEN v.done THEN '' ELSE p.claim_owner END,
+	claim_expires_at = CASE WHEN v.done THEN '-infinity'::timestamptz ELSE $1 END
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::boolean[])
+	AS v(tenant, task_id, id, owner, generation, seq, done)
+WHERE p.tenant = v.tenant AND p.task_id = v.task_id AND p.id = v.id
+	AND p.claim_owner = v.owner AND p.claim_generation = v.generation
+RETURNING p.tenant, p.task_id, p.id`
+
+// SavePushDeliveries saves many configs' cursors in one statement.
+func (s *Store) SavePushDeliveries(ctx context.Context, cs []store.PushConfig, ttl time.Duration) ([]bool, error) {
+	if ttl <= 0 {
+		return nil, errdefs.Validationf("pgstore: save push deliveries: ttl %v is not positive", ttl)
+	}
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	n := len(cs)
+	tenants, tasks, ids, owners := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	gens, seqs, done := make([]int64, n), make([]int64, n), make([]bool, n)
+	at := map[[3]string]int{}
+	for i, c := range cs {
+		tenants[i], tasks[i], ids[i], owners[i] = c.Tenant, c.TaskID, c.ID, c.Claim.Owner
+		gens[i], seqs[i], done[i] = c.Claim.Generation, c.Delivered, c.Done
+		at[[3]string{c.Tenant, c.TaskID, c.ID}] = i
+	}
+	saved := make([]bool, n)
+	err := s.retry(ctx, func(ctx context.Context) error {
+		clear(saved)
+		rows, err := s.pool.Query(ctx, savePushesSQL, s.now().Add(ttl), tenants, tasks, ids, owners, gens, seqs, done)
+		if err != nil {
+			return err
+		}
+		var k [3]string
+		_, err = pgx.ForEachRow(rows, []any{&k[0], &k[1], &k[2]}, func() error {
+			saved[at[k]] = true
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, s.classify(fmt.Sprintf("save %d push deliveries", n), err)
+	}
+	return saved, nil
+}

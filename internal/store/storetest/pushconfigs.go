@@ -23,6 +23,7 @@ func testPushConfigs(t *testing.T, f Factory) {
 		"HandOverAndResume":      testPushHandOver,
 		"DoneIsNeverClaimed":     testPushDone,
 		"ReplaceEndsClaim":       testPushReplaceEndsClaim,
+		"SaveManyAtOnce":         testPushSaveMany,
 	})
 }
 

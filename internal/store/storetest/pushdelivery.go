@@ -143,3 +143,31 @@ func testPushReplaceEndsClaim(t *testing.T, s store.Store) {
 		t.Errorf("replaced config's cursor: got %d, want 4", got[0].Delivered)
 	}
 }
+
+func testPushSaveMany(t *testing.T, s store.Store) {
+	a, b := seedPush(t, s)
+	putPush(t, a, s, pushConfig("t-1", "p-2"))
+	cs := claimPush(t, s, "r1") // tenant-a p-1, tenant-a p-2, tenant-b p-1
+	cs[0].Delivered, cs[2].Delivered, cs[2].Done = 11, 12, true
+	cs[1].Claim.Generation-- // a stale claim
+	saved, err := s.SavePushDeliveries(t.Context(), []store.PushConfig{cs[0], cs[1], cs[2]}, pushTTL)
+	wantNoError(t, err, "SavePushDeliveries")
+	if !slices.Equal(saved, []bool{true, false, true}) {
+		t.Errorf("saved: got %v, want [true false true] (the stale claim refused)", saved)
+	}
+	for _, w := range []struct {
+		ctx       context.Context
+		delivered int64
+		done      bool
+	}{{a, 11, false}, {b, 12, true}} {
+		got, err := s.GetPushConfig(w.ctx, "t-1", "p-1")
+		wantNoError(t, err, "GetPushConfig")
+		if got.Delivered != w.delivered || got.Done != w.done {
+			t.Errorf("%s after a batch save: delivered %d done %v, want %d %v", store.TenantFrom(w.ctx), got.Delivered, got.Done, w.delivered, w.done)
+		}
+	}
+	saved, err = s.SavePushDeliveries(t.Context(), nil, pushTTL)
+	if err != nil || len(saved) != 0 {
+		t.Errorf("SavePushDeliveries of nothing: %v, %v", saved, err)
+	}
+}
