@@ -73,6 +73,14 @@ agents:
     peer_tools:
       - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
       - {name: ask_tck, card: '` + card("conformance") + `', description: Ask the conformance peer.}
+  - id: careful
+    engine: loop
+    provider: scout-script
+    max_iterations: 3
+    tools: [ask_echo]
+    tool_settings: {ask_echo: {approval: required}}
+    peer_tools:
+      - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
   - id: desk
     engine: loop
     provider: desk-script
@@ -215,6 +223,26 @@ func TestFederationPeerToolREST(t *testing.T) {
 				t.Fatalf("the peer's canceled echo runs: %+v, want the one the tool started (all: %+v)", runs.Runs, all.Runs)
 			}
 			time.Sleep(20 * time.Millisecond)
+		}
+	})
+
+	t.Run("approval", func(t *testing.T) {
+		type pending struct {
+			runJSON
+			Pending []struct {
+				CallID string `json:"call_id"`
+				Tool   string `json:"tool"`
+			} `json:"pending_approvals"`
+		}
+		v := readJSON[pending](t, local.post(t, "/v1/agents/careful/messages", `{"text": "ask the peer approved words"}`), http.StatusOK)
+		v = readJSON[pending](t, local.get(t, "/v1/runs/"+v.ID), http.StatusOK)
+		if v.Status != "input-required" || len(v.Pending) != 1 || v.Pending[0].Tool != "ask_echo" {
+			t.Fatalf("run %s, pending %+v: the peer call should wait for approval", v.Status, v.Pending)
+		}
+		body := `{"approvals": [{"call_id": "` + v.Pending[0].CallID + `", "decision": "approve"}]}`
+		done := readJSON[runJSON](t, local.post(t, "/v1/runs/"+v.ID+"/input", body), http.StatusOK)
+		if done.Status != "completed" || lastText(done) != "The peer agent answered: approved words" {
+			t.Fatalf("after the approval: %s %q", done.Status, lastText(done))
 		}
 	})
 

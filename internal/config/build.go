@@ -74,6 +74,9 @@ type builder struct {
 	// built holds the engines built so far, for graph steps on agent:<id>.
 	built     map[string]engine.Engine
 	openaiEnv bool // OPENAI_BASE_URL or OPENAI_API_KEY is set
+	// peerTools are the peer tools registered so far, by name
+	// (federation.go).
+	peerTools map[string]PeerTool
 }
 
 // provider builds (once) the provider name.

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -129,6 +130,16 @@ func (b *builder) federationTools(path string, a Agent) ([]string, error) {
 	names := slices.Clone(a.Tools)
 	for j, pt := range a.PeerTools {
 		p := fmt.Sprintf("%s.peer_tools[%d]", path, j)
+		if prev, ok := b.peerTools[pt.Name]; ok {
+			// Tools are shared by name: another agent declared this one.
+			if !reflect.DeepEqual(prev, pt) {
+				return nil, fmt.Errorf("%s.name: %q is declared differently by another agent (tool names are shared: use another name)", p, pt.Name)
+			}
+			if !slices.Contains(names, pt.Name) {
+				names = append(names, pt.Name)
+			}
+			continue
+		}
 		headers, err := peerHeaders(p, pt.Auth, b.opts.Getenv)
 		if err != nil {
 			return nil, err
@@ -140,6 +151,10 @@ func (b *builder) federationTools(path string, a Agent) ([]string, error) {
 		if err := b.reg.Register(t); err != nil {
 			return nil, fmt.Errorf("%s.name: %w", p, err)
 		}
+		if b.peerTools == nil {
+			b.peerTools = map[string]PeerTool{}
+		}
+		b.peerTools[pt.Name] = pt
 		if !slices.Contains(names, pt.Name) {
 			names = append(names, pt.Name)
 		}
