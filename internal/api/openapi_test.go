@@ -306,6 +306,12 @@ func TestOpenAPIRefsResolve(t *testing.T) {
 		}
 	}
 	walk("#", doc)
+	// Security schemes are named by security requirements, not $ref.
+	for _, req := range doc["security"].([]any) {
+		for name := range req.(map[string]any) {
+			check("#/security", pointer("components", "securitySchemes", name))
+		}
+	}
 	for kind, set := range obj(doc, "components") {
 		for name := range set.(map[string]any) {
 			if !used[pointer("components", kind, name)] {
