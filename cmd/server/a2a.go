@@ -10,6 +10,7 @@ import (
 	"agentd/internal/a2a"
 	"agentd/internal/config"
 	"agentd/internal/runtime"
+	"agentd/internal/telemetry"
 )
 
 // mountA2A serves every agent over A2A on router: the cards at
@@ -17,7 +18,7 @@ import (
 // and the JSON-RPC and HTTP+JSON bindings under /agents/{id}/. It starts this replica's
 // push-notification delivery; stop ends it (handing its claims over to
 // the other replicas) and waits for it.
-func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *slog.Logger) (stop func(), err error) {
+func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, metrics *telemetry.Metrics, log *slog.Logger) (stop func(), err error) {
 	srv, err := a2a.New(rt, a2a.Options{
 		PublicURL:    cfg.Server.PublicURL,
 		DefaultAgent: cfg.Server.DefaultAgent,
@@ -29,6 +30,7 @@ func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *s
 			Timeout:      time.Duration(cfg.Push.Timeout),
 			RetryFor:     time.Duration(cfg.Push.RetryFor),
 			ClaimTTL:     time.Duration(cfg.Push.ClaimTTL),
+			Observe:      func(d a2a.Delivery) { countDelivery(metrics, d) },
 		},
 		Logger: log,
 	})
@@ -43,4 +45,19 @@ func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *s
 		srv.DeliverPushes(ctx)
 	}()
 	return func() { cancel(); <-done }, nil
+}
+
+// countDelivery counts a push delivery in the webhook metrics: each
+// attempt that failed and was retried, then the update delivered or
+// dropped (given up).
+func countDelivery(m *telemetry.Metrics, d a2a.Delivery) {
+	for range d.Attempts - 1 {
+		m.WebhookDelivery("failed")
+		m.WebhookRetry()
+	}
+	if d.Err != nil {
+		m.WebhookDelivery("dropped")
+		return
+	}
+	m.WebhookDelivery("delivered")
 }
