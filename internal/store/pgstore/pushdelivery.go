@@ -93,12 +93,20 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 
 // savePushesSQL is savePushSQL for many configs at once: $1 the claims'
 // new expiry, then one array per column.
+//
+// Its commit does not wait for the WAL flush (synchronous_commit off for
+// this transaction alone): a cursor lost with a database crash only moves
+// delivery back — updates are repeated, never lost —, and a replica's
+// kill loses nothing, since the write is committed and visible before the
+// next update goes out. Waiting for the flush would bound every webhook
+// to one update per WAL flush.
 const savePushesSQL = `
 UPDATE push_configs p SET delivered_seq = v.seq, done = v.done,
 	claim_owner = CASE WHEN v.done THEN '' ELSE p.claim_owner END,
 	claim_expires_at = CASE WHEN v.done THEN '-infinity'::timestamptz ELSE $1 END
 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::boolean[])
-	AS v(tenant, task_id, id, owner, generation, seq, done)
+	AS v(tenant, task_id, id, owner, generation, seq, done),
+	(SELECT set_config('synchronous_commit', 'off', true)) AS async
 WHERE p.tenant = v.tenant AND p.task_id = v.task_id AND p.id = v.id
 	AND p.claim_owner = v.owner AND p.claim_generation = v.generation
 RETURNING p.tenant, p.task_id, p.id`
