@@ -134,7 +134,17 @@
 // once its claims expire, repeating at most the update in flight. A
 // config's delivery ends (done) when its task is terminal and delivered.
 //
-// a2a imports the runtime, the store, engine (its resume signals) and
-// model vocabulary, errdefs and netguard; it must not import api, config or any
+// # Authentication (guard.go, security.go)
+//
+// The server's edge (auth.Middleware) authenticates a call and puts the
+// caller and its tenant in the context; guard wraps each agent's handler
+// and refuses a method the caller's scopes do not cover (ErrUnauthorized:
+// JSON-RPC -31403, HTTP+JSON 403) before the handler sees it. With
+// Options.Security set, the cards declare the schemes — each entry in the
+// v1.0 and the v0.3 shape at once, as the combined card needs — and
+// GetExtendedAgentCard serves the card to authenticated callers.
+//
+// a2a imports the runtime, the store, auth (the caller in the context),
+// engine (its resume signals) and model vocabulary, errdefs and netguard; it must not import api, config or any
 // engine implementation, and it holds no business state.
 package a2a
