@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"agentd/internal/store"
 	"agentd/internal/store/pgstore"
 	"agentd/internal/store/storetest"
+	"agentd/migrations"
 )
 
 // TestMain stops the throwaway cluster (if one was started) and then
@@ -85,8 +88,19 @@ func TestOpenErrorsNameTheCause(t *testing.T) {
 
 // Replicas starting together on an empty database: the advisory lock
 // lets one migrate while the others wait, and all of them open.
-// latestMigration is the version of the newest file in migrations/.
-const latestMigration = 2
+// latestMigration is the version of the newest file in migrations/
+// (NNNNN_what.sql).
+var latestMigration = func() int64 {
+	entries, _ := fs.Glob(migrations.FS, "*.sql")
+	var latest int64
+	for _, name := range entries {
+		v, err := strconv.ParseInt(strings.SplitN(name, "_", 2)[0], 10, 64)
+		if err == nil && v > latest {
+			latest = v
+		}
+	}
+	return latest
+}()
 
 func TestOpenRacingMigrations(t *testing.T) {
 	dsn := pgtest.EmptyDSN(t)
