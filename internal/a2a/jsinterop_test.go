@@ -10,8 +10,8 @@ import (
 )
 
 // TestInteropJS runs the official @a2a-js/sdk client (interop/js) against
-// a real server: card discovery, send, stream, resubscribe, cancel, errors,
-// over JSON-RPC and HTTP+JSON. It skips only when node or the installed
+// a real server: card discovery, send, stream, resubscribe, push
+// notifications, cancel, errors, over JSON-RPC and HTTP+JSON. It skips only when node or the installed
 // packages are missing and REQUIRE_INTEROP is unset (CI sets it, and
 // .ci/run installs the packages with npm ci).
 func TestInteropJS(t *testing.T) {
@@ -33,7 +33,7 @@ func TestInteropJS(t *testing.T) {
 		}
 		t.Skipf("%s/node_modules is missing: run `npm ci` there to enable the @a2a-js/sdk interop test", dir)
 	}
-	e := newEnv(t)
+	e, _ := newPushEnv(t) // the script's webhooks listen on loopback
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "interop.mjs")

@@ -1,11 +1,13 @@
 // Drives agentd's A2A endpoints with the official @a2a-js/sdk client: card
 // discovery, blocking send, streaming, resubscription with the
-// resumable-stream cursor, cancel and errors, over JSON-RPC and HTTP+JSON.
+// resumable-stream cursor, push notifications to a loopback webhook,
+// cancel and errors, over JSON-RPC and HTTP+JSON.
 //
 // Usage: AGENTD_URL=http://127.0.0.1:8080 node interop.mjs
 // Exits non-zero with a message naming the failed check.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { Role, TaskState } from '@a2a-js/sdk';
@@ -44,6 +46,33 @@ const answerOf = (events) => events
   .join('');
 
 const seqOf = (e) => Number(e.value?.metadata?.[SEQ] ?? 0);
+
+// webhook is a push-notification receiver on loopback that records every
+// request's path, headers and JSON body.
+async function webhook() {
+  const bodies = [];
+  let wake = () => {};
+  const server = http.createServer((req, res) => {
+    let b = '';
+    req.on('data', (c) => { b += c; });
+    req.on('end', () => {
+      bodies.push({ path: req.url, headers: req.headers, body: JSON.parse(b) });
+      res.writeHead(204).end();
+      wake();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    bodies,
+    until: (cond) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`webhook: condition not met after ${bodies.length} requests`)), 10000);
+      wake = () => { if (cond(bodies)) { clearTimeout(timer); resolve(); } };
+      wake();
+    }),
+    close: () => server.close(),
+  };
+}
 
 async function run(transport) {
   const checks = [];
@@ -94,6 +123,33 @@ async function run(transport) {
     seqs.forEach((s, i) => i && assert.ok(s > seqs[i - 1], 'increasing seqs'));
     const full = Array.from({ length: 30 }, (_, i) => `tok${i + 1}`).join(' ');
     assert.equal(answerOf(first) + answerOf(rest), full, 'every token exactly once');
+  });
+
+  await check('push notifications', async () => {
+    const hook = await webhook();
+    try {
+      const config = { url: hook.url, token: 'tok-js', authentication: { scheme: 'Bearer', credentials: 'cred' } };
+      const started = await echo.sendMessage({
+        message: message('stream 5 every 5ms'),
+        configuration: { returnImmediately: true, taskPushNotificationConfig: config },
+      });
+      const more = await echo.createTaskPushNotificationConfig({ taskId: started.id, id: 'js-2', url: hook.url + '/2' });
+      assert.equal(more.id, 'js-2');
+      const listed = await echo.listTaskPushNotificationConfig({ taskId: started.id });
+      assert.equal(listed.configs.length, 2, 'both configs listed');
+      const got = await echo.getTaskPushNotificationConfig({ taskId: started.id, id: 'js-2' });
+      assert.equal(got.url, hook.url + '/2');
+      await echo.deleteTaskPushNotificationConfig({ taskId: started.id, id: 'js-2' });
+      await hook.until((bodies) => bodies.some((b) => b.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'));
+      const first = hook.bodies.filter((b) => b.path === '/hook');
+      assert.equal(first[0].headers['a2a-notification-token'], 'tok-js');
+      assert.equal(first[0].headers['x-a2a-notification-token'], 'tok-js');
+      assert.equal(first[0].headers.authorization, 'Bearer cred');
+      const answer = first.map((b) => b.body.artifactUpdate?.artifact?.parts?.map((p) => p.text).join('') ?? '').join('');
+      assert.equal(answer, 'tok1 tok2 tok3 tok4 tok5', 'every token delivered, in order');
+    } finally {
+      hook.close();
+    }
   });
 
   const tck = await clientFor('/agents/conformance/', transport);
