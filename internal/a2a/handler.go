@@ -198,6 +198,11 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runt
 			return runtime.Submission{}, a2a.NewError(a2a.ErrUnsupportedOperation,
 				"task "+t.ID+" is "+string(t.State)+" and accepts no more messages; send without taskId (in context "+t.ContextID+") to start a new task")
 		}
+		if push != nil {
+			if err := h.roomForConfig(ctx, t.ID, req.Config.PushConfig.ID); err != nil {
+				return runtime.Submission{}, err
+			}
+		}
 	}
 	sub, err := h.s.rt.Send(ctx, sr)
 	if err != nil {

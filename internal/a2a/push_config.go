@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +53,27 @@ func (h *handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig)
 	if err != nil {
 		return nil, err
 	}
+	if err := h.roomForConfig(ctx, t.ID, req.ID); err != nil {
+		return nil, err
+	}
 	return h.putPushConfig(ctx, t, req.ID, hook, page.LastSeq)
+}
+
+// MaxPushConfigsPerTask bounds a task's webhooks: each one is a delivery
+// of its own (a goroutine, a claim, a cursor write per update).
+const MaxPushConfigsPerTask = 16
+
+// roomForConfig refuses a new config id for a task that has
+// MaxPushConfigsPerTask already; replacing one of them is fine.
+func (h *handler) roomForConfig(ctx context.Context, taskID, id string) error {
+	cs, err := h.s.rt.ListPushConfigs(ctx, taskID)
+	if err != nil {
+		return toA2AError(err)
+	}
+	if len(cs) < MaxPushConfigsPerTask || slices.ContainsFunc(cs, func(c store.PushConfig) bool { return c.ID == id }) {
+		return nil
+	}
+	return invalidParams("task %s has %d push configs, the most a task may have; delete one first", taskID, len(cs))
 }
 
 // putPushConfig stores the checked hook as config id (minted when empty)

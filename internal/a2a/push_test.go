@@ -83,6 +83,16 @@ func TestPushConfigMethods(t *testing.T) {
 			wantA2AError(t, err, a2a.ErrInvalidParams, "url", "CreateTaskPushConfig without a url")
 			_, err = c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, URL: "ftp://example.com/x"})
 			wantA2AError(t, err, a2a.ErrInvalidParams, "url", "CreateTaskPushConfig with an ftp url")
+			for i := 1; i < agenta2a.MaxPushConfigsPerTask; i++ {
+				if _, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, ID: "n" + strconv.Itoa(i), URL: rcv.URL("/n")}); err != nil {
+					t.Fatalf("config %d of %d: %v", i+1, agenta2a.MaxPushConfigsPerTask, err)
+				}
+			}
+			_, err = c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, ID: "one-too-many", URL: rcv.URL("/n")})
+			wantA2AError(t, err, a2a.ErrInvalidParams, "delete one first", "CreateTaskPushConfig beyond the limit")
+			if _, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, ID: "n1", URL: rcv.URL("/n1")}); err != nil {
+				t.Errorf("replacing a config at the limit: %v", err)
+			}
 		})
 	}
 }
