@@ -102,6 +102,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if len(args) > 0 && args[0] == "validate" {
 		return validateCommand(args[1:], os.Stdout)
 	}
+	if len(args) > 0 && args[0] == "healthcheck" {
+		return healthcheckCommand(args[1:], stderr)
+	}
 	f, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -153,6 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var self selfURL // known once the server listens; remote agents' relative peers use it
 	agents, err := cfg.Build(config.BuildOptions{Getenv: getenv, SelfURL: self.get})
+	defer func() { _ = cfg.Close() }() // the MCP servers' sessions, once the runtime is done
 	if err != nil {
 		return err
 	}
