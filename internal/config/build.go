@@ -155,6 +155,9 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if names, err = b.mcpTools(path, a, names); err != nil {
+		return nil, err
+	}
 	eng, err := loop.New(loop.Config{
 		ApprovalTools: guards.approvalTools, ApprovalTimeout: time.Duration(a.ApprovalTimeout), Governance: guards.governance,
 		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: names,

@@ -31,6 +31,9 @@ type Config struct {
 	// Federation configures the agents served by A2A peers (engine
 	// remote).
 	Federation Federation `json:"federation,omitempty"`
+
+	// mcp are the MCP servers Build connected to, by name (Close ends them).
+	mcp map[string]mcpConn
 	// Retention prunes the events and checkpoints of finished runs
 	// (retention.go).
 	Retention *Retention `json:"retention,omitempty"`
@@ -202,6 +205,9 @@ type Agent struct {
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
 	// Governance is the agent's tool-call policy (loop engine, guard.go).
 	Governance *Governance `json:"governance,omitempty"`
+	// MCPServers are Model Context Protocol servers whose tools the agent
+	// may call, as "<name>__<tool>" (loop engine, mcp.go).
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
 }
 
 // Budget limits an agent's token use.

@@ -56,7 +56,7 @@ type Governor struct {
 func (a Agent) validateGuards(path string) error {
 	for _, name := range sortedKeys(a.ToolSettings) {
 		s := a.ToolSettings[name]
-		if !slices.Contains(a.Tools, name) {
+		if !slices.Contains(a.Tools, name) && !a.isMCPTool(name) {
 			return fmt.Errorf("%s.tool_settings.%s: not one of the agent's tools %q", path, name, a.Tools)
 		}
 		if s.Approval != "" && s.Approval != "none" && s.Approval != "required" {

@@ -119,6 +119,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 		if err := a.validateGuards(path); err != nil {
 			return err
 		}
+		if err := a.validateMCP(path); err != nil {
+			return err
+		}
 	case "flow":
 		if a.Flow == "" {
 			return fmt.Errorf("%s.flow: required for the flow engine (a directory of node files or a YAML file)", path)
@@ -158,7 +161,7 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 		}
 	}
 	for j, t := range a.DisallowedTools {
-		if !slices.Contains(tools, t) {
+		if !slices.Contains(tools, t) && !a.isMCPTool(t) {
 			return fmt.Errorf("%s.disallowed_tools[%d]: unknown tool %q (tools: %s)", path, j, t, strings.Join(tools, ", "))
 		}
 	}

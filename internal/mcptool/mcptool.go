@@ -1,0 +1,188 @@
+package mcptool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/tool"
+)
+
+// Separator joins a server's name and a tool's: "<server>__<tool>".
+const Separator = "__"
+
+// Server says how to reach one MCP server: Command (with Args and Env,
+// added to agentd's environment) for stdio, or URL (with Headers) for
+// streamable HTTP.
+type Server struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string
+	URL     string
+	Headers map[string]string
+	// HTTPClient reaches URL (nil: one that adds Headers).
+	HTTPClient *http.Client
+}
+
+// Conn is a connected server and its tools.
+type Conn struct {
+	name    string
+	session *mcp.ClientSession
+	tools   []tool.Tool
+}
+
+// Connect connects to s, lists its tools and adapts them. ctx bounds the
+// connection and the listing, not the session.
+func Connect(ctx context.Context, s Server) (*Conn, error) {
+	var t mcp.Transport
+	switch {
+	case s.Command != "" && s.URL != "":
+		return nil, errdefs.Validationf("mcp server %q: give command or url, not both", s.Name)
+	case s.Command != "":
+		cmd := exec.Command(s.Command, s.Args...)
+		cmd.Env = os.Environ()
+		for _, k := range sortedKeys(s.Env) {
+			cmd.Env = append(cmd.Env, k+"="+s.Env[k])
+		}
+		t = &mcp.CommandTransport{Command: cmd}
+	case s.URL != "":
+		hc := s.HTTPClient
+		if hc == nil {
+			hc = &http.Client{Transport: headers{base: http.DefaultTransport, h: s.Headers}}
+		}
+		t = &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, DisableStandaloneSSE: true}
+	default:
+		return nil, errdefs.Validationf("mcp server %q: give a command (stdio) or a url (streamable HTTP)", s.Name)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "agentd", Version: "1"}, nil)
+	session, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, errdefs.NotAvailablef("mcp server %q: connect: %v", s.Name, err)
+	}
+	c := &Conn{name: s.Name, session: session}
+	if err := c.list(ctx); err != nil {
+		_ = session.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// list adapts every tool the server lists.
+func (c *Conn) list(ctx context.Context) error {
+	for t, err := range c.session.Tools(ctx, nil) {
+		if err != nil {
+			return errdefs.NotAvailablef("mcp server %q: list tools: %v", c.name, err)
+		}
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil || t.InputSchema == nil {
+			schema = nil
+		}
+		c.tools = append(c.tools, &mcpTool{conn: c, remote: t.Name, name: c.name + Separator + t.Name,
+			description: t.Description, schema: schema})
+	}
+	return nil
+}
+
+// Tools are the server's tools, in the order it listed them.
+func (c *Conn) Tools() []tool.Tool { return c.tools }
+
+// Close ends the session (and stops a stdio server).
+func (c *Conn) Close() error { return c.session.Close() }
+
+// mcpTool is one of a server's tools.
+type mcpTool struct {
+	conn        *Conn
+	remote      string // the server's name for it
+	name        string
+	description string
+	schema      json.RawMessage
+}
+
+func (t *mcpTool) Name() string            { return t.name }
+func (t *mcpTool) Description() string     { return t.description }
+func (t *mcpTool) Schema() json.RawMessage { return t.schema }
+func (t *mcpTool) Flags() tool.Flags       { return tool.Flags{} }
+
+// Execute calls the tool on the server.
+func (t *mcpTool) Execute(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	params := &mcp.CallToolParams{Name: t.remote}
+	if len(args) > 0 {
+		params.Arguments = args
+	}
+	res, err := t.conn.session.CallTool(ctx, params)
+	if err != nil {
+		return tool.Result{}, errdefs.NotAvailablef("mcp server %q: %v", t.conn.name, err)
+	}
+	text := contentText(res.Content)
+	if res.IsError {
+		return tool.Result{Content: t.name + ": " + text, IsError: true}, nil
+	}
+	r := tool.Result{Content: text}
+	if res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			r.Data = b
+		}
+	}
+	return r, nil
+}
+
+// contentText is what the model reads of a result's content: its text,
+// and a note for each part it cannot read as text.
+func contentText(content []mcp.Content) string {
+	parts := make([]string, 0, len(content))
+	for _, c := range content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *mcp.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s]", c.URI))
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				parts = append(parts, c.Resource.Text)
+			} else if c.Resource != nil {
+				parts = append(parts, fmt.Sprintf("[resource %s]", c.Resource.URI))
+			}
+		default:
+			parts = append(parts, fmt.Sprintf("[%T content]", c))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// headers adds fixed headers to every request.
+type headers struct {
+	base http.RoundTripper
+	h    map[string]string
+}
+
+func (h headers) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(h.h) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range h.h {
+			req.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(req)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
