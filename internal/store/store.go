@@ -170,6 +170,10 @@ type Change struct {
 	// was cut off and another took the run over) can then no longer add
 	// to the run's log.
 	Fences []Lease
+	// Release, when set, gives the lease up in the same transaction, as
+	// ReleaseLease would (a lease no longer held is left alone): a run's
+	// final commit ends its claim without a write of its own.
+	Release *Lease
 	// Lease, when set, claims the lease on TaskID in the same transaction,
 	// as AcquireLease would (Conflict if another owner holds it): a run
 	// made runnable by this change is never committed without an owner
@@ -289,6 +293,11 @@ type PushConfig struct {
 	// Done says delivery is over (the task ended and its last update was
 	// delivered): a done config is never claimed again. A put clears it.
 	Done bool `json:"done,omitempty"`
+	// ParkedVersion, when not 0, is the task's version when delivery
+	// parked (the task waited for input, every update delivered): the
+	// config is claimed again only once its task's version differs. A put
+	// clears it.
+	ParkedVersion int64 `json:"parked_version,omitempty"`
 	// Tenant is the task's tenant; set on the configs
 	// ClaimPushDeliveries returns (it claims across tenants).
 	Tenant string `json:"-"`
@@ -319,13 +328,15 @@ type PushConfigs interface {
 	ListPushConfigs(ctx context.Context, taskID string) ([]PushConfig, error)
 	DeletePushConfig(ctx context.Context, taskID, id string) error
 	// ClaimPushDeliveries claims for owner, until now+ttl, up to limit
-	// configs of any tenant that are not Done and whose claim is free or
-	// expired, and returns them with their Tenant and Claim. Of concurrent
-	// claimants of a config exactly one wins.
+	// configs of any tenant that are not Done, not parked at their task's
+	// current version, and whose claim is free or expired, and returns
+	// them with their Tenant and Claim. Of concurrent claimants of a
+	// config exactly one wins.
 	ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]PushConfig, error)
-	// SavePushDelivery records c.Delivered and c.Done of the config c
-	// (in the context's tenant) and extends c.Claim to now+ttl — or
-	// releases it when c.Done — provided the claim is still held as
+	// SavePushDelivery records c.Delivered, c.Done and c.ParkedVersion of
+	// the config c (in the context's tenant) and extends c.Claim to
+	// now+ttl — or releases it when c is done or parked — provided the
+	// claim is still held as
 	// c.Claim says (owner and generation). It returns the config with its
 	// claim as extended; Conflict when the claim was lost, NotFound when
 	// the config is gone. A ttl of 1ns hands the claim over at once.

@@ -92,6 +92,9 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 		s.putLease(lease)
 		c.Lease.Granted = lease
 	}
+	if c.Release != nil {
+		s.releaseLocked(*c.Release)
+	}
 	return nil
 }
 

@@ -125,11 +125,16 @@ func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.releaseLocked(l)
+	return nil
+}
+
+// releaseLocked gives l up if it is still held. Callers hold s.mu.
+func (s *Store) releaseLocked(l store.Lease) {
 	if held, ok := s.held(l); ok {
 		delete(s.leases, l.RunID)
 		s.released[l.RunID] = held.Generation
 	}
-	return nil
 }
 
 // held returns the record of l and true if l is still held. Callers hold

@@ -22,7 +22,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 		return err
 	}
 	c.CreatedAt = orNow(c.CreatedAt, now())
-	c.Done, c.Tenant = false, ""
+	c.Done, c.ParkedVersion, c.Tenant = false, 0, ""
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.writeTenant(ctx).run(c.TaskID)

@@ -37,6 +37,16 @@ func (s *Store) storedPush(k pushKey) (store.PushConfig, map[string]store.PushCo
 	return c, m, ok
 }
 
+// parkedAtVersion reports whether c is parked at its task's current
+// version. Callers hold s.mu.
+func (s *Store) parkedAtVersion(k pushKey, c store.PushConfig) bool {
+	if c.ParkedVersion == 0 {
+		return false
+	}
+	r := s.tenants[k.tenant].runs[k.task]
+	return r.task != "" && headerOf(r.task).version == c.ParkedVersion
+}
+
 // ClaimPushDeliveries claims up to limit pending configs whose claim is
 // free or expired for owner until now+ttl.
 func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]store.PushConfig, error) {
@@ -59,7 +69,7 @@ func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.
 			delete(s.pushPending, k) // evicted with its run, or done
 			continue
 		}
-		if c.Claim.Owner != "" && c.Claim.ExpiresAt.After(at) {
+		if (c.Claim.Owner != "" && c.Claim.ExpiresAt.After(at)) || s.parkedAtVersion(k, c) {
 			continue
 		}
 		c.Claim = store.PushClaim{Owner: owner, Generation: c.Claim.Generation + 1, ExpiresAt: at.Add(ttl)}
@@ -88,10 +98,12 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 	if cur.Claim.Owner != c.Claim.Owner || cur.Claim.Generation != c.Claim.Generation || c.Claim.Owner == "" {
 		return store.PushConfig{}, errdefs.Conflictf("the delivery claim on push config %q of task %q is held by another owner than %q", c.ID, c.TaskID, c.Claim.Owner)
 	}
-	cur.Delivered, cur.Done = c.Delivered, c.Done
+	cur.Delivered, cur.Done, cur.ParkedVersion = c.Delivered, c.Done, c.ParkedVersion
 	cur.Claim.ExpiresAt = time.Now().Add(ttl)
+	if c.Done || c.ParkedVersion != 0 {
+		cur.Claim.Owner = "" // a parked config stays pending, for the sweep
+	}
 	if c.Done {
-		cur.Claim.Owner = ""
 		s.markPending(k, false)
 	}
 	m[k.id] = cur

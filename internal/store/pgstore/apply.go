@@ -160,6 +160,9 @@ func (s *Store) batch(p *plan, out *outcome) *pgx.Batch {
 			Exec(func(ct pgconn.CommandTag) error { out.runAppended[i] = ct.RowsAffected() > 0; return nil })
 		notify = append(notify, fmt.Sprintf("%s:%d", r.runID, r.to))
 	}
+	if l := p.release; l != nil {
+		b.Queue(releaseLeaseSQL, l.RunID, l.Owner, l.Generation, s.now())
+	}
 	if len(notify) > 0 {
 		// One notification per run per Apply, delivered on commit only;
 		// listeners read the log, so the payload is a wake-up, not data.

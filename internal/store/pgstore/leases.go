@@ -142,12 +142,15 @@ func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration
 // is higher than every previous one.
 func (s *Store) ReleaseLease(ctx context.Context, l store.Lease) error {
 	err := s.retry(ctx, func(ctx context.Context) error {
-		_, err := s.pool.Exec(ctx, `UPDATE leases SET owner = '', expires_at = $4
-			WHERE run_id = $1 AND owner = $2 AND generation = $3`, l.RunID, l.Owner, l.Generation, s.now())
+		_, err := s.pool.Exec(ctx, releaseLeaseSQL, l.RunID, l.Owner, l.Generation, s.now())
 		return err
 	})
 	return s.classify(fmt.Sprintf("release lease on run %q for %q", l.RunID, l.Owner), err)
 }
+
+// releaseLeaseSQL gives a lease up if it is still held as it says.
+const releaseLeaseSQL = `UPDATE leases SET owner = '', expires_at = $4
+	WHERE run_id = $1 AND owner = $2 AND generation = $3`
 
 // ExpiredLeases lists up to limit held leases that expired strictly before
 // now, the earliest expiry first (a range of the partial expiry index).

@@ -22,12 +22,13 @@ type plan struct {
 	runs     []runAppend     // sorted by run id: a fixed lock order
 	lease    *store.LeaseClaim
 	fences   []store.Lease
+	release  *store.Lease
 	// leaseExpires is the claimed lease's expiry (now + its TTL).
 	leaseExpires time.Time
 }
 
 func (p *plan) empty() bool {
-	return p.key == nil && p.create == nil && p.update == nil && len(p.contexts) == 0 && len(p.runs) == 0 && p.lease == nil
+	return p.key == nil && p.create == nil && p.update == nil && len(p.contexts) == 0 && len(p.runs) == 0 && p.lease == nil && p.release == nil
 }
 
 // contextAppend is the messages of one Change for one context.
@@ -58,7 +59,7 @@ func (s *Store) plan(tenant string, c store.Change) (*plan, error) {
 		}
 		p.key = k
 	}
-	p.fences = c.Fences
+	p.fences, p.release = c.Fences, c.Release
 	if l := c.Lease; l != nil {
 		if err := checkLease(c.TaskID, l.Owner, l.TTL); err != nil {
 			return nil, err

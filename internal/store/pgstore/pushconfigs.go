@@ -31,7 +31,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 INSERT INTO push_configs (tenant, task_id, id, config, created_at, delivered_seq, claim_generation)
 SELECT $1, $2, $3, $4, $5, $6, 1 WHERE EXISTS (SELECT 1 FROM tasks WHERE tenant = $1 AND id = $2)
 ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = EXCLUDED.config, created_at = EXCLUDED.created_at,
-	delivered_seq = EXCLUDED.delivered_seq, done = false,
+	delivered_seq = EXCLUDED.delivered_seq, done = false, parked_version = 0,
 	claim_owner = '', claim_generation = push_configs.claim_generation + 1, claim_expires_at = '-infinity'`,
 			tenant, c.TaskID, c.ID, []byte(c.Config), c.CreatedAt, c.Delivered)
 		stored = ct.RowsAffected() == 1
@@ -68,7 +68,7 @@ func (s *Store) pushConfigs(ctx context.Context, taskID, id string) ([]store.Pus
 	tenant := store.TenantFrom(ctx)
 	var cs []store.PushConfig
 	err := s.retry(ctx, func(ctx context.Context) error {
-		rows, err := s.pool.Query(ctx, `SELECT task_id, id, config, created_at, delivered_seq, done FROM push_configs
+		rows, err := s.pool.Query(ctx, `SELECT task_id, id, config, created_at, delivered_seq, done, parked_version FROM push_configs
 			WHERE tenant = $1 AND task_id = $2 AND ($3 = '' OR id = $3) ORDER BY id`, tenant, taskID, id)
 		if err != nil {
 			return err
@@ -76,7 +76,7 @@ func (s *Store) pushConfigs(ctx context.Context, taskID, id string) ([]store.Pus
 		cs, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.PushConfig, error) {
 			var c store.PushConfig
 			var config []byte
-			err := row.Scan(&c.TaskID, &c.ID, &config, &c.CreatedAt, &c.Delivered, &c.Done)
+			err := row.Scan(&c.TaskID, &c.ID, &config, &c.CreatedAt, &c.Delivered, &c.Done, &c.ParkedVersion)
 			c.Config = config
 			return c, err
 		})

@@ -15,16 +15,19 @@ import (
 // configs of every tenant. Expiries are stamped by the store's clock.
 
 // claimPushSQL claims up to $4 pending configs whose claim expired before
-// $3 for owner $1 until $2. SKIP LOCKED lets concurrent claimants take
-// different configs instead of queueing on the same rows; the row lock
-// makes each config's claim one winner's.
+// $3 for owner $1 until $2 — a parked one only once its task's version
+// moved. SKIP LOCKED lets concurrent claimants take different configs
+// instead of queueing on the same rows; the row lock makes each config's
+// claim one winner's.
 const claimPushSQL = `
 UPDATE push_configs p SET claim_owner = $1, claim_generation = p.claim_generation + 1, claim_expires_at = $2
-FROM (SELECT tenant, task_id, id FROM push_configs
-	WHERE NOT done AND claim_expires_at <= $3
-	ORDER BY claim_expires_at LIMIT $4 FOR UPDATE SKIP LOCKED) c
+FROM (SELECT c.tenant, c.task_id, c.id FROM push_configs c
+	WHERE NOT c.done AND c.claim_expires_at <= $3
+		AND (c.parked_version = 0 OR NOT EXISTS (SELECT 1 FROM tasks t
+			WHERE t.tenant = c.tenant AND t.id = c.task_id AND t.version = c.parked_version))
+	ORDER BY c.claim_expires_at LIMIT $4 FOR UPDATE OF c SKIP LOCKED) c
 WHERE p.tenant = c.tenant AND p.task_id = c.task_id AND p.id = c.id
-RETURNING p.tenant, p.task_id, p.id, p.config, p.created_at, p.delivered_seq, p.claim_generation`
+RETURNING p.tenant, p.task_id, p.id, p.config, p.created_at, p.delivered_seq, p.claim_generation, p.parked_version`
 
 // ClaimPushDeliveries claims pending configs whose claim is free or expired.
 func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]store.PushConfig, error) {
@@ -42,7 +45,7 @@ func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.
 		cs, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.PushConfig, error) {
 			c := store.PushConfig{Claim: store.PushClaim{Owner: owner, ExpiresAt: until}}
 			var config []byte
-			err := row.Scan(&c.Tenant, &c.TaskID, &c.ID, &config, &c.CreatedAt, &c.Delivered, &c.Claim.Generation)
+			err := row.Scan(&c.Tenant, &c.TaskID, &c.ID, &config, &c.CreatedAt, &c.Delivered, &c.Claim.Generation, &c.ParkedVersion)
 			c.Config = config
 			return c, err
 		})
@@ -52,12 +55,13 @@ func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.
 }
 
 // savePushSQL records the cursor of $1/$2/$3 if $4 still holds the claim
-// of generation $5: $6 delivered seq, $7 done, $8 the claim's new expiry.
-// A done config's claim is released.
+// of generation $5: $6 delivered seq, $7 done, $8 the claim's new expiry,
+// $9 the task version it parks at (0: not parked). A done or parked
+// config's claim is released.
 const savePushSQL = `
-UPDATE push_configs SET delivered_seq = $6, done = $7,
-	claim_owner = CASE WHEN $7 THEN '' ELSE claim_owner END,
-	claim_expires_at = CASE WHEN $7 THEN '-infinity'::timestamptz ELSE $8 END
+UPDATE push_configs SET delivered_seq = $6, done = $7, parked_version = $9::bigint,
+	claim_owner = CASE WHEN $7 OR $9::bigint <> 0 THEN '' ELSE claim_owner END,
+	claim_expires_at = CASE WHEN $7 OR $9::bigint <> 0 THEN '-infinity'::timestamptz ELSE $8 END
 WHERE tenant = $1 AND task_id = $2 AND id = $3 AND claim_owner = $4 AND claim_generation = $5`
 
 // SavePushDelivery records c's cursor if its claim is still held.
@@ -70,7 +74,7 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 	until := s.now().Add(ttl)
 	var saved bool
 	err := s.retry(ctx, func(ctx context.Context) error {
-		ct, err := s.pool.Exec(ctx, savePushSQL, tenant, c.TaskID, c.ID, c.Claim.Owner, c.Claim.Generation, c.Delivered, c.Done, until)
+		ct, err := s.pool.Exec(ctx, savePushSQL, tenant, c.TaskID, c.ID, c.Claim.Owner, c.Claim.Generation, c.Delivered, c.Done, until, c.ParkedVersion)
 		saved = ct.RowsAffected() == 1
 		return err
 	})
@@ -85,7 +89,7 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 	}
 	c.Tenant = tenant
 	c.Claim.ExpiresAt = until
-	if c.Done {
+	if c.Done || c.ParkedVersion != 0 {
 		c.Claim.Owner = ""
 	}
 	return c, nil
@@ -101,11 +105,11 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 // next update goes out. Waiting for the flush would bound every webhook
 // to one update per WAL flush.
 const savePushesSQL = `
-UPDATE push_configs p SET delivered_seq = v.seq, done = v.done,
-	claim_owner = CASE WHEN v.done THEN '' ELSE p.claim_owner END,
-	claim_expires_at = CASE WHEN v.done THEN '-infinity'::timestamptz ELSE $1 END
-FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::boolean[])
-	AS v(tenant, task_id, id, owner, generation, seq, done),
+UPDATE push_configs p SET delivered_seq = v.seq, done = v.done, parked_version = v.parked,
+	claim_owner = CASE WHEN v.done OR v.parked <> 0 THEN '' ELSE p.claim_owner END,
+	claim_expires_at = CASE WHEN v.done OR v.parked <> 0 THEN '-infinity'::timestamptz ELSE $1 END
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::boolean[], $9::bigint[])
+	AS v(tenant, task_id, id, owner, generation, seq, done, parked),
 	(SELECT set_config('synchronous_commit', 'off', true)) AS async
 WHERE p.tenant = v.tenant AND p.task_id = v.task_id AND p.id = v.id
 	AND p.claim_owner = v.owner AND p.claim_generation = v.generation
@@ -121,17 +125,17 @@ func (s *Store) SavePushDeliveries(ctx context.Context, cs []store.PushConfig, t
 	}
 	n := len(cs)
 	tenants, tasks, ids, owners := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	gens, seqs, done := make([]int64, n), make([]int64, n), make([]bool, n)
+	gens, seqs, done, parked := make([]int64, n), make([]int64, n), make([]bool, n), make([]int64, n)
 	at := map[[3]string]int{}
 	for i, c := range cs {
 		tenants[i], tasks[i], ids[i], owners[i] = c.Tenant, c.TaskID, c.ID, c.Claim.Owner
-		gens[i], seqs[i], done[i] = c.Claim.Generation, c.Delivered, c.Done
+		gens[i], seqs[i], done[i], parked[i] = c.Claim.Generation, c.Delivered, c.Done, c.ParkedVersion
 		at[[3]string{c.Tenant, c.TaskID, c.ID}] = i
 	}
 	saved := make([]bool, n)
 	err := s.retry(ctx, func(ctx context.Context) error {
 		clear(saved)
-		rows, err := s.pool.Query(ctx, savePushesSQL, s.now().Add(ttl), tenants, tasks, ids, owners, gens, seqs, done)
+		rows, err := s.pool.Query(ctx, savePushesSQL, s.now().Add(ttl), tenants, tasks, ids, owners, gens, seqs, done, parked)
 		if err != nil {
 			return err
 		}

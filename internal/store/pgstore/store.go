@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -31,8 +32,16 @@ type config struct {
 	retry    retryPolicy
 }
 
-// WithMaxConns bounds the connection pool (default: pgxpool's, the larger of
-// 4 and the number of CPUs, unless the DSN sets pool_max_conns).
+// DefaultMaxConns is the connection pool's default size. pgxpool's own (the
+// larger of 4 and the number of CPUs) is too small for agentd: a send holds
+// a connection for each of its commits, which mostly wait for the WAL
+// flush, so on a small machine four connections capped blocking sends at
+// ~700/s with the database and the server half idle; more connections let
+// PostgreSQL flush many commits at once (its own group commit).
+const DefaultMaxConns = 24
+
+// WithMaxConns bounds the connection pool (default DefaultMaxConns, unless
+// the DSN sets pool_max_conns).
 func WithMaxConns(n int32) Option {
 	return func(c *config) { c.maxConns = n }
 }
@@ -97,8 +106,11 @@ func newPool(ctx context.Context, dsn string, cfg config) (*pgxpool.Pool, error)
 		// pgx redacts the password in its parse errors.
 		return nil, errdefs.Validationf("pgstore: invalid database DSN: %w", err)
 	}
-	if cfg.maxConns > 0 {
+	switch {
+	case cfg.maxConns > 0:
 		pc.MaxConns = cfg.maxConns
+	case !strings.Contains(dsn, "pool_max_conns"):
+		pc.MaxConns = DefaultMaxConns
 	}
 	if cfg.tracer != nil {
 		pc.ConnConfig.Tracer = cfg.tracer

@@ -111,3 +111,21 @@ func testLeaseFences(t *testing.T, s store.Store) {
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A change that releases its own lease gives it up in the same transaction,
+// after its fences were checked: another owner may take the run at once.
+// A release of a lease no longer held changes nothing.
+func testLeaseReleasedByChange(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	l := acquire(t, s, "r-release", "replica-a", longTTL)
+	ev := []store.Event{{RunID: "r-release", Seq: 1, Type: "run.end", Data: []byte(`{"seq":1}`)}}
+	apply(t, ctx, s, store.Change{Events: ev, Fences: []store.Lease{l}, Release: &l})
+	taken, err := s.AcquireLease(ctx, "r-release", "replica-b", longTTL)
+	wantNoError(t, err, "AcquireLease after a change released the lease")
+	if taken.Generation <= l.Generation {
+		t.Errorf("generation after the release %d, want above the released %d", taken.Generation, l.Generation)
+	}
+	apply(t, ctx, s, store.Change{Release: &l}) // held by replica-b now: left alone
+	_, err = s.RenewLease(ctx, taken, longTTL)
+	wantNoError(t, err, "renewing replica-b's lease after a stale release")
+}

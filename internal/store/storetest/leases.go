@@ -33,6 +33,7 @@ func testLeases(t *testing.T, f Factory) {
 		"ClaimedByChange":          testLeaseClaimedByChange,
 		"RenewMany":                testRenewLeases,
 		"Fences":                   testLeaseFences,
+		"ReleasedByChange":         testLeaseReleasedByChange,
 	})
 }
 

@@ -24,6 +24,7 @@ func testPushConfigs(t *testing.T, f Factory) {
 		"DoneIsNeverClaimed":     testPushDone,
 		"ReplaceEndsClaim":       testPushReplaceEndsClaim,
 		"SaveManyAtOnce":         testPushSaveMany,
+		"ParkedUntilTaskMoves":   testPushParked,
 	})
 }
 

@@ -171,3 +171,38 @@ func testPushSaveMany(t *testing.T, s store.Store) {
 		t.Errorf("SavePushDeliveries of nothing: %v, %v", saved, err)
 	}
 }
+
+func testPushParked(t *testing.T, s store.Store) {
+	a, _ := seedPush(t, s)
+	var c store.PushConfig
+	for _, x := range claimPush(t, s, "r1") {
+		if x.Tenant == "tenant-a" {
+			c = x
+		}
+	}
+	task := getTask(t, a, s, "t-1")
+	c.Delivered, c.ParkedVersion = 6, task.Version
+	_, err := s.SavePushDelivery(a, c, pushTTL)
+	wantNoError(t, err, "SavePushDelivery parking")
+	got, err := s.GetPushConfig(a, "t-1", "p-1")
+	wantNoError(t, err, "GetPushConfig")
+	if got.ParkedVersion != task.Version || got.Delivered != 6 || got.Done {
+		t.Errorf("parked config: %+v, want parked at version %d, cursor 6, not done", got, task.Version)
+	}
+	wantIDs(t, "configs claimed while the task has not moved", claimedKeys(claimPush(t, s, "r2")), []string{})
+
+	upd := task
+	upd.State = store.StateWorking
+	apply(t, a, s, store.Change{TaskID: "t-1", UpdateTask: &upd})
+	again := claimPush(t, s, "r2")
+	wantIDs(t, "configs claimed once the task moved", claimedKeys(again), []string{"tenant-a/t-1/p-1"})
+	if again[0].Delivered != 6 || again[0].ParkedVersion != task.Version {
+		t.Errorf("reclaimed: cursor %d parked %d, want 6 and %d", again[0].Delivered, again[0].ParkedVersion, task.Version)
+	}
+	putPush(t, a, s, pushConfig("t-1", "p-1"))
+	got, err = s.GetPushConfig(a, "t-1", "p-1")
+	wantNoError(t, err, "GetPushConfig")
+	if got.ParkedVersion != 0 {
+		t.Errorf("a put left the config parked at %d", got.ParkedVersion)
+	}
+}
