@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
@@ -163,29 +164,47 @@ func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// a2aBindings are the v1.0 bindings the A2A tests go through.
-var a2aBindings = []struct {
+// a2aBinding is one transport and protocol version of the A2A tests.
+type a2aBinding struct {
 	name     string
 	protocol a2a.TransportProtocol
 	path     string
-}{
-	{"jsonrpc", a2a.TransportProtocolJSONRPC, "/jsonrpc"},
-	{"rest", a2a.TransportProtocolHTTPJSON, "/rest"},
+	version  a2a.ProtocolVersion
 }
+
+// a2aBindings are the v1.0 bindings the A2A tests go through;
+// allA2ABindings adds v0.3's.
+var (
+	a2aBindings = []a2aBinding{
+		{"jsonrpc", a2a.TransportProtocolJSONRPC, "/jsonrpc", a2a.Version},
+		{"rest", a2a.TransportProtocolHTTPJSON, "/rest", a2a.Version},
+	}
+	allA2ABindings = append(a2aBindings[:2:2],
+		a2aBinding{"jsonrpc-0.3", a2a.TransportProtocolJSONRPC, "/jsonrpc", a2av0.Version},
+		a2aBinding{"rest-0.3", a2a.TransportProtocolHTTPJSON, "/rest", a2av0.Version})
+)
 
 // a2aClient is a2a-go's client for agent over one binding, presenting
 // key; its card is the server's public card.
 func (s *server) a2aClient(t *testing.T, agent, key string, protocol a2a.TransportProtocol, path string) *a2aclient.Client {
+	t.Helper()
+	return s.a2aClientOf(t, agent, key, a2aBinding{protocol: protocol, path: path, version: a2a.Version})
+}
+
+// a2aClientOf is a2aClient over any binding, v0.3's included.
+func (s *server) a2aClientOf(t *testing.T, agent, key string, b a2aBinding) *a2aclient.Client {
 	t.Helper()
 	card, err := agentcard.DefaultResolver.Resolve(context.Background(), s.base+"/agents/"+agent)
 	if err != nil {
 		t.Fatalf("resolve the card of %s: %v", agent, err)
 	}
 	hc := &http.Client{Transport: keyTransport{key}}
-	u, _ := url.Parse(s.base + "/agents/" + agent + path)
-	iface := &a2a.AgentInterface{URL: u.String(), ProtocolBinding: protocol, ProtocolVersion: a2a.Version}
+	u, _ := url.Parse(s.base + "/agents/" + agent + b.path)
+	iface := &a2a.AgentInterface{URL: u.String(), ProtocolBinding: b.protocol, ProtocolVersion: b.version}
 	c, err := a2aclient.NewFromEndpoints(context.Background(), []*a2a.AgentInterface{iface},
-		a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc))
+		a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 
 // startWithEnv is start with the environment env: run reads it instead of
 // none.
-func startWithEnv(t *testing.T, env map[string]string, args ...string) *server {
+func startWithEnv(t testing.TB, env map[string]string, args ...string) *server {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &server{stop: stop, done: make(chan error, 1), logs: &syncBuffer{}}
@@ -49,7 +49,7 @@ func startWithEnv(t *testing.T, env map[string]string, args ...string) *server {
 }
 
 // writeYAML writes a configuration file and returns its path.
-func writeYAML(t *testing.T, yaml string) string {
+func writeYAML(t testing.TB, yaml string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "agentd.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {

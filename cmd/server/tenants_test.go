@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -49,8 +50,8 @@ func TestTenantIsolationPostgres(t *testing.T) {
 func testTenantIsolation(t *testing.T, s *server) {
 	own := seedAcme(t, s)
 	t.Run("rest", func(t *testing.T) { restIsolation(t, s, own) })
-	for _, b := range a2aBindings {
-		t.Run("a2a-"+b.name, func(t *testing.T) { a2aIsolation(t, s, own, b.protocol, b.path) })
+	for _, b := range allA2ABindings {
+		t.Run("a2a-"+b.name, func(t *testing.T) { a2aIsolation(t, s, own, b) })
 	}
 	// The owner still sees its objects as they were.
 	for _, id := range []string{own.done, own.waiting} {
@@ -115,10 +116,10 @@ func restIsolation(t *testing.T, s *server, own acmeRuns) {
 	}
 }
 
-func a2aIsolation(t *testing.T, s *server, own acmeRuns, protocol a2a.TransportProtocol, path string) {
+func a2aIsolation(t *testing.T, s *server, own acmeRuns, b a2aBinding) {
 	ctx := context.Background()
-	other := s.a2aClient(t, "conformance", globexKey, protocol, path)
-	owner := s.a2aClient(t, "conformance", acmeKey, protocol, path)
+	other := s.a2aClientOf(t, "conformance", globexKey, b)
+	owner := s.a2aClientOf(t, "conformance", acmeKey, b)
 	notFound := func(what string, err error) {
 		t.Helper()
 		if !errors.Is(err, a2a.ErrTaskNotFound) {
@@ -141,6 +142,9 @@ func a2aIsolation(t *testing.T, s *server, own acmeRuns, protocol a2a.TransportP
 		break
 	}
 	list, err := other.ListTasks(ctx, &a2a.ListTasksRequest{})
+	if b.version != a2a.Version && errors.Is(err, a2a.ErrUnsupportedOperation) {
+		list, err = &a2a.ListTasksResponse{}, nil // v0.3's JSON-RPC binding has no tasks/list
+	}
 	if err != nil {
 		t.Fatalf("globex ListTasks: %v", err)
 	}
@@ -180,4 +184,46 @@ func pushIsolation(t *testing.T, other interface {
 	_, err = other.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: id, URL: "https://hooks.example.com/x"})
 	check("CreateTaskPushConfig", err)
 	check("DeleteTaskPushConfig", other.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: id, ID: "any"}))
+}
+
+// TestConcurrentRunsLimit: with limits.concurrent_runs, a tenant's send
+// beyond its active runs is refused with 429 and Retry-After (counted in
+// the store by the runtime's task listing), another tenant's is served,
+// and the tenant may send again once its run ends.
+func TestConcurrentRunsLimit(t *testing.T) {
+	testConcurrentRunsLimit(t, startWithAuth(t, "", authYAML+"limits: {concurrent_runs: 1}\n"))
+}
+
+func TestConcurrentRunsLimitPostgres(t *testing.T) {
+	testConcurrentRunsLimit(t, startWithAuth(t, sharedDSN(t), authYAML+"limits: {concurrent_runs: 1}\n"))
+}
+
+func testConcurrentRunsLimit(t *testing.T, s *server) {
+	r := s.call(t, acmeKey, "POST", "/v1/agents/echo/messages?wait=false", `{"text":"stream 50 every 200ms"}`)
+	if r.status != 202 {
+		t.Fatalf("acme's long run: %d %s", r.status, r.body)
+	}
+	var long runJSON
+	r.json(t, &long)
+	r = s.call(t, acmeKey, "POST", "/v1/agents/echo/messages", `{"text":"one more"}`)
+	if r.status != 429 || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "tenant acme has 1 active runs") {
+		t.Fatalf("acme's second run: %d %q %s, want 429 with Retry-After", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if r := s.call(t, globexKey, "POST", "/v1/agents/echo/messages", `{"text":"hi"}`); r.status != 200 {
+		t.Fatalf("globex's run: %d %s", r.status, r.body)
+	}
+	if r := s.call(t, acmeKey, "POST", "/v1/runs/"+long.ID+"/cancel", ""); r.status != 200 && r.status != 202 {
+		t.Fatalf("cancel acme's long run: %d %s", r.status, r.body)
+	}
+	deadline := time.Now().Add(testTimeout)
+	for {
+		r := s.call(t, acmeKey, "POST", "/v1/agents/echo/messages", `{"text":"again"}`)
+		if r.status == 200 {
+			return
+		}
+		if r.status != 429 || time.Now().After(deadline) {
+			t.Fatalf("acme's send after its run ended: %d %s", r.status, r.body)
+		}
+		time.Sleep(20 * time.Millisecond) // the cancel lands within the cancel grace
+	}
 }

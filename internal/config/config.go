@@ -192,13 +192,13 @@ type Agent struct {
 	Multitask    string `json:"multitask,omitempty"`
 	HistoryLimit int    `json:"history_limit,omitempty"`
 	Budget       Budget `json:"budget,omitempty"`
-	// ToolSettings tune the agent's tools by name (loop engine):
-	// approval: required makes every call wait for a human (guard.go).
 	// PeerTools are peer A2A agents the agent calls as tools, and
 	// Handoffs the agents (ids of this file, or peer card URLs) its model
 	// may hand the conversation to (loop engine, federation.go).
 	PeerTools []PeerTool `json:"peer_tools,omitempty"`
 	Handoffs  []string   `json:"handoffs,omitempty"`
+	// ToolSettings tune the agent's tools by name (loop engine):
+	// approval: required makes every call wait for a human (guard.go).
 	ToolSettings map[string]ToolSettings `json:"tool_settings,omitempty"`
 	// ApprovalTimeout rejects a call still waiting for approval this long
 	// after it was proposed; unset waits until answered (loop engine).

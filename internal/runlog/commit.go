@@ -123,7 +123,7 @@ func (l *Log) endCommit(ok bool, last int64) {
 		showPending := l.dropLocked()
 		l.mu.Unlock()
 		if showPending {
-			l.logs.flusher.mark(l)
+			l.logs.flusher.mark(l, false)
 		}
 		return
 	}

@@ -26,6 +26,9 @@ type flusher struct {
 	mu    sync.Mutex
 	dirty map[*Log]struct{}
 	kick  chan struct{}
+	// urgent cuts the window short: someone waits for an event to become
+	// durable (see Log.Append).
+	urgent chan struct{}
 
 	// batch is flush's memory, reused from one flush to the next (only the
 	// flusher's goroutine flushes).
@@ -38,14 +41,22 @@ type flusher struct {
 }
 
 func newFlusher(ls *Logs, window time.Duration) *flusher {
-	return &flusher{logs: ls, st: ls.st, window: window, log: ls.log, dirty: map[*Log]struct{}{}, kick: make(chan struct{}, 1)}
+	return &flusher{logs: ls, st: ls.st, window: window, log: ls.log, dirty: map[*Log]struct{}{},
+		kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
 }
 
-// mark queues l for the next flush.
-func (f *flusher) mark(l *Log) {
+// mark queues l for the next flush; urgent asks for that flush to start as
+// soon as the one in flight (if any) has returned, window or not.
+func (f *flusher) mark(l *Log, urgent bool) {
 	f.mu.Lock()
 	f.dirty[l] = struct{}{}
 	f.mu.Unlock()
+	if urgent {
+		select {
+		case f.urgent <- struct{}{}:
+		default:
+		}
+	}
 	select {
 	case f.kick <- struct{}{}:
 	default:
@@ -64,7 +75,7 @@ func (f *flusher) run(ctx context.Context) {
 			return
 		case <-f.kick:
 		}
-		if wait := f.window - time.Since(last); wait > 0 {
+		if wait := f.window - time.Since(last); wait > 0 && !f.takeUrgent() {
 			timer.Reset(wait)
 			select {
 			case <-ctx.Done():
@@ -72,10 +83,23 @@ func (f *flusher) run(ctx context.Context) {
 				f.flush(context.WithoutCancel(ctx))
 				return
 			case <-timer.C:
+			case <-f.urgent:
+				timer.Stop()
 			}
 		}
 		last = time.Now()
+		f.takeUrgent() // this flush serves whoever asked so far
 		f.flush(ctx)
+	}
+}
+
+// takeUrgent reports (and consumes) a pending urgent request.
+func (f *flusher) takeUrgent() bool {
+	select {
+	case <-f.urgent:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -88,9 +112,9 @@ func (f *flusher) flushLog(ctx context.Context, l *Log) error {
 	if len(p) == 0 {
 		return nil
 	}
-	if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
+	if err := f.st.Apply(l.scoped(ctx), store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
 		l.markDirty()
-		f.mark(l)
+		f.mark(l, false)
 		return err
 	}
 	l.markPersisted(p[len(p)-1].Seq)
@@ -143,7 +167,12 @@ func (f *flusher) flush(ctx context.Context) {
 	if len(locked) == 0 {
 		return
 	}
-	err := f.st.Apply(ctx, store.Change{Events: events, EventsValid: true, Fences: fences})
+	bctx, shared := batchScope(ctx, locked)
+	if !shared {
+		f.applyEach(ctx, locked) // runs of several tenants: a write each
+		return
+	}
+	err := f.st.Apply(bctx, store.Change{Events: events, EventsValid: true, Fences: fences})
 	if err != nil && len(locked) > 1 && errdefs.IsConflict(err) {
 		// One run's log was taken over; write the others on their own.
 		f.applyEach(ctx, locked)
@@ -162,7 +191,7 @@ func (f *flusher) flush(ctx context.Context) {
 func (f *flusher) applyEach(ctx context.Context, logs []*Log) {
 	for _, l := range logs {
 		p := l.pending()
-		if err := f.st.Apply(ctx, store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
+		if err := f.st.Apply(l.scoped(ctx), store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
 			f.failed(ctx, l, p, err)
 		} else {
 			l.markPersisted(p[len(p)-1].Seq)
@@ -175,6 +204,7 @@ func (f *flusher) applyEach(ctx context.Context, logs []*Log) {
 // log now and the run must stop here — unless the conflict only shows that
 // an earlier write, whose commit outcome was unknown, did go through.
 func (f *flusher) failed(ctx context.Context, l *Log, p []store.Event, err error) {
+	ctx = l.scoped(ctx)
 	if errdefs.IsConflict(err) {
 		if n := f.logs.storedPrefix(ctx, l.runID, p); n > 0 {
 			// An earlier write whose answer was lost did commit: keep what
@@ -182,7 +212,7 @@ func (f *flusher) failed(ctx context.Context, l *Log, p []store.Event, err error
 			l.markPersisted(p[n-1].Seq)
 			if n < len(p) {
 				l.markDirty()
-				f.mark(l)
+				f.mark(l, false)
 			}
 			return
 		}
@@ -204,5 +234,5 @@ func (f *flusher) failed(ctx context.Context, l *Log, p []store.Event, err error
 	}
 	f.log.Warn("event log write failed; will retry", "run_id", l.runID, "err", err)
 	l.markDirty()
-	f.mark(l)
+	f.mark(l, false)
 }

@@ -58,8 +58,15 @@ type Log struct {
 	committing bool
 	// active is true while an attempt executes on this replica.
 	active bool
+	// tenant is the store scope the flusher writes the events in
+	// (SetTenant).
+	tenant string
 	// dirty is set when events await persistence by the flusher.
 	dirty bool
+	// sentFirst is set once the attempt executing here appended its first
+	// delta (until then the flusher writes live events at once, see
+	// Append).
+	sentFirst bool
 	// terminal is the seq of the run's final run.end once the task reached
 	// a terminal state (0 before).
 	terminal int64
@@ -94,17 +101,24 @@ func (l *Log) appendLocked(typ string, body Body, at time.Time) {
 // Append appends a live event (delta, step, artifact): the flusher makes it
 // durable in its next batch, or the run's next Commit does. A volatile log
 // shows it at once.
+//
+// Live events up to the attempt's first delta are urgent: readers are
+// waiting for the run's first token, so the flusher writes them as soon as
+// its commit in flight (if any) has returned, without waiting for the
+// window. Later events coalesce within the window.
 func (l *Log) Append(typ string, body Body) {
 	l.mu.Lock()
 	wasClean := !l.dirty
+	urgent := !l.volatile && !l.sentFirst
+	l.sentFirst = l.sentFirst || typ == EventDelta
 	l.appendLocked(typ, body, time.Now())
 	if l.volatile && !l.committing {
 		l.shown = l.last()
 		l.wakeLocked()
 	}
 	l.mu.Unlock()
-	if wasClean {
-		l.logs.flusher.mark(l)
+	if wasClean || urgent {
+		l.logs.flusher.mark(l, urgent)
 	}
 }
 
@@ -206,7 +220,7 @@ func (l *Log) activate(storeLast int64) {
 	case storeLast > l.persisted:
 		l.persisted = storeLast // shown events of ours, written meanwhile
 	}
-	l.active, l.terminal = true, 0
+	l.active, l.terminal, l.sentFirst = true, 0, false
 	l.fence = store.Lease{} // a new attempt: it claims its own lease
 }
 

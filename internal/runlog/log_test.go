@@ -1,8 +1,11 @@
 package runlog
 
 import (
+	"context"
 	"testing"
+	"time"
 
+	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
 
@@ -45,5 +48,47 @@ func TestVolatileLogHidesAFailedCommit(t *testing.T) {
 	l.flushMu.Unlock()
 	if res := l.read(0, 10); len(res.events) != 3 || l.persisted != 3 {
 		t.Fatalf("after a commit: %d shown, %d durable; want 3 and 3", len(res.events), l.persisted)
+	}
+}
+
+// With a durable store, live events are visible once written: the first
+// delta of an attempt (and what comes before it) is written at once, the
+// deltas after it wait for the flusher's window (an hour here).
+func TestFirstDeltaIsWrittenAtOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ls := New(Options{Store: memstore.New(), Window: time.Hour})
+	done := make(chan struct{})
+	go func() { defer close(done); ls.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	l := ls.New("r")
+	if err := ls.Register(l); err != nil {
+		t.Fatal(err)
+	}
+	task := store.Task{ID: "r", ContextID: "c", AgentID: "a", State: store.StateWorking, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if _, err := l.Commit(ctx, store.Change{TaskID: "r", CreateTask: &task}, nil, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	visible := func() int64 {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.shown
+	}
+	l.Append("step.start", Object([]byte(`{"actor":"a"}`)))
+	l.Append(EventDelta, Object([]byte(`{"text":"first"}`)))
+	deadline := time.Now().Add(10 * time.Second)
+	for visible() < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := visible(); got != 3 {
+		t.Fatalf("visible through seq %d, want 3: the first delta waited for the window", got)
+	}
+	l.Append(EventDelta, Object([]byte(`{"text":"second"}`)))
+	time.Sleep(100 * time.Millisecond)
+	if got := visible(); got != 3 {
+		t.Fatalf("visible through seq %d: a later delta did not wait for the window", got)
+	}
+	if err := l.Flush(ctx); err != nil || visible() != 4 {
+		t.Fatalf("Flush: %v, visible through %d, want 4", err, visible())
 	}
 }

@@ -140,6 +140,10 @@ func (s *Stream) Next(ctx context.Context, max int, idle time.Duration) ([]store
 	}
 }
 
+// EventDelta is the type of a run's output increments (tokens, tool calls
+// and results): the first of an attempt is written at once (Log.Append).
+const EventDelta = "delta"
+
 // EventGap is the type of the event a reader gets in place of events that
 // retention removed: they cannot be replayed.
 const EventGap = "gap"

@@ -102,6 +102,9 @@ func (r *Runtime) newChild(p *execution, t store.Task, l *runlog.Log, resume str
 		resume: resume, bg: p.bg,
 	}
 	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
+	if l != nil {
+		l.SetTenant(p.tenant)
+	}
 	return x
 }
 
@@ -131,6 +134,7 @@ func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildR
 	if err := r.logs.Register(l); err != nil {
 		return nil, errdefs.Conflictf("child run %s of run %s: a log of that id is open", id, p.runID)
 	}
+	l.SetTenant(p.tenant)
 	x.log = l
 	_, err := r.commit(p.bg, l, store.Change{TaskID: id, CreateTask: &x.task, Messages: msgs},
 		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: 1}},

@@ -14,7 +14,7 @@ import (
 const (
 	EventRunStart     = "run.start"
 	EventStatus       = "status"
-	EventDelta        = "delta"
+	EventDelta        = runlog.EventDelta
 	EventPlan         = "plan"
 	EventStepStart    = "step.start"
 	EventStepComplete = "step.complete"

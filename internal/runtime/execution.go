@@ -481,9 +481,27 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	x.host.mu.Lock()
 	x.host.ended = true
 	x.host.mu.Unlock()
-	rebase := x.rebaseFinish(t, msgs)
-	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs}, rebase, evs...); err != nil {
+	// A run that ends or parks here gives its lease up in its final commit
+	// (a handover lets it expire instead, see release); leaseMu keeps a
+	// renewal from racing the release.
+	var release *store.Lease
+	if o.state != store.StateWorking {
+		x.leaseMu.Lock()
+		defer x.leaseMu.Unlock()
+		x.mu.Lock()
+		if l := x.lease; l.RunID != "" {
+			release = &l
+		}
+		x.mu.Unlock()
+	}
+	rebase := x.rebaseFinish(t, msgs, release)
+	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs, Release: release}, rebase, evs...); err != nil {
 		return err
+	}
+	if release != nil {
+		x.mu.Lock()
+		x.lease = store.Lease{} // given up: nothing left to renew or release
+		x.mu.Unlock()
 	}
 	stored = true
 	t.Version++
@@ -511,7 +529,7 @@ func finishEvents(o outcome, t *store.Task) []stateEvent {
 // rebaseFinish resolves a conflict of the final commit of t: someone else
 // wrote the task meanwhile (a cancel request from another replica), so
 // the outcome goes on top of their version, a few times at most.
-func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message) runlog.Rebase {
+func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message, release *store.Lease) runlog.Rebase {
 	tries := 0
 	return func(conflict error) (store.Change, error) {
 		if tries++; tries > 5 {
@@ -525,7 +543,7 @@ func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message) runlog.Reb
 			return store.Change{}, fmt.Errorf("run %s ended elsewhere as %s: %w", t.ID, fresh.State, conflict)
 		}
 		t.Version, t.CancelRequested = fresh.Version, fresh.CancelRequested
-		return store.Change{UpdateTask: t, Messages: msgs}, nil
+		return store.Change{UpdateTask: t, Messages: msgs, Release: release}, nil
 	}
 }
 

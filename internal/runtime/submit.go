@@ -527,6 +527,7 @@ func (r *Runtime) newExecution(a *Agent, t store.Task, l *runlog.Log, msg model.
 		created:    make(chan struct{}),
 	}
 	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
+	l.SetTenant(tenant)
 	return x
 }
 

@@ -1,0 +1,41 @@
+package runlog
+
+import (
+	"context"
+
+	"agentd/internal/store"
+)
+
+// SetTenant names the tenant whose store scope l's events are written in.
+// The flusher writes from its own goroutine, whose context carries no
+// tenant: without it, the events of another tenant's run would be written
+// (and refused) under the default tenant.
+func (l *Log) SetTenant(tenant string) {
+	l.mu.Lock()
+	l.tenant = tenant
+	l.mu.Unlock()
+}
+
+// scoped is ctx in l's tenant scope.
+func (l *Log) scoped(ctx context.Context) context.Context {
+	l.mu.Lock()
+	t := l.tenant
+	l.mu.Unlock()
+	if t == "" || t == store.DefaultTenant {
+		return ctx
+	}
+	return store.WithTenant(ctx, t)
+}
+
+// batchScope is ctx in the tenant scope the logs share; ok is false when
+// they belong to several tenants (each is then written on its own).
+func batchScope(ctx context.Context, logs []*Log) (context.Context, bool) {
+	first := logs[0].scoped(ctx)
+	want := store.TenantFrom(first)
+	for _, l := range logs[1:] {
+		if store.TenantFrom(l.scoped(ctx)) != want {
+			return ctx, false
+		}
+	}
+	return first, true
+}
