@@ -80,8 +80,8 @@ type RunView struct {
 	// PendingApprovals are the tool calls an input-required run waits to
 	// have approved (the loop engine's approval prompt).
 	PendingApprovals []engine.ApprovalRequest `json:"pending_approvals,omitempty"`
-	CreatedAt     time.Time        `json:"created_at"`
-	UpdatedAt     time.Time        `json:"updated_at"`
+	CreatedAt        time.Time                `json:"created_at"`
+	UpdatedAt        time.Time                `json:"updated_at"`
 }
 
 func viewOf(t store.Task) RunView {
