@@ -69,6 +69,7 @@ func (s *Server) Mount(r chi.Router) {
 	get("/v1/runs/{runID}/trajectory", s.getTrajectory)
 	r.Post("/v1/runs/{runID}/cancel", s.cancelRun)
 	r.Post("/v1/runs/{runID}/input", s.postInput)
+	r.Post("/v1/runs/{runID}/signals", s.postSignal)
 	r.Get("/v1/runs/{runID}/events", s.runEvents)
 	// Not the GET handler: a stream would not end with its (dropped) body.
 	r.Head("/v1/runs/{runID}/events", s.runEventsHead)

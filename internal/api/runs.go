@@ -86,7 +86,7 @@ type RunView struct {
 
 func viewOf(t store.Task) RunView {
 	return RunView{
-		ID: t.ID, ContextID: t.ContextID, AgentID: t.AgentID, Status: t.State,
+		ID: t.ID, ContextID: t.ContextID, AgentID: t.AgentID, Status: restStatus(t),
 		StatusMessage: t.StatusMessage, Artifacts: t.Artifacts, Usage: t.Usage, Error: t.Error,
 		Attempt: t.Attempt, Metadata: t.Metadata, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		PendingApprovals: pendingApprovals(t),

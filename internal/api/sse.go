@@ -3,7 +3,6 @@ package api
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -71,8 +70,8 @@ func (s *sseWriter) flush() error {
 // client goes away, or the server shuts down; it sends a keep-alive comment
 // whenever the run is silent for heartbeat. A stream of one attempt (the
 // answer to a message) closes at that attempt's run.end; a run's event
-// stream closes at a run.end that ends the run, or at one that parks it
-// (input-required) when nothing follows yet.
+// stream closes at a run.end that ends the run or parks it (input-required)
+// when nothing follows yet (a resume or a retry goes on in the same log).
 func streamRun(ctx context.Context, s *sseWriter, st *runtime.Stream, heartbeat time.Duration, attemptOnly bool) {
 	for {
 		evs, err := st.Next(ctx, 512, heartbeat)
@@ -105,12 +104,13 @@ func streamRun(ctx context.Context, s *sseWriter, st *runtime.Stream, heartbeat 
 			for _, ev := range evs[:end+1] {
 				s.event(ev)
 			}
-			if attemptOnly || runEnded(evs[end]) {
+			if attemptOnly {
 				_ = s.flush()
 				return
 			}
 			if evs = evs[end+1:]; len(evs) == 0 {
-				// Parked: go on only if the next attempt is already there.
+				// Ended or parked: go on only if the next attempt (a
+				// resume, a retry) is already there.
 				if evs, err = st.Next(ctx, 512, 0); err != nil || len(evs) == 0 {
 					_ = s.flush()
 					return
@@ -121,12 +121,4 @@ func streamRun(ctx context.Context, s *sseWriter, st *runtime.Stream, heartbeat 
 			return
 		}
 	}
-}
-
-// runEnded reports whether a run.end event ends the run (a terminal state).
-func runEnded(ev store.Event) bool {
-	var d struct {
-		State store.TaskState `json:"state"`
-	}
-	return json.Unmarshal(ev.Data, &d) == nil && d.State.Terminal()
 }

@@ -31,6 +31,8 @@ func (e *stateEvent) typ() string {
 		return EventRunEnd
 	case GapData:
 		return EventGap
+	case SignalData:
+		return EventSignal
 	}
 	return ""
 }

@@ -107,6 +107,9 @@ type execution struct {
 	cancelNote     string
 	lostErr        error
 	graceTimer     *time.Timer
+
+	// steer holds the signals not acted on yet (signals.go).
+	steer steering
 }
 
 // noteArtifact merges an artifact update into the task's artifacts.
@@ -154,10 +157,11 @@ func (x *execution) addUsage(u model.TokenUsage) error {
 }
 
 // interrupt asks the engine to stop (cooperatively), and cancels its
-// context after the grace period. The first cause wins.
+// context after the grace period. The first cause wins, except over a
+// pause (which stops the run at a checkpoint anyway).
 func (x *execution) interrupt(cause engine.Cause, note string) {
 	x.mu.Lock()
-	if x.cancelCause != "" {
+	if x.cancelCause != "" && x.cancelCause != engine.CausePause {
 		x.mu.Unlock()
 		return
 	}
@@ -383,7 +387,7 @@ func (x *execution) classify(res *agent.Result, runErr error) outcome {
 		}
 		return outcome{state: store.StateCompleted, keep: res.Committed}
 	case agent.StatusInterrupted:
-		if p := x.host.pendingPrompt(); p != nil && cause == "" {
+		if p := x.host.pendingPrompt(); p != nil && (cause == "" || cause == engine.CausePause) {
 			msg := model.Message{Role: model.RoleAssistant, Parts: p.Parts, Name: x.agent.ID}
 			state := store.StateInputRequired
 			if p.Auth {
@@ -393,6 +397,10 @@ func (x *execution) classify(res *agent.Result, runErr error) outcome {
 		}
 	}
 	switch cause {
+	case engine.CausePause:
+		if o, ok := x.pausedOutcome(res); ok {
+			return o
+		}
 	case engine.CauseHostShutdown:
 		// Not an end: the run stays working and resumes from its checkpoint.
 		return outcome{state: store.StateWorking, keep: false}
@@ -454,9 +462,10 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	}
 	x.mu.Unlock()
 	t.State, t.Error, t.StatusMessage = o.state, o.err, o.status
-	if !o.state.Terminal() {
-		// The next attempt resumes from the latest checkpoint: it is
-		// stored before the task says the run can go on.
+	if !o.state.Terminal() || o.state == store.StateFailed {
+		// The next attempt resumes from the latest checkpoint (a failed
+		// run's, when retried): it is stored before the task says the
+		// run can go on.
 		if err := x.writeHeldCheckpoint(); err != nil {
 			return err
 		}
@@ -468,12 +477,13 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 			return err
 		}
 	}
+	msgs = append(msgs, x.leftoverFeedback(o)...)
 	if o.status != nil && o.state != store.StateWorking {
 		m := *o.status
 		m.ID = messageID(t.ID, -t.Attempt)
 		m.CreatedAt = storedNow()
 		t.StatusMessage = &m
-		if o.state == store.StateInputRequired || o.err == nil && !o.said {
+		if o.prompt != nil || o.err == nil && !o.said {
 			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
 		}
 	}

@@ -280,6 +280,7 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		x.mu.Lock()
 		x.heldCheckpoint = &cp
 		x.mu.Unlock()
+		x.pauseAtBoundary()
 		return nil
 	}
 	// A resumed attempt trusts the checkpoint not to need what it covers
@@ -290,7 +291,11 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	}); err != nil {
 		return err
 	}
-	return x.r.saveCheckpoint(ctx, x.stamp(cp))
+	if err := x.r.saveCheckpoint(ctx, x.stamp(cp)); err != nil {
+		return err
+	}
+	x.pauseAtBoundary() // the safe boundary a pause waits for (signals.go)
+	return nil
 }
 
 // stamp returns cp with the attempt (so that a stale replica cannot

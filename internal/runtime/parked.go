@@ -36,6 +36,14 @@ func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t store.Task, sign
 	if !t.State.Interrupted() {
 		return store.Task{}, errdefs.Conflictf("task %s is %s, not waiting for input", t.ID, t.State)
 	}
+	return r.resumeFrom(ctx, a, t, signal, nil)
+}
+
+// resumeFrom resumes task t from its latest checkpoint in a new attempt:
+// signal says why. prep, when set, readies the attempt before it is
+// launched and returns events its first commit writes after run.start
+// (a signal's).
+func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t store.Task, signal string, prep func(*execution) []stateEvent) (store.Task, error) {
 	l, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		return store.Task{}, err
@@ -78,13 +86,16 @@ func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t store.Task, sign
 	case engine.SignalTimeout:
 		x.host.expired = true
 	}
+	evs := []stateEvent{{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: signal}}}
+	if prep != nil {
+		evs = append(evs, prep(x)...)
+	}
 	r.registerLocked(x)
 	r.mu.Unlock()
 
 	claim := r.leaseClaim()
 	_, err = r.commit(ctx, l, store.Change{TaskID: t.ID, UpdateTask: &x.task, Lease: claim},
-		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: signal}},
-		stateEvent{body: StatusData{State: store.StateWorking}})
+		append(evs, stateEvent{body: StatusData{State: store.StateWorking}})...)
 	if err != nil {
 		x.createErr = err
 		close(x.created)

@@ -52,7 +52,7 @@ func (x *execution) loop(first int) error {
 	x.toolCalls = callsSinceUser(x.board.ChannelView(engine.MainChannel))
 	limit := x.e.cfg.MaxIterations
 	for n := first; n <= limit; n++ {
-		if err := x.stopped(); err != nil {
+		if err := firstErr(x.stopped(), engine.PauseRequested(x.host)); err != nil {
 			return err
 		}
 		var done bool
@@ -74,6 +74,7 @@ func (x *execution) loop(first int) error {
 // iterate runs iteration n: a model turn, then its tool calls. done says
 // the run ends here (a final answer, or err).
 func (x *execution) iterate(n int) (done bool, err error) {
+	x.takeFeedback()
 	msg, usage, err := x.modelTurn(n)
 	if err != nil {
 		if !usage.IsZero() {
