@@ -41,6 +41,10 @@ type pushFollower struct {
 // follow delivers c until its task ends (the config is then done), its
 // claim is lost, or ctx ends (the claim is handed over at once).
 func (d *deliverer) follow(ctx context.Context, c store.PushConfig) {
+	// A claimed config may come back parked at an older version of its
+	// task (the task moved since): delivery goes on, and every save
+	// below must record it as no longer parked.
+	c.ParkedVersion = 0
 	f := &pushFollower{d: d, c: c, cursor: c.Delivered, saved: time.Now()}
 	err := f.run(ctx)
 	switch {
@@ -85,6 +89,11 @@ func (f *pushFollower) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if len(evs) == 0 {
+			if parked, err := f.park(ctx); parked || err != nil {
+				return err
+			}
+		}
 		for _, ev := range evs {
 			if err := f.handle(ctx, ev); err != nil {
 				return err
@@ -94,6 +103,36 @@ func (f *pushFollower) run(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// park ends the delivery of a task that waits for input (input-required,
+// auth-required) once every event of its log was handled: the config is
+// saved parked at the task's version, its claim released, and the claim
+// sweep takes it up again once the version moves (the task resumed, was
+// canceled, timed out). A waiting task then holds no goroutine, log
+// reader or claim renewal on any replica. It reports whether it parked.
+//
+// The task is read before the log's end: an event logged after that read
+// comes with a new task version, so the config is not left parked behind
+// it (the store checks the version again when it parks, pgstore under a
+// lock on the task's row).
+func (f *pushFollower) park(ctx context.Context) (bool, error) {
+	rt := f.d.s.rt
+	t, err := rt.GetTask(ctx, f.c.TaskID)
+	if err != nil || !t.State.Interrupted() {
+		return false, err
+	}
+	page, err := rt.ReadEvents(ctx, t.ID, 1<<62, 1) // its LastSeq
+	if err != nil || page.LastSeq != f.cursor {
+		return false, err // events not yet handled, or not yet stored
+	}
+	c := f.c
+	c.Delivered, c.ParkedVersion = f.cursor, t.Version
+	if err := f.d.saver.save(ctx, c); err != nil {
+		return false, err
+	}
+	f.c.Delivered = f.cursor
+	return true, nil
 }
 
 // handle delivers ev's update, if it has one, and saves the cursor past it.

@@ -19,15 +19,22 @@ import (
 	"agentd/internal/model"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
+	"agentd/internal/store/memstore"
 )
 
 // newPushEnv is an env whose server delivers push notifications, loopback
 // allowed, with short timeouts, and a webhook receiver for them.
 func newPushEnv(t *testing.T, tune ...func(*agenta2a.PushOptions)) (*env, *pushtest.Receiver) {
 	t.Helper()
+	return newPushEnvOn(t, memstore.New(), tune...)
+}
+
+// newPushEnvOn is newPushEnv on the store st.
+func newPushEnvOn(t *testing.T, st store.Store, tune ...func(*agenta2a.PushOptions)) (*env, *pushtest.Receiver) {
+	t.Helper()
 	rcv := pushtest.NewReceiver()
 	t.Cleanup(rcv.Close)
-	e := newEnv(t, func(o *agenta2a.Options) {
+	e := newEnvOn(t, st, 0, nil, func(o *agenta2a.Options) {
 		o.Push = agenta2a.PushOptions{AllowPrivate: true, Timeout: 300 * time.Millisecond, ClaimTTL: 2 * time.Second, ClaimEvery: 50 * time.Millisecond}
 		for _, f := range tune {
 			f(&o.Push)
