@@ -139,6 +139,7 @@ type deliverer struct {
 	s      *Server
 	opts   PushOptions
 	client webhookClient
+	clock  retryClock
 	saver  *cursorSaver
 	wake   chan struct{}
 	wg     sync.WaitGroup

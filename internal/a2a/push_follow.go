@@ -36,6 +36,11 @@ type pushFollower struct {
 	// an update); saved is when the claim was last renewed.
 	cursor int64
 	saved  time.Time
+	// open is the webhook's circuit: set once an update was given up
+	// after its retries failed, cleared by the next update taken. While
+	// it is open, each update gets one attempt, no retries: a dead
+	// webhook costs one attempt per update instead of RetryFor each.
+	open bool
 }
 
 // follow delivers c until its task ends (the config is then done), its
@@ -147,7 +152,7 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 	}
 	var attempts int
 	err = f.holding(ctx, func(ctx context.Context) (err error) {
-		attempts, err = f.d.send(ctx, f.hook, body)
+		attempts, err = f.d.send(ctx, f.hook, body, f.open)
 		return err
 	})
 	if ctx.Err() != nil || claimLost(err) {
@@ -156,12 +161,30 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 	f.cursor = ev.Seq
 	if err != nil {
 		f.d.s.opts.Logger.Warn("push: update given up", "task_id", f.c.TaskID, "config_id", f.c.ID,
-			"seq", ev.Seq, "attempts", attempts, "err", err)
+			"seq", ev.Seq, "attempts", attempts, "circuit_open", f.open, "err", err)
 	}
+	f.trip(err)
 	if o := f.d.opts.Observe; o != nil {
 		o(Delivery{TaskID: f.c.TaskID, ConfigID: f.c.ID, Seq: ev.Seq, EventTime: ev.Time, Sent: time.Now(), Attempts: attempts, Err: err})
 	}
 	return f.keep(ctx, true)
+}
+
+// trip opens the webhook's circuit when an update was given up on a
+// failure retries might have cured (the webhook is down, not refusing
+// this update), and closes it when an update was taken. An update the
+// webhook refused for good (a 4xx) says nothing about the next one.
+func (f *pushFollower) trip(err error) {
+	switch {
+	case err == nil:
+		if f.open {
+			f.d.s.opts.Logger.Info("push: webhook answers again; updates are retried again", "task_id", f.c.TaskID, "config_id", f.c.ID)
+		}
+		f.open = false
+	case retryableDelivery(err) && !f.open:
+		f.d.s.opts.Logger.Warn("push: webhook down; the next updates get one attempt each until one is taken", "task_id", f.c.TaskID, "config_id", f.c.ID)
+		f.open = true
+	}
 }
 
 // body is the webhook's request body for ev's update up, nil when there is

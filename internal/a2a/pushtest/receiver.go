@@ -45,6 +45,7 @@ type Receiver struct {
 	mu      sync.Mutex
 	faults  []Fault
 	faultAt map[string][]Fault // by path, met before faults
+	down    map[string]bool    // paths that answer 503 to everything
 	slow    map[string]time.Duration
 	got     []Notification
 	failed  int
@@ -83,6 +84,23 @@ func (r *Receiver) FailNextAt(path string, faults ...Fault) {
 		r.faultAt = map[string][]Fault{}
 	}
 	r.faultAt[path] = append(r.faultAt[path], faults...)
+	r.mu.Unlock()
+}
+
+// Down makes every request to path answer 503 until Up(path).
+func (r *Receiver) Down(path string) {
+	r.mu.Lock()
+	if r.down == nil {
+		r.down = map[string]bool{}
+	}
+	r.down[path] = true
+	r.mu.Unlock()
+}
+
+// Up ends Down(path).
+func (r *Receiver) Up(path string) {
+	r.mu.Lock()
+	delete(r.down, path)
 	r.mu.Unlock()
 }
 
@@ -180,6 +198,8 @@ func (r *Receiver) nextFault(path string) (Fault, bool) {
 	defer r.mu.Unlock()
 	var f Fault
 	switch {
+	case r.down[path]:
+		f = Fault{Status: http.StatusServiceUnavailable}
 	case len(r.faultAt[path]) > 0:
 		f, r.faultAt[path] = r.faultAt[path][0], r.faultAt[path][1:]
 	case len(r.faults) > 0:
