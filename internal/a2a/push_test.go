@@ -150,7 +150,7 @@ func TestPushRefusesPrivateTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := res.(*a2a.Task)
-	for _, u := range []string{"http://127.0.0.1:9/h", "http://localhost:9/h", "http://169.254.169.254/latest/meta-data", "http://[::1]/h", "http://10.1.2.3/h", "https://192.168.0.1/h"} {
+	for _, u := range []string{"http://127.0.0.1:9/h", "http://localhost:9/h", "http://169.254.169.254/latest/meta-data", "http://[::1]/h", "http://10.1.2.3/h", "https://192.168.0.1/h", "http://100.100.100.200/latest", "http://[64:ff9b::a9fe:a9fe]/h"} {
 		_, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, URL: u})
 		wantA2AError(t, err, a2a.ErrInvalidParams, "push.allow_private", "CreateTaskPushConfig to "+u)
 	}
