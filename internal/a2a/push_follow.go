@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"go.opentelemetry.io/otel/propagation"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
@@ -152,7 +153,7 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 	}
 	var attempts int
 	err = f.holding(ctx, func(ctx context.Context) (err error) {
-		attempts, err = f.d.send(ctx, f.hook, body, f.open)
+		attempts, err = f.d.send(f.traced(ctx), f.hook, body, f.open)
 		return err
 	})
 	if ctx.Err() != nil || claimLost(err) {
@@ -168,6 +169,21 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 		o(Delivery{TaskID: f.c.TaskID, ConfigID: f.c.ID, Seq: ev.Seq, EventTime: ev.Time, Sent: time.Now(), Attempts: attempts, Err: err})
 	}
 	return f.keep(ctx, true)
+}
+
+// metaTraceParent is the task metadata key where telemetry stores the W3C
+// traceparent of the run's span (telemetry.MetaTraceParent).
+const metaTraceParent = "traceparent"
+
+// traced returns ctx carrying the run's trace context, when the task has
+// one: each webhook attempt's client span joins the run's trace (else it
+// starts a trace of its own), and its traceparent tells the receiver.
+func (f *pushFollower) traced(ctx context.Context) context.Context {
+	tp, _ := f.task.Metadata[metaTraceParent].(string)
+	if tp == "" {
+		return ctx
+	}
+	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier{"traceparent": tp})
 }
 
 // trip opens the webhook's circuit when an update was given up on a

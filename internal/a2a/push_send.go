@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+
 	"agentd/internal/errdefs"
 	"agentd/internal/netguard"
 )
@@ -40,7 +43,10 @@ type webhookClient interface {
 // dialled through netguard (a private address is refused at connect time,
 // whatever DNS answered when the config was set), redirects not followed
 // (a redirect could lead anywhere, the token with it), each attempt
-// bounded by opts.Timeout.
+// bounded by opts.Timeout. Each attempt is a client span with the W3C
+// traceparent in its request (OpenTelemetry's global provider and
+// propagator, no-ops unless tracing is on), a child of the run's trace
+// (pushFollower.traced).
 func newWebhookClient(opts PushOptions) *http.Client {
 	tr := &http.Transport{
 		DialContext:           netguard.Dialer(opts.Timeout, opts.AllowPrivate).DialContext,
@@ -52,8 +58,12 @@ func newWebhookClient(opts PushOptions) *http.Client {
 		ForceAttemptHTTP2:     true,
 	}
 	return &http.Client{
-		Transport: tr,
-		Timeout:   opts.Timeout,
+		// The provider is named: otelhttp would otherwise take the
+		// context span's, and the run's span, extracted from its
+		// traceparent, is a remote one whose provider records nothing.
+		Transport: otelhttp.NewTransport(tr, otelhttp.WithTracerProvider(otel.GetTracerProvider()),
+			otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "webhook " + r.Method })),
+		Timeout: opts.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
