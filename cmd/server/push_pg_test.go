@@ -6,7 +6,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -22,67 +24,146 @@ import (
 	"agentd/internal/a2a/pushtest"
 )
 
-// TestPushSurvivesReplicaKill: a task on A streams with a webhook that
-// answers 503 twice, then holds a request past the delivery timeout; A is
-// SIGKILLed while it delivers. B resumes the run and, once A's claim
-// expired, the delivery from its durable cursor: the webhook ends up with
-// every update of the task at least once, in order, exactly as a stream
-// from the start carries them — and the webhook of another task, running
-// on B meanwhile, with that task's updates only.
+// TestPushSurvivesReplicaKill: two tenants (API keys acme and globex), a
+// task each, each with its own webhook. acme's task runs on A, its webhook
+// answers 503, then 502, then holds a request past the delivery timeout;
+// A is SIGKILLed while it delivers. B resumes the run and, once A's claim
+// expired, the delivery from its durable cursor: acme's webhook ends up
+// with every update of its task at least once, in order, exactly as a
+// stream from the start carries them — and globex's webhook, delivered on
+// B meanwhile, with globex's task's updates only: no update of another
+// task or tenant reaches either, and each carries its own config's token.
 func TestPushSurvivesReplicaKill(t *testing.T) {
 	skipShort(t)
 	dsn := sharedDSN(t)
 	cfg := writePushConfig(t, map[string]any{"lease_ttl": "2s"},
 		map[string]any{"allow_private": true, "timeout": "500ms", "claim_ttl": "2s", "retry_for": "1m"})
+	addAuth(t, cfg)
 	rcv := pushtest.NewReceiver()
 	defer rcv.Close()
-	rcv.FailNext(pushtest.Fault{Status: 503}, pushtest.Fault{Status: 502}, pushtest.Fault{Hold: 1500 * time.Millisecond})
-	a := startReplica(t, "A", dsn, cfg)
-	b := startReplica(t, "B", dsn, cfg)
+	rcv.FailNextAt("/acme", pushtest.Fault{Status: 503}, pushtest.Fault{Status: 502}, pushtest.Fault{Hold: 1500 * time.Millisecond})
+	keys := []string{"ACME_KEY=" + acmeKey, "GLOBEX_KEY=" + globexKey, "READER_KEY=" + readerKey}
 	ctx, cancel := context.WithTimeout(context.Background(), replicaTestTimeout)
 	defer cancel()
-	ca, cb := a2aClient(t, a), a2aClient(t, b)
-
-	other := sendWithWebhook(ctx, t, cb, "stream 40 every 20ms", rcv.URL("/other"))
-	main := sendWithWebhook(ctx, t, ca, streamRun, rcv.URL("/main"))
-	if err := rcv.WaitFor(ctx, func(ns []pushtest.Notification) bool { return len(pushtest.Seqs(at(ns, "/main"))) >= 15 }); err != nil {
-		t.Fatalf("webhook /main got %d updates before the kill: %v", len(at(rcv.Notifications(), "/main")), err)
+	// A alone claims acme's webhook (B starts once A met the first
+	// fault), so its delivery is A's until A dies.
+	a := startReplicaEnv(t, "A", dsn, cfg, keys)
+	acmeOnA := keyedClient(t, a, acmeKey)
+	acme := sendWithWebhook(ctx, t, acmeOnA, streamRun, rcv.URL("/acme"), "tok-acme")
+	for rcv.Failed() == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("acme's webhook was never called")
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
+	b := startReplicaEnv(t, "B", dsn, cfg, keys)
+	acmeOnB, globexOnB := keyedClient(t, b, acmeKey), keyedClient(t, b, globexKey)
+	globex := sendWithWebhook(ctx, t, globexOnB, "stream 40 every 20ms", rcv.URL("/globex"), "tok-globex")
+	if err := rcv.WaitFor(ctx, func(ns []pushtest.Notification) bool { return len(pushtest.Seqs(at(ns, "/acme"))) >= 15 }); err != nil {
+		t.Fatalf("webhook /acme got %d updates before the kill: %v", len(at(rcv.Notifications(), "/acme")), err)
+	}
+	wantDeliveredByRunner(ctx, t, dsn, acme)
 	a.signal(syscall.SIGKILL)
 	killedAt := time.Now()
 	_ = a.waitExit(t, testTimeout)
-	before := len(at(rcv.Notifications(), "/main"))
+	before := len(at(rcv.Notifications(), "/acme"))
 
-	for _, id := range []a2a.TaskID{main, other} {
-		waitTaskTerminal(ctx, t, cb, id)
-	}
-	for path, id := range map[string]a2a.TaskID{"/main": main, "/other": other} {
-		want := replayAll(ctx, t, cb, id)
-		err := rcv.WaitFor(ctx, func(ns []pushtest.Notification) bool { return len(pushtest.Seqs(at(ns, path))) >= len(want) })
-		got := at(rcv.Notifications(), path)
+	for _, w := range []struct {
+		path, token string
+		c           *a2aclient.Client
+		id          a2a.TaskID
+	}{{"/acme", "tok-acme", acmeOnB, acme}, {"/globex", "tok-globex", globexOnB, globex}} {
+		waitTaskTerminal(ctx, t, w.c, w.id)
+		want := replayAll(ctx, t, w.c, w.id)
+		err := rcv.WaitFor(ctx, func(ns []pushtest.Notification) bool { return len(pushtest.Seqs(at(ns, w.path))) >= len(want) })
+		got := at(rcv.Notifications(), w.path)
 		if err != nil {
-			t.Fatalf("webhook %s: %d distinct updates, want %d: %v", path, len(pushtest.Seqs(got)), len(want), err)
+			t.Fatalf("webhook %s: %d distinct updates, want %d: %v", w.path, len(pushtest.Seqs(got)), len(want), err)
 		}
 		if !pushtest.InOrder(got) {
-			t.Errorf("webhook %s: updates out of order: %v", path, seqsIn(got))
+			t.Errorf("webhook %s: updates out of order: %v", w.path, seqsIn(got))
 		}
 		if d := describeOnce(got); !slices.Equal(d, want) {
-			t.Errorf("webhook %s got:\n%s\nwant (a stream of the task from the start):\n%s", path, strings.Join(d, "\n"), strings.Join(want, "\n"))
+			t.Errorf("webhook %s got:\n%s\nwant (a stream of the task from the start):\n%s", w.path, strings.Join(d, "\n"), strings.Join(want, "\n"))
 		}
 		for _, n := range got {
-			if n.TaskID != string(id) {
-				t.Errorf("webhook %s got an update of task %s, want only %s's", path, n.TaskID, id)
+			if n.TaskID != string(w.id) || n.Header.Get("A2A-Notification-Token") != w.token {
+				t.Errorf("webhook %s got an update of task %s with token %q, want only task %s's with %q",
+					w.path, n.TaskID, n.Header.Get("A2A-Notification-Token"), w.id, w.token)
 			}
 		}
-		t.Logf("webhook %s: %d notifications, %d distinct updates", path, len(got), len(want))
+		t.Logf("webhook %s: %d notifications, %d distinct updates", w.path, len(got), len(want))
 	}
-	resumed := at(rcv.Notifications(), "/main")[before:]
+	// Each tenant sees its own task only: the other's is not found.
+	if _, err := globexOnB.GetTask(ctx, &a2a.GetTaskRequest{ID: acme}); !errors.Is(err, a2a.ErrTaskNotFound) {
+		t.Errorf("globex reading acme's task: %v, want TaskNotFound", err)
+	}
+	if other := len(rcv.Notifications()) - len(at(rcv.Notifications(), "/acme")) - len(at(rcv.Notifications(), "/globex")); other != 0 {
+		t.Errorf("%d notifications reached other paths", other)
+	}
+	resumed := at(rcv.Notifications(), "/acme")[before:]
 	if len(resumed) > 0 {
 		t.Logf("first delivery after the kill %v later (claim TTL 2s); %d requests met a fault", resumed[0].Received.Sub(killedAt), rcv.Failed())
 	}
 	if rcv.Failed() != 3 {
-		t.Errorf("faults met: %d, want 3", rcv.Failed())
+		t.Errorf("faults met: %d, want 3 (all at /acme)", rcv.Failed())
 	}
+}
+
+// wantDeliveredByRunner checks that the replica running task id (its
+// lease's owner) also holds the claim on the task's webhook, and that the
+// task still runs: the kill that follows hits both.
+func wantDeliveredByRunner(ctx context.Context, t *testing.T, dsn string, id a2a.TaskID) {
+	t.Helper()
+	var lease, claim, state string
+	err := dbConn(t, dsn).QueryRow(ctx, `SELECT l.owner, p.claim_owner, k.state FROM push_configs p
+		JOIN leases l ON l.run_id = p.task_id JOIN tasks k ON k.tenant = p.tenant AND k.id = p.task_id
+		WHERE p.task_id = $1`, string(id)).Scan(&lease, &claim, &state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lease == "" || claim != lease || state != "working" {
+		t.Fatalf("task %s before the kill: %s, run by %q, webhook claimed by %q; want it working, both on A", id, state, lease, claim)
+	}
+}
+
+// addAuth adds authYAML's API keys (acme, globex) to the configuration at
+// path.
+func addAuth(t *testing.T, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg, auth map[string]any
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(authYAML), &auth); err != nil {
+		t.Fatal(err)
+	}
+	cfg["auth"] = auth["auth"]
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keyedClient is a2a-go's JSON-RPC client of r's echo agent presenting key.
+func keyedClient(t *testing.T, r *replica, key string) *a2aclient.Client {
+	t.Helper()
+	hc := &http.Client{Transport: keyTransport{key}}
+	iface := &a2a.AgentInterface{URL: r.base + "/agents/echo/jsonrpc", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version}
+	c, err := a2aclient.NewFromEndpoints(t.Context(), []*a2a.AgentInterface{iface}, a2aclient.WithJSONRPCTransport(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Destroy() })
+	return c
 }
 
 // writePushConfig writes the demo configuration with server settings and
@@ -110,13 +191,13 @@ func writePushConfig(t *testing.T, server, push map[string]any) string {
 }
 
 // sendWithWebhook starts text on c's agent with an inline push config for
-// url and returns the task's id.
-func sendWithWebhook(ctx context.Context, t *testing.T, c *a2aclient.Client, text, url string) a2a.TaskID {
+// url with token and returns the task's id.
+func sendWithWebhook(ctx context.Context, t *testing.T, c *a2aclient.Client, text, url, token string) a2a.TaskID {
 	t.Helper()
 	res, err := c.SendMessage(ctx, &a2a.SendMessageRequest{
 		Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text)),
 		Config: &a2a.SendMessageConfig{ReturnImmediately: true, PushConfig: &a2a.PushConfig{
-			URL: url, Token: "tok", Auth: &a2a.PushAuthInfo{Scheme: "Bearer", Credentials: "cred"},
+			URL: url, Token: token, Auth: &a2a.PushAuthInfo{Scheme: "Bearer", Credentials: "cred"},
 		}},
 	})
 	if err != nil {

@@ -153,37 +153,50 @@ func a2aIsolation(t *testing.T, s *server, own acmeRuns, b a2aBinding) {
 			t.Errorf("globex ListTasks lists acme's task %s", task.ID)
 		}
 	}
-	pushIsolation(t, other, own)
+	pushIsolation(t, owner, other, own)
 }
 
 // pushIsolation: the push-notification configs of another tenant's task
-// are as absent as the task. Where the server offers no push
-// notifications there is nothing to reach, and the methods say so.
-func pushIsolation(t *testing.T, other interface {
+// are as absent as the task: every config method answers TaskNotFound,
+// also for the id of a config the owner set, which stays as it was.
+func pushIsolation(t *testing.T, owner, other pushConfigClient, own acmeRuns) {
+	ctx := context.Background()
+	id := a2a.TaskID(own.waiting)
+	hook := &a2a.PushConfig{TaskID: id, ID: "acme-hook", URL: "http://127.0.0.1:9/acme-hook", Token: "acme-token"}
+	if _, err := owner.CreateTaskPushConfig(ctx, hook); err != nil {
+		t.Fatalf("acme's own CreateTaskPushConfig: %v", err)
+	}
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, a2a.ErrTaskNotFound) {
+			t.Errorf("globex %s on acme's task: %v, want TaskNotFound", what, err)
+		}
+	}
+	got, err := other.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: id, ID: hook.ID})
+	check("GetTaskPushConfig", err)
+	if got != nil && got.Token == hook.Token {
+		t.Errorf("globex read acme's config: %+v", got)
+	}
+	_, err = other.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: id})
+	check("ListTaskPushConfigs", err)
+	_, err = other.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: id, ID: hook.ID, URL: "http://127.0.0.1:9/globex"})
+	check("CreateTaskPushConfig", err)
+	check("DeleteTaskPushConfig", other.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: id, ID: hook.ID}))
+	mine, err := owner.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: id, ID: hook.ID})
+	if err != nil || mine.URL != hook.URL || mine.Token != hook.Token {
+		t.Errorf("acme's config after globex's attempts: %+v, %v; want it unchanged", mine, err)
+	}
+	if err := owner.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: id, ID: hook.ID}); err != nil {
+		t.Errorf("acme deleting its config: %v", err)
+	}
+}
+
+// pushConfigClient is the config methods of a2a-go's client.
+type pushConfigClient interface {
 	GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error)
 	ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) ([]*a2a.PushConfig, error)
 	CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error)
 	DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error
-}, own acmeRuns) {
-	ctx := context.Background()
-	id := a2a.TaskID(own.waiting)
-	check := func(what string, err error) {
-		t.Helper()
-		switch {
-		case errors.Is(err, a2a.ErrTaskNotFound):
-		case errors.Is(err, a2a.ErrPushNotificationNotSupported):
-			t.Logf("%s: push notifications are not offered (%v)", what, err)
-		default:
-			t.Errorf("globex %s on acme's task: %v, want TaskNotFound", what, err)
-		}
-	}
-	_, err := other.GetTaskPushConfig(ctx, &a2a.GetTaskPushConfigRequest{TaskID: id, ID: "any"})
-	check("GetTaskPushConfig", err)
-	_, err = other.ListTaskPushConfigs(ctx, &a2a.ListTaskPushConfigRequest{TaskID: id})
-	check("ListTaskPushConfigs", err)
-	_, err = other.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: id, URL: "https://hooks.example.com/x"})
-	check("CreateTaskPushConfig", err)
-	check("DeleteTaskPushConfig", other.DeleteTaskPushConfig(ctx, &a2a.DeleteTaskPushConfigRequest{TaskID: id, ID: "any"}))
 }
 
 // TestConcurrentRunsLimit: with limits.concurrent_runs, a tenant's send

@@ -132,8 +132,13 @@
 // jitter (5xx, 408, 429, timeouts, refused connections) for
 // PushOptions.RetryFor, then given up and logged; the cursor is saved
 // after each, so a killed replica's deliveries resume on another replica
-// once its claims expire, repeating at most the update in flight. A
-// config's delivery ends (done) when its task is terminal and delivered.
+// once its claims expire, repeating at most the update in flight. Once an
+// update was given up after its retries, the webhook's circuit opens: the
+// next updates get one attempt each until one is taken. Each attempt is
+// an otelhttp client span in the run's trace (traceparent out). A
+// config's delivery ends (done) when its task is terminal and delivered;
+// while its task waits for input, every update delivered, it parks (saved
+// at the task's version, no goroutine or claim) until the task moves.
 //
 // # Authentication (guard.go, security.go)
 //

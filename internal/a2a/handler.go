@@ -120,6 +120,7 @@ func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*
 	if t, err = h.s.rt.Cancel(ctx, t.ID); err != nil {
 		return nil, toA2AError(err)
 	}
+	h.s.pokePush() // a parked webhook gets the cancel now
 	if !t.State.Terminal() {
 		wctx, cancel := context.WithTimeout(ctx, h.s.opts.CancelWait)
 		w, err := h.s.rt.Wait(wctx, t.ID)
@@ -207,6 +208,11 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runt
 	sub, err := h.s.rt.Send(ctx, sr)
 	if err != nil {
 		return runtime.Submission{}, toA2AError(err)
+	}
+	if sr.TaskID != "" {
+		// The task resumed: its parked webhooks are claimable again, and
+		// this replica takes them up now rather than at its next sweep.
+		h.s.pokePush()
 	}
 	if push != nil && !sub.Duplicate {
 		// The webhook gets every update of this submission's attempt.

@@ -146,7 +146,7 @@ func (h *handler) checkWebhook(ctx context.Context, cfg *a2a.PushConfig, field s
 // loopback, link-local (cloud metadata) or otherwise internal address.
 func publicHost(ctx context.Context, host, field string) error {
 	refuse := func(ip netip.Addr) error {
-		return invalidParams("%surl: host %s is %s, a private, loopback or link-local address; webhooks there are refused unless the server's configuration sets push.allow_private", field, host, ip.Unmap())
+		return invalidParams("%surl: host %s is %s, not a public address (private, loopback, link-local, shared or reserved); webhooks there are refused unless the server's configuration sets push.allow_private", field, host, ip.Unmap())
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if netguard.Private(ip) {

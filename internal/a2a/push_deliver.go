@@ -82,6 +82,19 @@ func (s *Server) pokePush() {
 	}
 }
 
+// ActivePushDeliveries is how many webhooks this replica delivers now:
+// one goroutine each, reading its task's log. A webhook whose task waits
+// for input is parked and not counted.
+func (s *Server) ActivePushDeliveries() int {
+	d := s.push.d.Load()
+	if d == nil {
+		return 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.active)
+}
+
 // DeliverPushes delivers push notifications from this replica until ctx
 // ends, then hands its claims over and returns once every delivery
 // goroutine has stopped. Call it once per Server.
@@ -126,6 +139,7 @@ type deliverer struct {
 	s      *Server
 	opts   PushOptions
 	client webhookClient
+	clock  retryClock
 	saver  *cursorSaver
 	wake   chan struct{}
 	wg     sync.WaitGroup

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"go.opentelemetry.io/otel/propagation"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
@@ -36,11 +37,20 @@ type pushFollower struct {
 	// an update); saved is when the claim was last renewed.
 	cursor int64
 	saved  time.Time
+	// open is the webhook's circuit: set once an update was given up
+	// after its retries failed, cleared by the next update taken. While
+	// it is open, each update gets one attempt, no retries: a dead
+	// webhook costs one attempt per update instead of RetryFor each.
+	open bool
 }
 
 // follow delivers c until its task ends (the config is then done), its
 // claim is lost, or ctx ends (the claim is handed over at once).
 func (d *deliverer) follow(ctx context.Context, c store.PushConfig) {
+	// A claimed config may come back parked at an older version of its
+	// task (the task moved since): delivery goes on, and every save
+	// below must record it as no longer parked.
+	c.ParkedVersion = 0
 	f := &pushFollower{d: d, c: c, cursor: c.Delivered, saved: time.Now()}
 	err := f.run(ctx)
 	switch {
@@ -85,6 +95,11 @@ func (f *pushFollower) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if len(evs) == 0 {
+			if parked, err := f.park(ctx); parked || err != nil {
+				return err
+			}
+		}
 		for _, ev := range evs {
 			if err := f.handle(ctx, ev); err != nil {
 				return err
@@ -94,6 +109,36 @@ func (f *pushFollower) run(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// park ends the delivery of a task that waits for input (input-required,
+// auth-required) once every event of its log was handled: the config is
+// saved parked at the task's version, its claim released, and the claim
+// sweep takes it up again once the version moves (the task resumed, was
+// canceled, timed out). A waiting task then holds no goroutine, log
+// reader or claim renewal on any replica. It reports whether it parked.
+//
+// The task is read before the log's end: an event logged after that read
+// comes with a new task version, so the config is not left parked behind
+// it (the store checks the version again when it parks, pgstore under a
+// lock on the task's row).
+func (f *pushFollower) park(ctx context.Context) (bool, error) {
+	rt := f.d.s.rt
+	t, err := rt.GetTask(ctx, f.c.TaskID)
+	if err != nil || !t.State.Interrupted() {
+		return false, err
+	}
+	page, err := rt.ReadEvents(ctx, t.ID, 1<<62, 1) // its LastSeq
+	if err != nil || page.LastSeq != f.cursor {
+		return false, err // events not yet handled, or not yet stored
+	}
+	c := f.c
+	c.Delivered, c.ParkedVersion = f.cursor, t.Version
+	if err := f.d.saver.save(ctx, c); err != nil {
+		return false, err
+	}
+	f.c.Delivered = f.cursor
+	return true, nil
 }
 
 // handle delivers ev's update, if it has one, and saves the cursor past it.
@@ -108,7 +153,7 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 	}
 	var attempts int
 	err = f.holding(ctx, func(ctx context.Context) (err error) {
-		attempts, err = f.d.send(ctx, f.hook, body)
+		attempts, err = f.d.send(f.traced(ctx), f.hook, body, f.open)
 		return err
 	})
 	if ctx.Err() != nil || claimLost(err) {
@@ -117,12 +162,45 @@ func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
 	f.cursor = ev.Seq
 	if err != nil {
 		f.d.s.opts.Logger.Warn("push: update given up", "task_id", f.c.TaskID, "config_id", f.c.ID,
-			"seq", ev.Seq, "attempts", attempts, "err", err)
+			"seq", ev.Seq, "attempts", attempts, "circuit_open", f.open, "err", err)
 	}
+	f.trip(err)
 	if o := f.d.opts.Observe; o != nil {
 		o(Delivery{TaskID: f.c.TaskID, ConfigID: f.c.ID, Seq: ev.Seq, EventTime: ev.Time, Sent: time.Now(), Attempts: attempts, Err: err})
 	}
 	return f.keep(ctx, true)
+}
+
+// metaTraceParent is the task metadata key where telemetry stores the W3C
+// traceparent of the run's span (telemetry.MetaTraceParent).
+const metaTraceParent = "traceparent"
+
+// traced returns ctx carrying the run's trace context, when the task has
+// one: each webhook attempt's client span joins the run's trace (else it
+// starts a trace of its own), and its traceparent tells the receiver.
+func (f *pushFollower) traced(ctx context.Context) context.Context {
+	tp, _ := f.task.Metadata[metaTraceParent].(string)
+	if tp == "" {
+		return ctx
+	}
+	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier{"traceparent": tp})
+}
+
+// trip opens the webhook's circuit when an update was given up on a
+// failure retries might have cured (the webhook is down, not refusing
+// this update), and closes it when an update was taken. An update the
+// webhook refused for good (a 4xx) says nothing about the next one.
+func (f *pushFollower) trip(err error) {
+	switch {
+	case err == nil:
+		if f.open {
+			f.d.s.opts.Logger.Info("push: webhook answers again; updates are retried again", "task_id", f.c.TaskID, "config_id", f.c.ID)
+		}
+		f.open = false
+	case retryableDelivery(err) && !f.open:
+		f.d.s.opts.Logger.Warn("push: webhook down; the next updates get one attempt each until one is taken", "task_id", f.c.TaskID, "config_id", f.c.ID)
+		f.open = true
+	}
 }
 
 // body is the webhook's request body for ev's update up, nil when there is

@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+
 	"agentd/internal/errdefs"
 	"agentd/internal/netguard"
 )
@@ -40,7 +43,10 @@ type webhookClient interface {
 // dialled through netguard (a private address is refused at connect time,
 // whatever DNS answered when the config was set), redirects not followed
 // (a redirect could lead anywhere, the token with it), each attempt
-// bounded by opts.Timeout.
+// bounded by opts.Timeout. Each attempt is a client span with the W3C
+// traceparent in its request (OpenTelemetry's global provider and
+// propagator, no-ops unless tracing is on), a child of the run's trace
+// (pushFollower.traced).
 func newWebhookClient(opts PushOptions) *http.Client {
 	tr := &http.Transport{
 		DialContext:           netguard.Dialer(opts.Timeout, opts.AllowPrivate).DialContext,
@@ -52,8 +58,12 @@ func newWebhookClient(opts PushOptions) *http.Client {
 		ForceAttemptHTTP2:     true,
 	}
 	return &http.Client{
-		Transport: tr,
-		Timeout:   opts.Timeout,
+		// The provider is named: otelhttp would otherwise take the
+		// context span's, and the run's span, extracted from its
+		// traceparent, is a remote one whose provider records nothing.
+		Transport: otelhttp.NewTransport(tr, otelhttp.WithTracerProvider(otel.GetTracerProvider()),
+			otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return "webhook " + r.Method })),
+		Timeout: opts.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
@@ -62,27 +72,66 @@ func newWebhookClient(opts PushOptions) *http.Client {
 
 // send posts body to the webhook until it is taken (2xx), a failure that
 // a retry cannot cure (4xx other than 408/429, a refused address), or
-// RetryFor has passed, backing off between attempts. It returns the
-// number of attempts and the last failure.
-func (d *deliverer) send(ctx context.Context, hook webhook, body []byte) (int, error) {
-	deadline := time.Now().Add(d.opts.RetryFor)
+// RetryFor has passed, backing off between attempts; with once, it makes
+// a single attempt (the webhook's circuit is open: push_follow.go). It
+// returns the number of attempts and the last failure.
+func (d *deliverer) send(ctx context.Context, hook webhook, body []byte, once bool) (int, error) {
+	deadline := d.clock.now().Add(d.opts.RetryFor)
 	wait := backoffMin
 	for attempt := 1; ; attempt++ {
 		err := d.post(ctx, hook, body)
-		if err == nil || !retryableDelivery(err) || ctx.Err() != nil {
+		if err == nil || once || !retryableDelivery(err) || ctx.Err() != nil {
 			return attempt, err
 		}
-		pause := jitter(wait)
-		if time.Now().Add(pause).After(deadline) {
+		pause := d.clock.jitter(wait)
+		if d.clock.now().Add(pause).After(deadline) {
 			return attempt, err
 		}
-		select {
-		case <-ctx.Done():
-			return attempt, ctx.Err()
-		case <-time.After(pause):
+		if err := d.clock.sleep(ctx, pause); err != nil {
+			return attempt, err
 		}
 		wait = min(2*wait, backoffMax)
 	}
+}
+
+// retryClock is the time and chance send's retries see: the real ones,
+// unless a test sets them.
+type retryClock struct {
+	Now   func() time.Time
+	Sleep func(context.Context, time.Duration) error
+	// Rand returns a random duration in [0, n).
+	Rand func(n time.Duration) time.Duration
+}
+
+func (c retryClock) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c retryClock) sleep(ctx context.Context, d time.Duration) error {
+	if c.Sleep != nil {
+		return c.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// jitter spreads d by ±50 %, so that webhooks failing together do not
+// retry together.
+func (c retryClock) jitter(d time.Duration) time.Duration {
+	r := rand.N[time.Duration]
+	if c.Rand != nil {
+		r = c.Rand
+	}
+	return d/2 + r(d)
 }
 
 // webhookStatus is a webhook's non-2xx answer.
@@ -140,10 +189,4 @@ func retryableDelivery(err error) bool {
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op)
-}
-
-// jitter spreads d by ±50 %, so that webhooks failing together do not
-// retry together.
-func jitter(d time.Duration) time.Duration {
-	return d/2 + rand.N(d)
 }

@@ -19,15 +19,22 @@ import (
 	"agentd/internal/model"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
+	"agentd/internal/store/memstore"
 )
 
 // newPushEnv is an env whose server delivers push notifications, loopback
 // allowed, with short timeouts, and a webhook receiver for them.
 func newPushEnv(t *testing.T, tune ...func(*agenta2a.PushOptions)) (*env, *pushtest.Receiver) {
 	t.Helper()
+	return newPushEnvOn(t, memstore.New(), tune...)
+}
+
+// newPushEnvOn is newPushEnv on the store st.
+func newPushEnvOn(t *testing.T, st store.Store, tune ...func(*agenta2a.PushOptions)) (*env, *pushtest.Receiver) {
+	t.Helper()
 	rcv := pushtest.NewReceiver()
 	t.Cleanup(rcv.Close)
-	e := newEnv(t, func(o *agenta2a.Options) {
+	e := newEnvOn(t, st, 0, nil, func(o *agenta2a.Options) {
 		o.Push = agenta2a.PushOptions{AllowPrivate: true, Timeout: 300 * time.Millisecond, ClaimTTL: 2 * time.Second, ClaimEvery: 50 * time.Millisecond}
 		for _, f := range tune {
 			f(&o.Push)
@@ -143,7 +150,7 @@ func TestPushRefusesPrivateTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := res.(*a2a.Task)
-	for _, u := range []string{"http://127.0.0.1:9/h", "http://localhost:9/h", "http://169.254.169.254/latest/meta-data", "http://[::1]/h", "http://10.1.2.3/h", "https://192.168.0.1/h"} {
+	for _, u := range []string{"http://127.0.0.1:9/h", "http://localhost:9/h", "http://169.254.169.254/latest/meta-data", "http://[::1]/h", "http://10.1.2.3/h", "https://192.168.0.1/h", "http://100.100.100.200/latest", "http://[64:ff9b::a9fe:a9fe]/h"} {
 		_, err := c.CreateTaskPushConfig(ctx, &a2a.PushConfig{TaskID: task.ID, URL: u})
 		wantA2AError(t, err, a2a.ErrInvalidParams, "push.allow_private", "CreateTaskPushConfig to "+u)
 	}

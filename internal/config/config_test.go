@@ -71,6 +71,11 @@ agents:
 		{"negative turn timeout", strings.Replace(base, "provider: p}", "provider: p, turn_timeout: -1s}", 1), `invalid duration "-1s"`},
 		{"http_get not configured", strings.Replace(base, "provider: p}", "provider: p, tools: [http_get]}", 1), `agents[0].tools[0]: unknown tool "http_get"`},
 		{"bad response schema", strings.Replace(base, "provider: p}", "provider: p, response_schema: {type: 7}}", 1), `agents[0].response_schema: invalid schema`},
+		{"negative push timeout", "push: {timeout: -1s}\n" + base, `push.timeout: invalid duration "-1s"`},
+		{"zero push claim_ttl", "push: {claim_ttl: 0s}\n" + base, `push.claim_ttl: must be positive, got "0s" (leave it out for the default 5s)`},
+		{"push retry_for not a duration", "push: {retry_for: soon}\n" + base, `push.retry_for: invalid duration "soon"`},
+		{"push claim_ttl too short", "push: {claim_ttl: 100ms}\n" + base, `push.claim_ttl: 100ms is too short, want at least 1s`},
+		{"push timeout a number", "push: {timeout: 10}\n" + base, `push.timeout: want a duration string`},
 		{"unknown disallowed tool", strings.Replace(base, "provider: p}", "provider: p, disallowed_tools: [clok]}", 1), `agents[0].disallowed_tools[0]: unknown tool "clok"`},
 	}
 	for _, c := range cases {

@@ -15,6 +15,9 @@
 //	        └── POST                          a call to a federation peer (traceparent out)
 //	            └── POST /agents/{agentID}/…  the peer's server span, and its own run tree
 //
+// A push notification's webhook request is a client span ("webhook POST",
+// traceparent out) under the run's span, read from the same metadata.
+//
 // Attempts read the run's trace context from the task's metadata
 // ("traceparent"), so an attempt that resumes after input or after a
 // failover on another replica joins the same trace.

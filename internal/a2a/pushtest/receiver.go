@@ -44,6 +44,8 @@ type Receiver struct {
 
 	mu      sync.Mutex
 	faults  []Fault
+	faultAt map[string][]Fault // by path, met before faults
+	down    map[string]bool    // paths that answer 503 to everything
 	slow    map[string]time.Duration
 	got     []Notification
 	failed  int
@@ -71,6 +73,34 @@ func (r *Receiver) Close() {
 func (r *Receiver) FailNext(faults ...Fault) {
 	r.mu.Lock()
 	r.faults = append(r.faults, faults...)
+	r.mu.Unlock()
+}
+
+// FailNextAt makes the next requests to path meet faults, in order,
+// before any FailNext fault; requests to other paths are not affected.
+func (r *Receiver) FailNextAt(path string, faults ...Fault) {
+	r.mu.Lock()
+	if r.faultAt == nil {
+		r.faultAt = map[string][]Fault{}
+	}
+	r.faultAt[path] = append(r.faultAt[path], faults...)
+	r.mu.Unlock()
+}
+
+// Down makes every request to path answer 503 until Up(path).
+func (r *Receiver) Down(path string) {
+	r.mu.Lock()
+	if r.down == nil {
+		r.down = map[string]bool{}
+	}
+	r.down[path] = true
+	r.mu.Unlock()
+}
+
+// Up ends Down(path).
+func (r *Receiver) Up(path string) {
+	r.mu.Lock()
+	delete(r.down, path)
 	r.mu.Unlock()
 }
 
@@ -122,7 +152,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	if f, ok := r.nextFault(); ok {
+	if f, ok := r.nextFault(req.URL.Path); ok {
 		if f.Hold > 0 {
 			select {
 			case <-req.Context().Done():
@@ -163,14 +193,20 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (r *Receiver) nextFault() (Fault, bool) {
+func (r *Receiver) nextFault(path string) (Fault, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.faults) == 0 {
+	var f Fault
+	switch {
+	case r.down[path]:
+		f = Fault{Status: http.StatusServiceUnavailable}
+	case len(r.faultAt[path]) > 0:
+		f, r.faultAt[path] = r.faultAt[path][0], r.faultAt[path][1:]
+	case len(r.faults) > 0:
+		f, r.faults = r.faults[0], r.faults[1:]
+	default:
 		return Fault{}, false
 	}
-	f := r.faults[0]
-	r.faults = r.faults[1:]
 	r.failed++
 	return f, true
 }

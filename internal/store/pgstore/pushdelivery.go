@@ -15,16 +15,15 @@ import (
 // configs of every tenant. Expiries are stamped by the store's clock.
 
 // claimPushSQL claims up to $4 pending configs whose claim expired before
-// $3 for owner $1 until $2 — a parked one only once its task's version
-// moved. SKIP LOCKED lets concurrent claimants take different configs
+// $3 for owner $1 until $2. A parked config sleeps at 'infinity' until an
+// update of its task wakes it (migration 00006), so the sweep never reads
+// tasks and never scans a waiting task's config. SKIP LOCKED lets concurrent claimants take different configs
 // instead of queueing on the same rows; the row lock makes each config's
 // claim one winner's.
 const claimPushSQL = `
 UPDATE push_configs p SET claim_owner = $1, claim_generation = p.claim_generation + 1, claim_expires_at = $2
 FROM (SELECT c.tenant, c.task_id, c.id FROM push_configs c
 	WHERE NOT c.done AND c.claim_expires_at <= $3
-		AND (c.parked_version = 0 OR NOT EXISTS (SELECT 1 FROM tasks t
-			WHERE t.tenant = c.tenant AND t.id = c.task_id AND t.version = c.parked_version))
 	ORDER BY c.claim_expires_at LIMIT $4 FOR UPDATE OF c SKIP LOCKED) c
 WHERE p.tenant = c.tenant AND p.task_id = c.task_id AND p.id = c.id
 RETURNING p.tenant, p.task_id, p.id, p.config, p.created_at, p.delivered_seq, p.claim_generation, p.parked_version`
@@ -58,10 +57,20 @@ func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.
 // of generation $5: $6 delivered seq, $7 done, $8 the claim's new expiry,
 // $9 the task version it parks at (0: not parked). A done or parked
 // config's claim is released.
+//
+// A parked config sleeps ('infinity', until its task's next update wakes
+// it — migration 00006) if its task is still at the version it parks at,
+// else it is claimable at once. The version is read under a share lock on
+// the task's row, so a concurrent task update either committed before
+// (and is seen here) or waits for this write and then wakes the config.
+// savePushesSQL does the same.
 const savePushSQL = `
 UPDATE push_configs SET delivered_seq = $6, done = $7, parked_version = $9::bigint,
 	claim_owner = CASE WHEN $7 OR $9::bigint <> 0 THEN '' ELSE claim_owner END,
-	claim_expires_at = CASE WHEN $7 OR $9::bigint <> 0 THEN '-infinity'::timestamptz ELSE $8 END
+	claim_expires_at = CASE WHEN $7 THEN '-infinity'::timestamptz
+		WHEN $9::bigint <> 0 THEN CASE WHEN (SELECT t.version FROM tasks t WHERE t.tenant = $1 AND t.id = $2 FOR SHARE) = $9::bigint
+			THEN 'infinity'::timestamptz ELSE '-infinity'::timestamptz END
+		ELSE $8 END
 WHERE tenant = $1 AND task_id = $2 AND id = $3 AND claim_owner = $4 AND claim_generation = $5`
 
 // SavePushDelivery records c's cursor if its claim is still held.
@@ -107,7 +116,10 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 const savePushesSQL = `
 UPDATE push_configs p SET delivered_seq = v.seq, done = v.done, parked_version = v.parked,
 	claim_owner = CASE WHEN v.done OR v.parked <> 0 THEN '' ELSE p.claim_owner END,
-	claim_expires_at = CASE WHEN v.done OR v.parked <> 0 THEN '-infinity'::timestamptz ELSE $1 END
+	claim_expires_at = CASE WHEN v.done THEN '-infinity'::timestamptz
+		WHEN v.parked <> 0 THEN CASE WHEN (SELECT t.version FROM tasks t WHERE t.tenant = v.tenant AND t.id = v.task_id FOR SHARE) = v.parked
+			THEN 'infinity'::timestamptz ELSE '-infinity'::timestamptz END
+		ELSE $1 END
 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::boolean[], $9::bigint[])
 	AS v(tenant, task_id, id, owner, generation, seq, done, parked),
 	(SELECT set_config('synchronous_commit', 'off', true)) AS async

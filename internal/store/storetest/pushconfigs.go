@@ -25,6 +25,7 @@ func testPushConfigs(t *testing.T, f Factory) {
 		"ReplaceEndsClaim":       testPushReplaceEndsClaim,
 		"SaveManyAtOnce":         testPushSaveMany,
 		"ParkedUntilTaskMoves":   testPushParked,
+		"ParkedAtAStaleVersion":  testPushParkedStale,
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -204,5 +205,41 @@ func testPushParked(t *testing.T, s store.Store) {
 	wantNoError(t, err, "GetPushConfig")
 	if got.ParkedVersion != 0 {
 		t.Errorf("a put left the config parked at %d", got.ParkedVersion)
+	}
+}
+
+// testPushParkedStale: a config parked at a version its task already left
+// (the task resumed between the deliverer's read and its save) is not
+// left asleep: the next claim round takes it up — through SavePushDelivery
+// and SavePushDeliveries alike.
+func testPushParkedStale(t *testing.T, s store.Store) {
+	a, _ := seedPush(t, s)
+	var c store.PushConfig
+	for _, x := range claimPush(t, s, "r1") {
+		if x.Tenant == "tenant-a" {
+			c = x
+		}
+	}
+	for i, save := range []func(store.PushConfig) error{
+		func(c store.PushConfig) error { _, err := s.SavePushDelivery(a, c, pushTTL); return err },
+		func(c store.PushConfig) error {
+			saved, err := s.SavePushDeliveries(a, []store.PushConfig{c}, pushTTL)
+			if err == nil && !saved[0] {
+				t.Errorf("SavePushDeliveries parking: not saved")
+			}
+			return err
+		},
+	} {
+		stale := getTask(t, a, s, "t-1")
+		upd := stale
+		upd.State = store.StateWorking
+		apply(t, a, s, store.Change{TaskID: "t-1", UpdateTask: &upd})
+		c.ParkedVersion = stale.Version
+		wantNoError(t, save(c), "parking at a stale version")
+		again := claimPush(t, s, "r"+strconv.Itoa(i+2))
+		wantIDs(t, "configs claimed after parking at a version the task left", claimedKeys(again), []string{"tenant-a/t-1/p-1"})
+		if len(again) == 1 {
+			c = again[0]
+		}
 	}
 }
