@@ -31,7 +31,7 @@ func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPag
 // tenant condition and without the count. Its states are written into
 // the SQL (they are validated names), so that the planner can prove a
 // listing of waiting tasks matches the partial index tasks_waiting
-// (migration 00006) whatever plan it caches.
+// (migration 00008) whatever plan it caches.
 func (s *Store) ListTasksOfAllTenants(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
 	if q.ContextID != "" {
 		return store.TaskPage{}, errdefs.Validationf("pgstore: list tasks of all tenants: a context id (%q) names one tenant's context", q.ContextID)
