@@ -22,6 +22,7 @@ import (
 	"agentd"
 	"agentd/internal/api"
 	"agentd/internal/config"
+	"agentd/internal/logctx"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
@@ -206,6 +207,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	handler, err := protect(router, cfg, authn, rt, log)
 	if err != nil {
 		return err
+	}
+	if tel.Tracing() {
+		// The error writers log a request's failure with its trace.
+		handler = logctx.Middleware(log, handler)
 	}
 
 	ln, err := net.Listen("tcp", addr)

@@ -26,7 +26,7 @@ func (h *handler) artifacts(ctx context.Context, t store.Task, through int64) ([
 		// stored with every event of its run).
 		page, err := h.reads().ReadEvents(ctx, t.ID, after, primeWindowMax)
 		if err != nil {
-			return nil, toA2AError(err)
+			return nil, toA2AError(ctx, err)
 		}
 		evs := page.Events
 		if len(evs) == 0 {

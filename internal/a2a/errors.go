@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/logctx"
 	"agentd/internal/runtime"
 )
 
@@ -16,7 +16,7 @@ import (
 // (JSON-RPC code, HTTP status). It is the only place that mapping is
 // written down; the message of the original error is kept, so the client
 // learns what failed and with which input.
-func toA2AError(err error) error {
+func toA2AError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -70,7 +70,7 @@ func toA2AError(err error) error {
 	if !errdefs.IsPublic(err) {
 		// The cause may name hosts, users or drivers: it goes to the
 		// log, the client gets what it can act on.
-		slog.Default().Warn("a2a request failed", "class", errdefs.ClassOf(err), "err", err)
+		logctx.From(ctx).WarnContext(ctx, "a2a request failed", "class", errdefs.ClassOf(err), "err", err)
 		if errdefs.ClassOf(err) == errdefs.ClassNotAvailable {
 			return a2a.NewError(code, errdefs.UnavailableDetail)
 		}

@@ -48,7 +48,7 @@ func (h *handler) taskOf(ctx context.Context, id a2a.TaskID) (store.Task, error)
 		return store.Task{}, errTaskNotFound(id)
 	}
 	if err != nil {
-		return store.Task{}, toA2AError(err)
+		return store.Task{}, toA2AError(ctx, err)
 	}
 	return t, nil
 }
@@ -93,7 +93,7 @@ func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2
 	}
 	page, err := h.reads().ListTasks(ctx, q)
 	if err != nil {
-		return nil, toA2AError(err)
+		return nil, toA2AError(ctx, err)
 	}
 	out := &a2a.ListTasksResponse{
 		Tasks: make([]*a2a.Task, 0, len(page.Tasks)), NextPageToken: page.NextCursor,
@@ -118,7 +118,7 @@ func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*
 		return nil, err
 	}
 	if t, err = h.s.rt.Cancel(ctx, t.ID); err != nil {
-		return nil, toA2AError(err)
+		return nil, toA2AError(ctx, err)
 	}
 	h.s.pokePush() // a parked webhook gets the cancel now
 	if !t.State.Terminal() {
@@ -156,7 +156,7 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 	t := sub.Task
 	if !cfg.ReturnImmediately {
 		if t, err = h.s.rt.Wait(ctx, t.ID); err != nil {
-			return nil, toA2AError(err)
+			return nil, toA2AError(ctx, err)
 		}
 		if t.State == store.StateCompleted {
 			if m, err := h.directAnswer(ctx, t); err != nil || m != nil {
@@ -207,7 +207,7 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runt
 	}
 	sub, err := h.s.rt.Send(ctx, sr)
 	if err != nil {
-		return runtime.Submission{}, toA2AError(err)
+		return runtime.Submission{}, toA2AError(ctx, err)
 	}
 	if sr.TaskID != "" {
 		// The task resumed: its parked webhooks are claimable again, and
@@ -228,7 +228,7 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runt
 func (h *handler) directAnswer(ctx context.Context, t store.Task) (*a2a.Message, error) {
 	page, err := h.reads().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 1})
 	if err != nil {
-		return nil, toA2AError(err)
+		return nil, toA2AError(ctx, err)
 	}
 	if len(page.Messages) == 0 {
 		return nil, nil
@@ -277,7 +277,7 @@ func (h *handler) snapshot(ctx context.Context, t store.Task, n int, which artif
 	if n > 0 {
 		page, err := h.reads().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: n})
 		if err != nil {
-			return nil, toA2AError(err)
+			return nil, toA2AError(ctx, err)
 		}
 		out.History = make([]*a2a.Message, len(page.Messages))
 		for i, m := range page.Messages {

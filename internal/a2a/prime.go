@@ -101,7 +101,7 @@ func replay(t store.Task, bound store.Event, since []store.Event, after int64, r
 func (h *handler) readLog(ctx context.Context, runID string, lo, hi int64) ([]store.Event, error) {
 	st, err := h.s.rt.OpenStream(ctx, runID, lo)
 	if err != nil {
-		return nil, toA2AError(err)
+		return nil, toA2AError(ctx, err)
 	}
 	defer st.Close()
 	var out []store.Event
@@ -111,7 +111,7 @@ func (h *handler) readLog(ctx context.Context, runID string, lo, hi int64) ([]st
 			break
 		}
 		if err != nil {
-			return nil, toA2AError(err)
+			return nil, toA2AError(ctx, err)
 		}
 		for _, ev := range evs {
 			if ev.Seq <= hi || ev.Type == runtime.EventGap {

@@ -47,7 +47,7 @@ func (h *handler) CreateTaskPushConfig(ctx context.Context, req *a2a.PushConfig)
 	}
 	page, err := h.reads().ReadEvents(ctx, t.ID, 1<<62, 1)
 	if err != nil {
-		return nil, toA2AError(err)
+		return nil, toA2AError(ctx, err)
 	}
 	hook, err := h.checkWebhook(ctx, req, "")
 	if err != nil {
@@ -68,7 +68,7 @@ const MaxPushConfigsPerTask = 16
 func (h *handler) roomForConfig(ctx context.Context, taskID, id string) error {
 	cs, err := h.s.rt.ListPushConfigs(ctx, taskID)
 	if err != nil {
-		return toA2AError(err)
+		return toA2AError(ctx, err)
 	}
 	if len(cs) < MaxPushConfigsPerTask || slices.ContainsFunc(cs, func(c store.PushConfig) bool { return c.ID == id }) {
 		return nil
@@ -82,14 +82,14 @@ func (h *handler) putPushConfig(ctx context.Context, t store.Task, id string, ho
 	hook.V0 = v0Call(ctx)
 	raw, err := json.Marshal(hook)
 	if err != nil {
-		return nil, toA2AError(err)
+		return nil, toA2AError(ctx, err)
 	}
 	if id == "" {
 		id = model.NewID()
 	}
 	c := store.PushConfig{TaskID: t.ID, ID: id, Config: raw, Delivered: from}
 	if err := h.s.rt.PutPushConfig(ctx, c); err != nil {
-		return nil, toA2AError(err)
+		return nil, toA2AError(ctx, err)
 	}
 	h.s.pokePush()
 	return toPushConfig(c.TaskID, c.ID, hook), nil
@@ -179,9 +179,9 @@ func (h *handler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushCon
 	}
 	c, err := h.s.rt.GetPushConfig(ctx, t.ID, req.ID)
 	if err != nil {
-		return nil, pushConfigError(err, t.ID, req.ID)
+		return nil, pushConfigError(ctx, err, t.ID, req.ID)
 	}
-	return fromStoredPush(c)
+	return fromStoredPush(ctx, c)
 }
 
 // ListTaskPushConfigs lists a task's push configs, ordered by id, in one
@@ -193,11 +193,11 @@ func (h *handler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPush
 	}
 	cs, err := h.s.rt.ListPushConfigs(ctx, t.ID)
 	if err != nil {
-		return nil, toA2AError(err)
+		return nil, toA2AError(ctx, err)
 	}
 	out := &a2a.ListTaskPushConfigResponse{Configs: make([]*a2a.PushConfig, 0, len(cs))}
 	for _, c := range cs {
-		pc, err := fromStoredPush(c)
+		pc, err := fromStoredPush(ctx, c)
 		if err != nil {
 			return nil, err
 		}
@@ -216,24 +216,24 @@ func (h *handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskP
 		return invalidParams("id: required")
 	}
 	if err := h.s.rt.DeletePushConfig(ctx, t.ID, req.ID); err != nil {
-		return pushConfigError(err, t.ID, req.ID)
+		return pushConfigError(ctx, err, t.ID, req.ID)
 	}
 	return nil
 }
 
 // pushConfigError answers an unknown config like an unknown task (-32001,
 // HTTP 404), naming the config.
-func pushConfigError(err error, taskID, id string) error {
+func pushConfigError(ctx context.Context, err error, taskID, id string) error {
 	if errdefs.IsNotFound(err) {
 		return a2a.NewError(a2a.ErrTaskNotFound, "push config "+id+" of task "+taskID+" not found")
 	}
-	return toA2AError(err)
+	return toA2AError(ctx, err)
 }
 
-func fromStoredPush(c store.PushConfig) (*a2a.PushConfig, error) {
+func fromStoredPush(ctx context.Context, c store.PushConfig) (*a2a.PushConfig, error) {
 	var hook webhook
 	if err := json.Unmarshal(c.Config, &hook); err != nil {
-		return nil, toA2AError(errdefs.Internalf("push config %s of task %s: stored config is unreadable: %v", c.ID, c.TaskID, err))
+		return nil, toA2AError(ctx, errdefs.Internalf("push config %s of task %s: stored config is unreadable: %v", c.ID, c.TaskID, err))
 	}
 	return toPushConfig(c.TaskID, c.ID, hook), nil
 }

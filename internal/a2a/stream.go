@@ -52,12 +52,12 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			// cursor is read before the snapshot, as subscribe does.
 			page, err := h.reads().ReadEvents(ctx, sub.Task.ID, 1<<62, 1)
 			if err != nil {
-				yield(nil, toA2AError(err))
+				yield(nil, toA2AError(ctx, err))
 				return
 			}
 			t, err := h.reads().GetTask(ctx, sub.Task.ID)
 			if err != nil {
-				yield(nil, toA2AError(err))
+				yield(nil, toA2AError(ctx, err))
 				return
 			}
 			if err := h.join(ctx, yield, t, page.LastSeq, n); err != nil {
@@ -98,7 +98,7 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 	}
 	ci := callInfoFrom(ctx)
 	if ci.afterErr != nil {
-		return toA2AError(ci.afterErr)
+		return toA2AError(ctx, ci.afterErr)
 	}
 	t, err := h.taskOf(ctx, req.ID)
 	if err != nil {
@@ -112,7 +112,7 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 		// snapshot reflects at least every event up to it.
 		page, err := h.reads().ReadEvents(ctx, t.ID, 1<<62, 1)
 		if err != nil {
-			return toA2AError(err)
+			return toA2AError(ctx, err)
 		}
 		if t, err = h.taskOf(ctx, req.ID); err != nil {
 			return err
@@ -122,7 +122,7 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 	// Refuse a cursor beyond the end of the log up front.
 	st, err := h.s.rt.OpenStream(ctx, t.ID, ci.after)
 	if err != nil {
-		return toA2AError(err)
+		return toA2AError(ctx, err)
 	}
 	st.Close()
 	// The client holds the artifacts up to its cursor, and the updates
@@ -190,7 +190,7 @@ func (h *handler) openingTask(ctx context.Context, t store.Task, n int, after in
 func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, x *translator, after int64) {
 	st, err := h.s.rt.OpenStream(ctx, t.ID, after)
 	if err != nil {
-		yield(nil, toA2AError(err))
+		yield(nil, toA2AError(ctx, err))
 		return
 	}
 	defer st.Close()
@@ -198,7 +198,7 @@ func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool,
 		evs, err := st.Next(ctx, streamBatch, streamIdle)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-				yield(nil, toA2AError(err))
+				yield(nil, toA2AError(ctx, err))
 			}
 			return
 		}
@@ -234,14 +234,14 @@ func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool,
 func (h *handler) gapEnds(ctx context.Context, runID string, seq int64) (a2a.TaskState, bool, error) {
 	t, err := h.reads().GetTask(ctx, runID)
 	if err != nil {
-		return "", false, toA2AError(err)
+		return "", false, toA2AError(ctx, err)
 	}
 	if !t.State.Terminal() && !t.State.Interrupted() {
 		return "", false, nil
 	}
 	page, err := h.reads().ReadEvents(ctx, runID, seq, 1)
 	if err != nil {
-		return "", false, toA2AError(err)
+		return "", false, toA2AError(ctx, err)
 	}
 	return toState(t.State), len(page.Events) == 0, nil
 }

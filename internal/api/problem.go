@@ -3,10 +3,10 @@ package api
 import (
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/logctx"
 	"agentd/internal/runtime"
 )
 
@@ -84,7 +84,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if !errdefs.IsPublic(err) {
 		// The cause may name hosts, users or drivers: it goes to the
 		// log, the client gets what it can act on.
-		slog.Default().Warn("request failed", "method", r.Method, "path", r.URL.Path, "class", class, "err", err)
+		logctx.From(r.Context()).WarnContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "class", class, "err", err)
 		p.Detail = "internal error; see the server log"
 		if class == errdefs.ClassNotAvailable {
 			p.Detail = errdefs.UnavailableDetail

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"agentd/internal/auth"
@@ -34,7 +35,10 @@ func classifyURL(r *http.Request) kind {
 	}
 	switch {
 	case r.Method == http.MethodPost && strings.HasPrefix(p, "/v1/agents/") && strings.HasSuffix(p, "/messages"):
-		return kind{run: true, stream: r.URL.Query().Get("stream") == "true"}
+		// As the API reads it (strconv.ParseBool); a value it refuses
+		// starts nothing.
+		stream, _ := strconv.ParseBool(r.URL.Query().Get("stream"))
+		return kind{run: true, stream: stream}
 	case r.Method == http.MethodPost && strings.HasPrefix(p, "/v1/runs/") && strings.HasSuffix(p, "/input"):
 		return kind{run: true}
 	case r.Method == http.MethodGet && strings.HasPrefix(p, "/v1/runs/") && strings.HasSuffix(p, "/events"):

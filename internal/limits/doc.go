@@ -13,7 +13,11 @@
 //
 // Which requests start runs or open streams is read from the route — and,
 // for A2A JSON-RPC, from the method in the body, which Middleware reads
-// (bounded) and hands on unchanged.
+// (bounded) and hands on unchanged. The edge reads requests as the faces
+// do, or a spelling the faces accept would slip past it: ?stream= as
+// strconv.ParseBool, JSON keys ("method", "parts") unescaped and matched
+// case-insensitively as encoding/json matches struct fields, the method
+// from the first JSON value only (the JSON-RPC servers decode one).
 //
 // Active runs are counted in the store (runs of the tenant that are
 // submitted or working), so the limit holds across replicas; streams are

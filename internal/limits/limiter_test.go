@@ -201,3 +201,52 @@ func TestBodyShape(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyAsTheFacesRead: a request is counted as a run or a stream
+// however it spells what the faces accept — ?stream= as strconv.ParseBool
+// reads it, a JSON-RPC method key in any case or with escapes (as
+// encoding/json matches keys) and an escaped method name.
+func TestClassifyAsTheFacesRead(t *testing.T) {
+	e := newEdge(t, Options{ConcurrentRuns: 1, Runs: activeRuns{"acme": 1}})
+	sends := []struct{ path, body string }{
+		{"/v1/agents/echo/messages?stream=1", `{"text":"hi"}`},
+		{"/v1/agents/echo/messages?stream=TRUE", `{"text":"hi"}`},
+		{"/v1/agents/echo/messages?stream=t", `{"text":"hi"}`},
+		{"/agents/echo/jsonrpc", `{"jsonrpc":"2.0","id":1,"Method":"SendMessage","params":{}}`},
+		{"/agents/echo/jsonrpc", `{"jsonrpc":"2.0","id":1,"METHOD":"message/stream","params":{}}`},
+		{"/agents/echo/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"Send\u004dessage","params":{}}`},
+		{"/agents/echo/jsonrpc", `{"jsonrpc":"2.0","id":1,"m\u0065thod":"SendStreamingMessage","params":{}}`},
+		{"/agents/echo/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"message\/send","params":{}}`},
+		{"/agents/echo/jsonrpc", `{"method":"GetTask","jsonrpc":"2.0","id":1,"Method":"SendMessage","params":{}}`},
+	}
+	for _, s := range sends {
+		if r := e.do(t, "acme", "POST", s.path, s.body); r.status != 429 {
+			t.Errorf("POST %s %s at the run limit: %d %s, want 429", s.path, s.body, r.status, r.body)
+		}
+	}
+	for _, q := range []string{"1", "TRUE", "True", "t"} {
+		if k := classifyURL(httptest.NewRequest("POST", "/v1/agents/echo/messages?stream="+q, nil)); !k.stream || !k.run {
+			t.Errorf("?stream=%s is classified %+v, want a run and a stream", q, k)
+		}
+	}
+	if k := classifyURL(httptest.NewRequest("POST", "/v1/agents/echo/messages?stream=0", nil)); k.stream {
+		t.Errorf("?stream=0 is classified as a stream")
+	}
+}
+
+// TestPartsAsTheFacesRead: max_parts holds for a "parts" key in any case
+// or spelled with escapes, since the faces' decoders accept those.
+func TestPartsAsTheFacesRead(t *testing.T) {
+	e := newEdge(t, Options{MaxParts: 2})
+	three := `[{"text":"a"},{"text":"b"},{"text":"c"}]`
+	for _, c := range []struct{ path, body string }{
+		{"/v1/agents/echo/messages", `{"message":{"role":"user","Parts":` + three + `}}`},
+		{"/v1/agents/echo/messages", `{"message":{"role":"user","p\u0061rts":` + three + `}}`},
+		{"/agents/echo/rest/message:send", `{"message":{"PARTS":` + three + `}}`},
+		{"/agents/echo/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"p\u0041rts":` + three + `}}}`},
+	} {
+		if r := e.do(t, "acme", "POST", c.path, c.body); r.status != 400 || !strings.Contains(r.body, "3 parts; at most 2") {
+			t.Errorf("POST %s %s: %d %s, want 400 naming 3 parts", c.path, c.body, r.status, r.body)
+		}
+	}
+}

@@ -1,8 +1,20 @@
 package limits
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // bodyShape is what the edge reads of a JSON request body without
 // decoding it: how deep it nests, the largest "parts" array it holds and,
 // for JSON-RPC, its top-level "method".
+//
+// Keys are matched as encoding/json matches them to struct fields — the
+// decoders behind both faces — so "Parts", "METHOD" and "p\u0061rts"
+// count as well: after unescaping, case-insensitively (Unicode simple
+// folding, as bytes.EqualFold), the last occurrence winning for the
+// method. The method is read from the first top-level value only, since
+// the JSON-RPC servers decode one value from a stream and ignore the rest.
 type bodyShape struct {
 	depth    int
 	maxParts int
@@ -17,6 +29,11 @@ type frame struct {
 	empty  bool
 }
 
+var (
+	keyMethod = []byte("method")
+	keyParts  = []byte("parts")
+)
+
 // scanBody reads b's shape in one pass. It does not validate: a malformed
 // body gets whatever shape its well-formed prefix has, and the face that
 // decodes it answers the syntax error. It stops once the nesting passes
@@ -24,43 +41,50 @@ type frame struct {
 func scanBody(b []byte, depthCap int) bodyShape {
 	var sh bodyShape
 	stack := make([]frame, 0, 16)
-	lastKey := "" // the key of the value being read, if it is a member
+	partsKey := false // the value being read is a member named "parts"
+	firstDone := false
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; c {
 		case '"':
 			start := i
 			i = stringEnd(b, i)
 			if j := skipSpace(b, i+1); j < len(b) && b[j] == ':' && len(stack) > 0 && !stack[len(stack)-1].array {
-				lastKey = string(b[start+1 : max(start+1, i)])
-				if len(stack) == 1 && lastKey == "method" {
-					sh.method = stringValue(b, j+1)
+				key := unquote(b, start, i)
+				partsKey = bytes.EqualFold(key, keyParts)
+				if len(stack) == 1 && !firstDone && bytes.EqualFold(key, keyMethod) {
+					if m, ok := stringValue(b, j+1); ok {
+						sh.method = m
+					}
 				}
 				continue
 			}
 			markValue(stack)
+			firstDone = firstDone || len(stack) == 0
 		case '{', '[':
 			markValue(stack)
-			stack = append(stack, frame{array: c == '[', parts: c == '[' && lastKey == "parts", empty: true})
+			stack = append(stack, frame{array: c == '[', parts: c == '[' && partsKey, empty: true})
 			if sh.depth = max(sh.depth, len(stack)); sh.depth > depthCap {
 				return sh
 			}
-			lastKey = ""
+			partsKey = false
 		case '}', ']':
 			if n := len(stack); n > 0 {
 				if f := stack[n-1]; f.parts && !f.empty {
 					sh.maxParts = max(sh.maxParts, f.commas+1)
 				}
 				stack = stack[:n-1]
+				firstDone = firstDone || n == 1
 			}
-			lastKey = ""
+			partsKey = false
 		case ',':
-			lastKey = ""
+			partsKey = false
 			if n := len(stack); n > 0 {
 				stack[n-1].commas++
 			}
 		case ' ', '\t', '\r', '\n', ':':
 		default:
 			markValue(stack)
+			firstDone = firstDone || len(stack) == 0
 		}
 	}
 	return sh
@@ -94,22 +118,37 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// stringValue returns the plain (escape-free) string starting at or after
-// b[i], "" for anything else; method names have no escapes.
-func stringValue(b []byte, i int) string {
+// unquote returns the content of the string b[start:end+1] (quotes at
+// both ends) as encoding/json reads it: escapes resolved. Plain strings
+// (no backslash) are returned in place; one that does not decode is nil,
+// since the face refuses the body anyway.
+func unquote(b []byte, start, end int) []byte {
+	if end >= len(b) {
+		return nil
+	}
+	s := b[start+1 : end]
+	if bytes.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var out string
+	if json.Unmarshal(b[start:end+1], &out) != nil {
+		return nil
+	}
+	return []byte(out)
+}
+
+// stringValue returns the string value starting at or after b[i],
+// unescaped; ok is false for anything else (null does not overwrite a
+// string field in encoding/json, and other types fail its decoding).
+func stringValue(b []byte, i int) (string, bool) {
 	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '"' {
-		return ""
+		return "", false
 	}
 	end := stringEnd(b, i)
-	if end >= len(b) {
-		return ""
+	s := unquote(b, i, end)
+	if s == nil {
+		return "", false
 	}
-	s := b[i+1 : end]
-	for _, c := range s {
-		if c == '\\' {
-			return ""
-		}
-	}
-	return string(s)
+	return string(s), true
 }

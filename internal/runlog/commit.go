@@ -73,7 +73,7 @@ func (l *Log) Commit(ctx context.Context, c store.Change, rebase Rebase, entries
 		if errdefs.IsConflict(err) || errdefs.IsValidation(err) || errdefs.IsNotFound(err) || ctx.Err() != nil {
 			return 0, err
 		}
-		l.logs.log.Warn("store write failed; retrying", "run_id", l.runID, "err", err, "backoff", backoff)
+		l.logs.log.WarnContext(ctx, "store write failed; retrying", "run_id", l.runID, "err", err, "backoff", backoff)
 		select {
 		case <-ctx.Done():
 			return 0, err

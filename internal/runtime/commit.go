@@ -71,7 +71,7 @@ func (r *Runtime) retry(ctx context.Context, what, runID string, fn func() error
 		if err == nil || !errdefs.IsNotAvailable(err) {
 			return err
 		}
-		r.log.Warn(what+" failed; retrying", "run_id", runID, "err", err, "backoff", backoff)
+		r.log.WarnContext(ctx, what+" failed; retrying", "run_id", runID, "err", err, "backoff", backoff)
 		select {
 		case <-ctx.Done():
 			return err

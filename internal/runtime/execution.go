@@ -36,7 +36,11 @@ type execution struct {
 	host host
 	// obs sees the attempt when the runtime has an Observer (observe.go).
 	obs AttemptObserver
-	ctx context.Context
+	// spanCtx is the attempt's context with its span, once the observer
+	// opened one: the attempt's log records are written with it, so that
+	// they carry the trace_id and span_id (logContext).
+	spanCtx context.Context
+	ctx     context.Context
 	// bg has ctx's values but not its cancellation, for the writes that
 	// must happen whatever becomes of the attempt.
 	bg         context.Context
@@ -198,7 +202,7 @@ func (x *execution) run() {
 	x.mu.Unlock()
 	if !leased {
 		if err := x.acquire(); err != nil {
-			r.log.Warn("run not started here: no lease", "run_id", x.runID, "err", err)
+			r.log.WarnContext(x.logContext(), "run not started here: no lease", "run_id", x.runID, "err", err)
 			return
 		}
 	}
@@ -209,7 +213,7 @@ func (x *execution) run() {
 		t.State, t.Attempt = store.StateWorking, 1
 		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: t}, stateEvent{body: StatusData{State: store.StateWorking}}); err != nil {
 			x.task = old
-			r.log.Error("run could not start", "run_id", x.runID, "err", err)
+			r.log.ErrorContext(x.logContext(), "run could not start", "run_id", x.runID, "err", err)
 			return
 		}
 		t.Version++
@@ -224,7 +228,7 @@ func (x *execution) run() {
 	}
 	x.mu.Unlock()
 	if lost != nil {
-		r.log.Warn("run abandoned", "run_id", x.runID, "err", lost)
+		r.log.WarnContext(x.logContext(), "run abandoned", "run_id", x.runID, "err", lost)
 		return
 	}
 	if err := x.finish(res, runErr); err != nil {
@@ -232,9 +236,9 @@ func (x *execution) run() {
 		// its lease expires now and it resumes from its last checkpoint.
 		x.handover = true
 		if err := x.writeHeldCheckpoint(); err != nil {
-			r.log.Error("checkpoint of a handed over run could not be stored", "run_id", x.runID, "err", err)
+			r.log.ErrorContext(x.logContext(), "checkpoint of a handed over run could not be stored", "run_id", x.runID, "err", err)
 		}
-		r.log.Error("run outcome could not be stored; handing the run over", "run_id", x.runID, "err", err)
+		r.log.ErrorContext(x.logContext(), "run outcome could not be stored; handing the run over", "run_id", x.runID, "err", err)
 	}
 }
 
@@ -429,7 +433,7 @@ func (x *execution) failure(err error) outcome {
 	class := errdefs.ClassOf(err)
 	text := err.Error()
 	if class == errdefs.ClassNotAvailable && !errdefs.IsPublic(err) {
-		x.r.log.Warn("run failed: a service it needs is unavailable", "run_id", x.runID, "err", err)
+		x.r.log.WarnContext(x.logContext(), "run failed: a service it needs is unavailable", "run_id", x.runID, "err", err)
 		text = "a service this agent needs (its model endpoint, a tool or the store) is unavailable; retry later"
 	}
 	state := store.StateFailed

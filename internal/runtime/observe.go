@@ -98,7 +98,18 @@ func (x *execution) observeAttempt(ctx context.Context) context.Context {
 		Attempt: x.task.Attempt, Resume: x.resume,
 		Metadata: x.task.Metadata, Created: x.task.CreatedAt,
 	})
+	x.spanCtx = ctx
 	return ctx
+}
+
+// logContext is the context the attempt's log records are written with:
+// the one with its span once the observer opened it. It belongs to the
+// execution's goroutine, like the attempt.
+func (x *execution) logContext() context.Context {
+	if x.spanCtx != nil {
+		return x.spanCtx
+	}
+	return x.ctx
 }
 
 // observeEnd tells the observer how the attempt ended.

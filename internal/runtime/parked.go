@@ -181,9 +181,9 @@ func promptDeadline(t store.Task) (deadline time.Time, ok bool) {
 // tasks per agent that declares PromptDeadlines, continuing where the
 // previous round stopped and starting again at the newest after the last
 // page: the work per round is bounded, and a prompt is seen within
-// (parked tasks / promptPage) rounds of its deadline. The store's task
-// listing is per tenant; the sweep lists the default tenant's, the only
-// one a configuration declares today.
+// (parked tasks / promptPage) rounds of its deadline. The sweep lists
+// the waiting tasks of every tenant (store.ListTasksOfAllTenants) and
+// resumes each in its own tenant's scope.
 type promptSweep struct {
 	r       *Runtime
 	cursors map[string]string // agent id → where its next page starts
@@ -204,7 +204,7 @@ func (s *promptSweep) round(ctx context.Context) {
 		if !engine.CapabilitiesOf(a.Engine).PromptDeadlines {
 			continue
 		}
-		page, err := r.st.ListTasks(ctx, store.TaskQuery{AgentID: a.ID, States: []store.TaskState{store.StateInputRequired},
+		page, err := r.st.ListTasksOfAllTenants(ctx, store.TaskQuery{AgentID: a.ID, States: []store.TaskState{store.StateInputRequired},
 			Cursor: s.cursors[a.ID], Limit: promptPage})
 		if err != nil {
 			r.noteStoreError(err)
@@ -217,13 +217,13 @@ func (s *promptSweep) round(ctx context.Context) {
 			if !ok || now.Before(d) {
 				continue
 			}
-			if _, err := r.resumeParked(ctx, a, t, engine.SignalTimeout); errdefs.IsConflict(err) {
+			if _, err := r.resumeParked(store.WithTenant(ctx, tenantOf(t)), a, t, engine.SignalTimeout); errdefs.IsConflict(err) {
 				// Answered, canceled or resumed meanwhile, here or elsewhere.
-				r.log.Debug("expired prompt left alone", "run_id", t.ID, "err", err)
+				r.log.Debug("expired prompt left alone", "run_id", t.ID, "tenant", tenantOf(t), "err", err)
 			} else if err != nil {
-				r.log.Warn("resume of an expired prompt failed", "run_id", t.ID, "err", err)
+				r.log.Warn("resume of an expired prompt failed", "run_id", t.ID, "tenant", tenantOf(t), "err", err)
 			} else {
-				r.log.Info("prompt expired; run resumed", "run_id", t.ID, "deadline", d)
+				r.log.Info("prompt expired; run resumed", "run_id", t.ID, "tenant", tenantOf(t), "deadline", d)
 			}
 		}
 	}

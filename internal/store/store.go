@@ -18,6 +18,12 @@ type Store interface {
 
 	GetTask(ctx context.Context, id string) (Task, error)
 	ListTasks(ctx context.Context, q TaskQuery) (TaskPage, error)
+	// ListTasksOfAllTenants is ListTasks across every tenant, each task
+	// with its Tenant, ignoring the context's tenant. It serves the
+	// server's own sweeps (expired prompts and approvals), never a
+	// caller. q.ContextID must be empty (contexts are per tenant) and
+	// Total is not counted.
+	ListTasksOfAllTenants(ctx context.Context, q TaskQuery) (TaskPage, error)
 
 	ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
 

@@ -23,12 +23,32 @@ import (
 // uses the context index when there is a context, else the agent index
 // when there is an agent (A2A ListTasks).
 func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
+	tenant := store.TenantFrom(ctx)
+	return s.listTasks(ctx, q, &tenant)
+}
+
+// ListTasksOfAllTenants implements store.Store: ListTasks without the
+// tenant condition and without the count. Its states are written into
+// the SQL (they are validated names), so that the planner can prove a
+// listing of waiting tasks matches the partial index tasks_waiting
+// (migration 00008) whatever plan it caches.
+func (s *Store) ListTasksOfAllTenants(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
+	if q.ContextID != "" {
+		return store.TaskPage{}, errdefs.Validationf("pgstore: list tasks of all tenants: a context id (%q) names one tenant's context", q.ContextID)
+	}
+	return s.listTasks(ctx, q, nil)
+}
+
+// listTasks lists q in tenant, or in every tenant when tenant is nil.
+func (s *Store) listTasks(ctx context.Context, q store.TaskQuery, tenant *string) (store.TaskPage, error) {
 	if q.Limit < 0 {
 		return store.TaskPage{}, errdefs.Validationf("pgstore: list tasks: limit %d must not be negative", q.Limit)
 	}
 	limit := pageSize(q.Limit, 50, 100)
 	var w whereClause
-	w.add("tenant = ?", store.TenantFrom(ctx))
+	if tenant != nil {
+		w.add("tenant = ?", *tenant)
+	}
 	if q.ContextID != "" {
 		w.add("context_id = ?", q.ContextID)
 	}
@@ -43,7 +63,11 @@ func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPag
 			}
 			states[i] = string(st)
 		}
-		w.add("state = ANY(?)", states)
+		if tenant == nil {
+			w.add("state IN ('" + strings.Join(states, "', '") + "')")
+		} else {
+			w.add("state = ANY(?)", states)
+		}
 	}
 	if !q.UpdatedAfter.IsZero() {
 		w.add("updated_at > ?", q.UpdatedAfter)
@@ -73,7 +97,9 @@ func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPag
 			}
 			return rows.Err()
 		})
-		b.Queue(countSQL, countArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&page.Total) })
+		if tenant != nil {
+			b.Queue(countSQL, countArgs...).QueryRow(func(row pgx.Row) error { return row.Scan(&page.Total) })
+		}
 		return s.pool.SendBatch(ctx, b).Close()
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"agentd/internal/errdefs"
@@ -13,6 +14,7 @@ func testTenancy(t *testing.T, f Factory) {
 		"WritesFromOtherTenantsDoNotReach":  testTenantWrites,
 		"ContextIDsArePerTenant":            testTenantContexts,
 		"EmptyTenantIsDefault":              testTenantDefault,
+		"SweepsListEveryTenant":             testListAllTenants,
 	})
 }
 
@@ -97,4 +99,45 @@ func testTenantDefault(t *testing.T, s store.Store) {
 		t.Errorf("Tenant of a task created with an empty tenant = %q, want %q", got.Tenant, store.DefaultTenant)
 	}
 	getTask(t, t.Context(), s, "t-1")
+}
+
+// testListAllTenants: ListTasksOfAllTenants pages the matching tasks of
+// every tenant in one order, newest first, each with its tenant, whatever
+// the context's tenant; a context id is refused.
+func testListAllTenants(t *testing.T, s store.Store) {
+	waiting := func(id string, createdAt int, agent string) *store.Task {
+		task := newTask(id, "c-"+id, createdAt)
+		task.State, task.AgentID = store.StateInputRequired, agent
+		return task
+	}
+	for _, c := range []struct {
+		tenant string
+		task   *store.Task
+	}{
+		{"tenant-a", waiting("a-1", 1, "agent-a")},
+		{"tenant-b", waiting("b-2", 2, "agent-a")},
+		{"", waiting("d-3", 3, "agent-a")},
+		{"tenant-a", waiting("a-4", 4, "agent-b")},
+		{"tenant-b", newTask("b-5", "c-b-5", 5)},
+		{"tenant-a", waiting("a-6", 6, "agent-a")},
+	} {
+		createTask(t, tenantCtx(t, c.tenant), s, c.task)
+	}
+	q := store.TaskQuery{AgentID: "agent-a", States: []store.TaskState{store.StateInputRequired}, Limit: 2}
+	var got, tenants []string
+	for ctx := tenantCtx(t, "tenant-z"); ; {
+		page, err := s.ListTasksOfAllTenants(ctx, q)
+		wantNoError(t, err, fmt.Sprintf("ListTasksOfAllTenants(%+v)", q))
+		for _, task := range page.Tasks {
+			got, tenants = append(got, task.ID), append(tenants, task.Tenant)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		q.Cursor = page.NextCursor
+	}
+	wantIDs(t, "waiting tasks of agent-a in every tenant, two a page", got, []string{"a-6", "d-3", "b-2", "a-1"})
+	wantIDs(t, "their tenants", tenants, []string{"tenant-a", store.DefaultTenant, "tenant-b", "tenant-a"})
+	_, err := s.ListTasksOfAllTenants(t.Context(), store.TaskQuery{ContextID: "c-a-1"})
+	wantClass(t, err, errdefs.ClassValidation, "ListTasksOfAllTenants with a context id")
 }
