@@ -191,6 +191,8 @@ func runtimeAgent(a Agent, eng engine.Engine) *runtime.Agent {
 		Multitask:             runtime.MultitaskPolicy(a.Multitask),
 		MaxTokensPerRun:       a.Budget.MaxTokensPerRun,
 		MaxTokensTotal:        a.Budget.MaxTokensTotal,
+		MaxTokensPerPeriod:    a.Budget.MaxTokensPerPeriod,
+		BudgetPeriod:          time.Duration(a.Budget.Period),
 		MaxInputTokensPerRun:  a.Budget.MaxInputTokensPerRun,
 		MaxOutputTokensPerRun: a.Budget.MaxOutputTokensPerRun,
 		MaxWallTime:           time.Duration(a.Budget.MaxWallTime),

@@ -221,6 +221,12 @@ type Budget struct {
 	MaxToolCallsPerRun int `json:"max_tool_calls_per_run,omitempty"`
 	// MaxWallTime bounds an attempt's wall time, as a budget.
 	MaxWallTime Duration `json:"max_wall_time,omitempty"`
+	// MaxTokensPerPeriod bounds the tokens the agent's runs use in each
+	// Period (e.g. "24h": a day, from midnight UTC), per tenant, counted
+	// in the store: durable and shared by replicas, unlike
+	// max_tokens_total (this process's count since it started).
+	MaxTokensPerPeriod int64    `json:"max_tokens_per_period,omitempty"`
+	Period             Duration `json:"period,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("15s").

@@ -71,6 +71,10 @@ agents:
 		{"negative turn timeout", strings.Replace(base, "provider: p}", "provider: p, turn_timeout: -1s}", 1), `invalid duration "-1s"`},
 		{"http_get not configured", strings.Replace(base, "provider: p}", "provider: p, tools: [http_get]}", 1), `agents[0].tools[0]: unknown tool "http_get"`},
 		{"bad response schema", strings.Replace(base, "provider: p}", "provider: p, response_schema: {type: 7}}", 1), `agents[0].response_schema: invalid schema`},
+		{"period budget without a period", strings.Replace(base, "provider: p}", "provider: p, budget: {max_tokens_per_period: 100}}", 1), `agents[0].budget.period: required with max_tokens_per_period`},
+		{"period without a budget", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 24h}}", 1), `agents[0].budget.max_tokens_per_period: required with period 24h0m0s`},
+		{"period too short", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 30s, max_tokens_per_period: 1}}", 1), `agents[0].budget.period: 30s must be at least 1m`},
+		{"negative period budget", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 1h, max_tokens_per_period: -1}}", 1), `agents[0].budget.max_tokens_per_period: -1 must not be negative`},
 		{"unknown disallowed tool", strings.Replace(base, "provider: p}", "provider: p, disallowed_tools: [clok]}", 1), `agents[0].disallowed_tools[0]: unknown tool "clok"`},
 	}
 	for _, c := range cases {

@@ -134,7 +134,10 @@ func (x *execution) addUsage(u model.TokenUsage) error {
 	// only this execution writes, at its end) and this one's.
 	run := x.task.Usage.Add(x.usage)
 	x.mu.Unlock()
-	agentTotal := x.r.agentUsage(x.agent.ID).add(u.Add(model.TokenUsage{}).TotalTokens)
+	tokens := u.Add(model.TokenUsage{}).TotalTokens
+	agentTotal := x.r.agentUsage(x.agent.ID).add(tokens)
+	// Every counter is charged before any budget is checked.
+	periodErr := x.chargePeriod(tokens)
 	for _, b := range []struct {
 		name      string
 		used, lim int64
@@ -150,7 +153,7 @@ func (x *execution) addUsage(u model.TokenUsage) error {
 	if lim := x.agent.MaxTokensTotal; lim > 0 && agentTotal > lim {
 		return errdefs.BudgetExceededf("agent %s used %d tokens, over its total budget of %d", x.agent.ID, agentTotal, lim)
 	}
-	return nil
+	return periodErr
 }
 
 // interrupt asks the engine to stop (cooperatively), and cancels its
@@ -249,6 +252,9 @@ func (x *execution) execute() (*agent.Result, error) {
 		defer cancel()
 	}
 	ctx = x.observeAttempt(ctx)
+	if err := x.checkPeriod(ctx); err != nil {
+		return nil, err
+	}
 	history, err := x.history(ctx)
 	if err != nil {
 		return nil, err

@@ -56,6 +56,11 @@ type Agent struct {
 	// MaxTokensTotal stops runs once the agent's usage since the process
 	// started exceeds it (0 = no limit).
 	MaxTokensTotal int64
+	// MaxTokensPerPeriod bounds the tokens the agent's runs use in each
+	// BudgetPeriod, per tenant, counted in the store (budget.go): shared
+	// by replicas and kept across restarts. 0 = no limit.
+	MaxTokensPerPeriod int64
+	BudgetPeriod       time.Duration
 	// HistoryLimit bounds how many transcript messages seed a run's board
 	// (0 = 200).
 	HistoryLimit int
