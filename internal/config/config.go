@@ -42,6 +42,10 @@ type Config struct {
 	Auth *Auth `json:"auth,omitempty"`
 	// Limits bounds request rates, runs, streams and bodies (limits.go).
 	Limits Limits `json:"limits,omitempty"`
+	// Prices are what each model's tokens cost, by the model name the
+	// model steps report (prices.go): trajectories show the cost of each
+	// model call and of the run.
+	Prices map[string]Price `json:"prices,omitempty"`
 
 	// flows holds the compiled flow of each flow agent, by agent index.
 	flows map[int]*flow.Flow

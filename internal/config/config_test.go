@@ -75,6 +75,7 @@ agents:
 		{"period without a budget", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 24h}}", 1), `agents[0].budget.max_tokens_per_period: required with period 24h0m0s`},
 		{"period too short", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 30s, max_tokens_per_period: 1}}", 1), `agents[0].budget.period: 30s must be at least 1m`},
 		{"negative period budget", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 1h, max_tokens_per_period: -1}}", 1), `agents[0].budget.max_tokens_per_period: -1 must not be negative`},
+		{"negative price", "prices: {gpt-x: {input_per_million: -1, output_per_million: 2}}\n" + base, `prices.gpt-x.input_per_million: -1 must not be negative`},
 		{"unknown disallowed tool", strings.Replace(base, "provider: p}", "provider: p, disallowed_tools: [clok]}", 1), `agents[0].disallowed_tools[0]: unknown tool "clok"`},
 	}
 	for _, c := range cases {

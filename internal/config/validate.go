@@ -42,6 +42,9 @@ func (c *Config) Validate() error {
 	if err := c.Limits.validate(); err != nil {
 		return err
 	}
+	if err := validatePrices(c.Prices); err != nil {
+		return err
+	}
 	for _, name := range sortedProviderNames(c.Providers) {
 		p := c.Providers[name]
 		path := "providers." + name

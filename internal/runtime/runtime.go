@@ -106,6 +106,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Observer, when set, sees runs and their steps (traces, metrics).
 	Observer Observer
+	// Prices are the models' token prices by model name: trajectories
+	// show what each model call and the run cost (nil: no costs).
+	Prices map[string]Price
 }
 
 // Runtime starts and owns runs. It is the only package that coordinates the
@@ -118,6 +121,7 @@ type Runtime struct {
 	grace      time.Duration
 	log        *slog.Logger
 	observer   Observer
+	prices     map[string]Price
 	logs       *runlog.Logs
 	volatile   bool
 	leaseTTL   time.Duration
@@ -162,6 +166,7 @@ func New(opts Options) (*Runtime, error) {
 		grace:     opts.CancelGrace,
 		log:       opts.Logger,
 		observer:  opts.Observer,
+		prices:    opts.Prices,
 		runs:      map[string]*execution{},
 		contexts:  map[string]*contextQueue{},
 		canceling: map[string]bool{},
