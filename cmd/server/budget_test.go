@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,15 +37,6 @@ agents:
     budget: {period: 24h, max_tokens_per_period: 150}
 `
 
-func writeBudgetConfig(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "agentd.yaml")
-	if err := os.WriteFile(path, []byte(budgetConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // runError is a failed run's error.
 type runError struct {
 	Class   string `json:"class"`
@@ -67,7 +56,7 @@ func (r approvalRun) runError(t *testing.T) runError {
 
 func TestBudgetPerPeriodOverREST(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
-		cfg := writeBudgetConfig(t)
+		cfg := writeYAML(t, budgetConfig)
 		a := startStore(t, cfg, dsn)
 		_, run := a.postJSONRun(t, "/v1/agents/metered/messages", `{"text":"loop"}`)
 		if e := run.runError(t); run.Status != "failed" || e.Class != "budget_exceeded" || !strings.Contains(e.Message, "max_tokens_per_period of 150") {

@@ -8,6 +8,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/loop"
+	"agentd/internal/errdefs"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/model"
 )
@@ -62,8 +63,8 @@ func TestStructuredOutputGivesUp(t *testing.T) {
 	rules := []scripted.Rule{{Match: "(?s).*", Reply: "not json"}}
 	eng := newEngine(t, loop.Config{Provider: newScripted(t, rules...), ResponseSchema: json.RawMessage(pointSchema), ResponseRetries: 1})
 	_, err := execute(t, eng, engine.Run{ID: "r-struct-fail"}, userBoard("give me a point"), nil)
-	if err == nil || !strings.Contains(err.Error(), "did not match the response schema after 2 tries") || !strings.Contains(err.Error(), "not valid JSON") {
-		t.Fatalf("a model that never matches: %v", err)
+	if !errdefs.IsModelOutput(err) || !strings.Contains(err.Error(), "did not match the response schema after 2 tries") || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Fatalf("a model that never matches: %v, want class model_output naming the problem", err)
 	}
 	if _, err := loop.New(loop.Config{Provider: newScripted(t, rules...), ResponseSchema: json.RawMessage(`{"type": 7}`)}); err == nil || !strings.Contains(err.Error(), "response_schema") {
 		t.Fatalf("an invalid schema: %v", err)
