@@ -57,7 +57,11 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 			return nil, err
 		}
 		b.built[a.ID] = eng
-		out = append(out, runtimeAgent(a, eng))
+		ra := runtimeAgent(a, eng)
+		if err := b.revise(fmt.Sprintf("agents[%d]", i), a, ra); err != nil {
+			return nil, err
+		}
+		out = append(out, ra)
 	}
 	if err := b.handoffs(out); err != nil {
 		return nil, err

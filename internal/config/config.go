@@ -209,6 +209,9 @@ type Agent struct {
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
 	// Governance is the agent's tool-call policy (loop engine, guard.go).
 	Governance *Governance `json:"governance,omitempty"`
+	// Revise is the agent's revise loop: a judge model decides whether
+	// each answer is acceptable (revise.go).
+	Revise *Revise `json:"revise,omitempty"`
 	// MCPServers are Model Context Protocol servers whose tools the agent
 	// may call, as "<name>__<tool>" (loop engine, mcp.go).
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`

@@ -182,6 +182,11 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 	if err := a.Budget.validatePeriod(path + ".budget"); err != nil {
 		return err
 	}
+	if a.Revise != nil {
+		if err := a.Revise.validate(path+".revise", providers); err != nil {
+			return err
+		}
+	}
 	for j, s := range a.Skills {
 		if s.ID == "" || s.Name == "" {
 			return fmt.Errorf("%s.skills[%d]: id and name are required", path, j)

@@ -261,9 +261,9 @@ func (x *execution) execute() (*agent.Result, error) {
 	}
 	// The options are filled in by index (appends would move them and their
 	// closures to the heap); agent.Run keeps none of them.
-	var opts [4]agent.RunOption
+	var opts [5]agent.RunOption
 	opts[0] = agent.WithEngineHost(x.engineHost())
-	opts[1] = agent.WithBoardSeed(agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
+	seed := agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
 		b := engine.NewBoard()
 		if history == nil { // the user message alone; SetChannel copies it
 			b.SetChannel(engine.MainChannel, []model.Message{x.user[0].Message})
@@ -271,8 +271,14 @@ func (x *execution) execute() (*agent.Result, error) {
 			b.SetChannel(engine.MainChannel, history)
 		}
 		return b, nil
-	}))
+	})
+	opts[1] = agent.WithBoardSeed(seed)
 	n := 2
+	if x.agent.MaxRevise > 1 {
+		opts[1] = agent.WithBoardSeed(revisionSeeder{BoardSeederFunc: seed})
+		opts[n] = agent.WithMaxRevise(x.agent.MaxRevise)
+		n++
+	}
 	if x.agent.Deps != nil {
 		opts[n] = agent.WithDependencies(x.agent.Deps)
 		n++
@@ -587,6 +593,9 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 	var out []store.Message
 	now := storedNow()
 	for i, m := range b.Channel(engine.MainChannel) {
+		if isRevision(m) {
+			continue
+		}
 		if m.ID == "" {
 			m.ID = messageID(x.runID, i)
 		}

@@ -61,6 +61,10 @@ type Agent struct {
 	// by replicas and kept across restarts. 0 = no limit.
 	MaxTokensPerPeriod int64
 	BudgetPeriod       time.Duration
+	// MaxRevise, when above 1, bounds the attempts of a run whose
+	// Deciders ask for revisions (agent.WithMaxRevise); each revise
+	// attempt sees the previous answer and the feedback (revise.go).
+	MaxRevise int
 	// HistoryLimit bounds how many transcript messages seed a run's board
 	// (0 = 200).
 	HistoryLimit int
