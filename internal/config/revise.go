@@ -54,4 +54,3 @@ func (b *builder) revise(path string, a Agent, ra *runtime.Agent) error {
 	ra.MaxRevise = 1 + a.Revise.MaxRevisions
 	return nil
 }
-
