@@ -78,24 +78,45 @@ func watch(session *mcp.ClientSession) chan struct{} {
 	return gone
 }
 
-// live returns the session to call on: the current one, or — when it has
-// ended — a new one.
-func (c *Conn) live(ctx context.Context) (*mcp.ClientSession, error) {
+// live returns the session to call on — the current one, or, when it has
+// ended, a new one — and the channel closed when it ends.
+func (c *Conn) live(ctx context.Context) (*mcp.ClientSession, chan struct{}, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, errdefs.NotAvailablef("mcp server %q: the connection was closed", c.name)
+		return nil, nil, errdefs.NotAvailablef("mcp server %q: the connection was closed", c.name)
 	}
 	select {
 	case <-c.gone:
 		session, err := dial(ctx, c.server)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		c.session, c.gone = session, watch(session)
 	default:
 	}
-	return c.session, nil
+	return c.session, c.gone, nil
+}
+
+// call calls a tool on the live session. A session found closed when the
+// call is sent (mcp.ErrConnectionClosed: the message never left) is
+// ended, replaced, and the call sent once more on the new one; a call
+// that was sent is never sent again, whatever became of it.
+func (c *Conn) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	session, gone, err := c.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := session.CallTool(ctx, params)
+	if !errors.Is(err, mcp.ErrConnectionClosed) {
+		return res, err
+	}
+	_ = session.Close()
+	<-gone // live reconnects now
+	if session, _, err = c.live(ctx); err != nil {
+		return nil, err
+	}
+	return session.CallTool(ctx, params)
 }
 
 // dial opens a session with s.
@@ -178,14 +199,7 @@ func (t *mcpTool) Execute(ctx context.Context, args json.RawMessage) (tool.Resul
 	if len(args) > 0 {
 		params.Arguments = args
 	}
-	session, err := t.conn.live(ctx)
-	if err != nil {
-		return tool.Result{}, err
-	}
-	res, err := session.CallTool(ctx, params)
-	if errors.Is(err, mcp.ErrConnectionClosed) {
-		_ = session.Close() // the next call reconnects
-	}
+	res, err := t.conn.call(ctx, params)
 	if err != nil {
 		return tool.Result{}, errdefs.NotAvailablef("mcp server %q: %v", t.conn.name, err)
 	}
