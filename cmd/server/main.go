@@ -172,6 +172,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		FlushWindow:   flushWindow(st),
 		VolatileStore: volatileStore(st),
 		LeaseTTL:      cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
+		Prices:        cfg.RuntimePrices(),
 	})
 	if err != nil {
 		return err

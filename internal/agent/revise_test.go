@@ -160,3 +160,54 @@ func TestReviseReseedFailureEndsWithPreviousResult(t *testing.T) {
 		t.Errorf("trace = %q, want %q", got, want)
 	}
 }
+
+// feedbackDecider asks for one revision, leaving feedback in State.
+type feedbackDecider struct{}
+
+func (feedbackDecider) BeforeFinalize(_ context.Context, _ agent.RunInfo, _ *agent.Request, res *agent.Result) (agent.FinalizeDecision, error) {
+	if res.Attempts == 1 {
+		return agent.FinalizeDecision{Revise: true, Reason: "judge", State: map[string]any{agent.ReviseFeedbackStateKey: "cite a source"}}, nil
+	}
+	return agent.FinalizeDecision{}, nil
+}
+
+// revisionSeeder seeds revise attempts with the previous answer and the
+// feedback it was revised for.
+type revisionSeeder struct {
+	agent.DefaultSeeder
+	seen []string
+}
+
+func (s *revisionSeeder) SeedRevision(ctx context.Context, info agent.RunInfo, req *agent.Request, prev *agent.Result) (*engine.Board, error) {
+	b, err := s.SeedBoard(ctx, info, req)
+	if err != nil {
+		return nil, err
+	}
+	fb, _ := prev.State[agent.ReviseFeedbackStateKey].(string)
+	s.seen = append(s.seen, fb)
+	for _, m := range prev.Messages {
+		b.AppendChannelMessage(engine.MainChannel, m)
+	}
+	b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleUser, fb))
+	return b, nil
+}
+
+// A RevisionSeeder seeds the revise attempt from the attempt it revises
+// and the decision's feedback; the first attempt is seeded as usual.
+func TestRevisionSeederSeesThePreviousDecision(t *testing.T) {
+	eng := &attemptEngine{tr: &trace{}}
+	seeder := &revisionSeeder{}
+	res, err := agent.Run(context.Background(), agent.Agent{ID: "a", Deciders: []agent.Decider{feedbackDecider{}}}, eng,
+		agent.Request{Message: model.NewText(model.RoleUser, "q")}, agent.WithMaxRevise(3), agent.WithBoardSeed(seeder))
+	if err != nil || res.Attempts != 2 || res.Status != agent.StatusCompleted {
+		t.Fatalf("Run: %+v, %v; want 2 attempts, completed", res, err)
+	}
+	if !slices.Equal(seeder.seen, []string{"cite a source"}) {
+		t.Fatalf("SeedRevision saw feedback %q, want once \"cite a source\"", seeder.seen)
+	}
+	// The question, the first draft, the feedback: the second attempt
+	// starts where the first ended, told what to change.
+	if !slices.Equal(eng.starts, []int{1, 3}) {
+		t.Fatalf("attempts started on %v messages, want [1 3]", eng.starts)
+	}
+}

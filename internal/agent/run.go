@@ -94,7 +94,7 @@ type runner struct {
 func (r *runner) run(ctx context.Context) (*Result, error) {
 	var prev *Result
 	for attempt := 1; ; attempt++ {
-		board, err := r.startBoard(ctx, attempt)
+		board, err := r.startBoard(ctx, attempt, prev)
 		if err != nil {
 			if prev == nil {
 				return nil, err
@@ -122,12 +122,19 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 }
 
 // startBoard returns the board attempt starts from: the checkpoint's when
-// the first attempt resumes, a freshly seeded one otherwise.
-func (r *runner) startBoard(ctx context.Context, attempt int) (*engine.Board, error) {
+// the first attempt resumes, a freshly seeded one otherwise — by the
+// seeder's SeedRevision, when it has one, for a revise of prev.
+func (r *runner) startBoard(ctx context.Context, attempt int, prev *Result) (*engine.Board, error) {
 	if r.resumeFrom(attempt) != nil {
 		return engine.RestoreBoard(r.cfg.resumeFrom.Board), nil
 	}
-	b, err := r.cfg.seeder.SeedBoard(ctx, r.info, r.req)
+	var b *engine.Board
+	var err error
+	if rs, ok := r.cfg.seeder.(RevisionSeeder); ok && prev != nil {
+		b, err = rs.SeedRevision(ctx, r.info, r.req, prev)
+	} else {
+		b, err = r.cfg.seeder.SeedBoard(ctx, r.info, r.req)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("run agent %q run %q: seed board for attempt %d: %w", r.info.AgentID, r.info.RunID, attempt, err)
 	}

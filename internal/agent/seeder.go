@@ -22,6 +22,22 @@ type BoardSeeder interface {
 	SeedBoard(ctx context.Context, info RunInfo, req *Request) (*engine.Board, error)
 }
 
+// RevisionSeeder is a BoardSeeder that seeds revise attempts itself: it
+// sees the completed attempt being revised, whose State holds the merged
+// decision's Reason (FinalizeReasonStateKey) and the deciders' entries —
+// a judge's feedback (ReviseFeedbackStateKey) — so that the next attempt
+// can be told what to change. Without it a revise attempt is seeded like
+// the first, from the original Request alone.
+type RevisionSeeder interface {
+	BoardSeeder
+	SeedRevision(ctx context.Context, info RunInfo, req *Request, prev *Result) (*engine.Board, error)
+}
+
+// ReviseFeedbackStateKey is the Result.State key under which a Decider
+// that asks to Revise leaves what the next attempt should change (a
+// string), for a RevisionSeeder.
+const ReviseFeedbackStateKey = "agentd.revise_feedback"
+
 // BoardSeederFunc adapts a function to BoardSeeder:
 //
 //	agent.WithBoardSeed(agent.BoardSeederFunc(func(ctx context.Context, info agent.RunInfo, req *agent.Request) (*engine.Board, error) {

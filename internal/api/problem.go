@@ -44,6 +44,7 @@ var problemTitles = map[errdefs.Class]string{
 	errdefs.ClassBudgetExceeded: "Budget exceeded",
 	errdefs.ClassRateLimit:      "Too many requests",
 	errdefs.ClassTimeout:        "Timeout",
+	errdefs.ClassModelOutput:    "Unusable model answer",
 	errdefs.ClassInternal:       "Internal error",
 }
 

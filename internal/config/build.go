@@ -57,7 +57,11 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 			return nil, err
 		}
 		b.built[a.ID] = eng
-		out = append(out, runtimeAgent(a, eng))
+		ra := runtimeAgent(a, eng)
+		if err := b.revise(fmt.Sprintf("agents[%d]", i), a, ra); err != nil {
+			return nil, err
+		}
+		out = append(out, ra)
 	}
 	if err := b.handoffs(out); err != nil {
 		return nil, err
@@ -191,6 +195,8 @@ func runtimeAgent(a Agent, eng engine.Engine) *runtime.Agent {
 		Multitask:             runtime.MultitaskPolicy(a.Multitask),
 		MaxTokensPerRun:       a.Budget.MaxTokensPerRun,
 		MaxTokensTotal:        a.Budget.MaxTokensTotal,
+		MaxTokensPerPeriod:    a.Budget.MaxTokensPerPeriod,
+		BudgetPeriod:          time.Duration(a.Budget.Period),
 		MaxInputTokensPerRun:  a.Budget.MaxInputTokensPerRun,
 		MaxOutputTokensPerRun: a.Budget.MaxOutputTokensPerRun,
 		MaxWallTime:           time.Duration(a.Budget.MaxWallTime),

@@ -42,6 +42,10 @@ type Config struct {
 	Auth *Auth `json:"auth,omitempty"`
 	// Limits bounds request rates, runs, streams and bodies (limits.go).
 	Limits Limits `json:"limits,omitempty"`
+	// Prices are what each model's tokens cost, by the model name the
+	// model steps report (prices.go): trajectories show the cost of each
+	// model call and of the run.
+	Prices map[string]Price `json:"prices,omitempty"`
 
 	// flows holds the compiled flow of each flow agent, by agent index.
 	flows map[int]*flow.Flow
@@ -205,6 +209,9 @@ type Agent struct {
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
 	// Governance is the agent's tool-call policy (loop engine, guard.go).
 	Governance *Governance `json:"governance,omitempty"`
+	// Revise is the agent's revise loop: a judge model decides whether
+	// each answer is acceptable (revise.go).
+	Revise *Revise `json:"revise,omitempty"`
 	// MCPServers are Model Context Protocol servers whose tools the agent
 	// may call, as "<name>__<tool>" (loop engine, mcp.go).
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
@@ -221,6 +228,12 @@ type Budget struct {
 	MaxToolCallsPerRun int `json:"max_tool_calls_per_run,omitempty"`
 	// MaxWallTime bounds an attempt's wall time, as a budget.
 	MaxWallTime Duration `json:"max_wall_time,omitempty"`
+	// MaxTokensPerPeriod bounds the tokens the agent's runs use in each
+	// Period (e.g. "24h": a day, from midnight UTC), per tenant, counted
+	// in the store: durable and shared by replicas, unlike
+	// max_tokens_total (this process's count since it started).
+	MaxTokensPerPeriod int64    `json:"max_tokens_per_period,omitempty"`
+	Period             Duration `json:"period,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("15s").

@@ -76,6 +76,14 @@ agents:
 		{"push retry_for not a duration", "push: {retry_for: soon}\n" + base, `push.retry_for: invalid duration "soon"`},
 		{"push claim_ttl too short", "push: {claim_ttl: 100ms}\n" + base, `push.claim_ttl: 100ms is too short, want at least 1s`},
 		{"push timeout a number", "push: {timeout: 10}\n" + base, `push.timeout: want a duration string`},
+		{"period budget without a period", strings.Replace(base, "provider: p}", "provider: p, budget: {max_tokens_per_period: 100}}", 1), `agents[0].budget.period: required with max_tokens_per_period`},
+		{"period without a budget", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 24h}}", 1), `agents[0].budget.max_tokens_per_period: required with period 24h0m0s`},
+		{"period too short", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 30s, max_tokens_per_period: 1}}", 1), `agents[0].budget.period: 30s must be at least 1m`},
+		{"negative period budget", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 1h, max_tokens_per_period: -1}}", 1), `agents[0].budget.max_tokens_per_period: -1 must not be negative`},
+		{"negative price", "prices: {gpt-x: {input_per_million: -1, output_per_million: 2}}\n" + base, `prices.gpt-x.input_per_million: -1 must not be negative`},
+		{"revise without a judge", strings.Replace(base, "provider: p}", "provider: p, revise: {max_revisions: 1}}", 1), `agents[0].revise.judge: the judge's provider is required`},
+		{"revise with an unknown judge", strings.Replace(base, "provider: p}", "provider: p, revise: {judge: q, max_revisions: 1}}", 1), `agents[0].revise.judge: unknown provider "q"`},
+		{"revise without revisions", strings.Replace(base, "provider: p}", "provider: p, revise: {judge: p}}", 1), `agents[0].revise.max_revisions: want 1 to 10, got 0`},
 		{"unknown disallowed tool", strings.Replace(base, "provider: p}", "provider: p, disallowed_tools: [clok]}", 1), `agents[0].disallowed_tools[0]: unknown tool "clok"`},
 	}
 	for _, c := range cases {
@@ -146,5 +154,24 @@ agents:
 	}
 	if a := cfg.Agents[0]; *a.Temperature != 0.3 || *a.TopP != 0.8 || a.MaxTokens != 100 || time.Duration(a.TurnTimeout) != 20*time.Second {
 		t.Errorf("agent settings %+v", a)
+	}
+}
+
+// A revise loop in the configuration becomes the agent's judge decider and
+// its bound on attempts.
+func TestReviseBuilds(t *testing.T) {
+	c, err := Parse([]byte("providers:\n  p: {type: scripted, rules: [{reply: hi}]}\n  j: {type: scripted, rules: [{reply: ACCEPT}]}\nagents:\n  - {id: a, engine: loop, provider: p, revise: {judge: j, max_revisions: 3}}\n  - {id: b, engine: loop, provider: p}\n"), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents, err := c.Build(BuildOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := agents[0]; a.MaxRevise != 4 || len(a.Deciders) != 1 {
+		t.Fatalf("agent a: max revise %d, %d deciders; want 4 attempts and the judge", a.MaxRevise, len(a.Deciders))
+	}
+	if b := agents[1]; b.MaxRevise != 0 || len(b.Deciders) != 0 {
+		t.Fatalf("agent b: max revise %d, %d deciders; want none", b.MaxRevise, len(b.Deciders))
 	}
 }

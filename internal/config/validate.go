@@ -42,6 +42,9 @@ func (c *Config) Validate() error {
 	if err := c.Limits.validate(); err != nil {
 		return err
 	}
+	if err := validatePrices(c.Prices); err != nil {
+		return err
+	}
 	for _, name := range sortedProviderNames(c.Providers) {
 		p := c.Providers[name]
 		path := "providers." + name
@@ -176,6 +179,14 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 	if a.Budget.MaxTokensPerRun < 0 || a.Budget.MaxTokensTotal < 0 {
 		return fmt.Errorf("%s.budget: limits must not be negative", path)
 	}
+	if err := a.Budget.validatePeriod(path + ".budget"); err != nil {
+		return err
+	}
+	if a.Revise != nil {
+		if err := a.Revise.validate(path+".revise", providers); err != nil {
+			return err
+		}
+	}
 	for j, s := range a.Skills {
 		if s.ID == "" || s.Name == "" {
 			return fmt.Errorf("%s.skills[%d]: id and name are required", path, j)
@@ -242,4 +253,21 @@ func (c *Config) toolNames() []string {
 		names = append(names, tool.HTTPGetName)
 	}
 	return names
+}
+
+// validatePeriod checks the budget per period: both fields or neither, a
+// period of whole seconds, at least a minute.
+func (b Budget) validatePeriod(path string) error {
+	p := time.Duration(b.Period)
+	switch {
+	case b.MaxTokensPerPeriod < 0:
+		return fmt.Errorf("%s.max_tokens_per_period: %d must not be negative", path, b.MaxTokensPerPeriod)
+	case b.MaxTokensPerPeriod > 0 && p == 0:
+		return fmt.Errorf("%s.period: required with max_tokens_per_period (e.g. \"24h\")", path)
+	case p != 0 && b.MaxTokensPerPeriod == 0:
+		return fmt.Errorf("%s.max_tokens_per_period: required with period %v", path, p)
+	case p != 0 && (p < time.Minute || p%time.Second != 0):
+		return fmt.Errorf("%s.period: %v must be at least 1m and a whole number of seconds", path, p)
+	}
+	return nil
 }

@@ -85,6 +85,13 @@ func BudgetExceededf(format string, args ...any) error {
 // IsBudgetExceeded reports whether err is a spent budget.
 func IsBudgetExceeded(err error) bool { return Is(err, ClassBudgetExceeded) }
 
+// ModelOutputf formats and classifies a model answer the agent could not
+// use.
+func ModelOutputf(format string, args ...any) error { return Newf(ClassModelOutput, format, args...) }
+
+// IsModelOutput reports whether err is an unusable model answer.
+func IsModelOutput(err error) bool { return Is(err, ClassModelOutput) }
+
 // RateLimit marks err as throttling: retrying later may succeed.
 func RateLimit(err error) error { return New(ClassRateLimit, err) }
 

@@ -23,7 +23,11 @@ const (
 	ClassBudgetExceeded Class = "budget_exceeded"
 	ClassRateLimit      Class = "rate_limit"
 	ClassTimeout        Class = "timeout"
-	ClassInternal       Class = "internal"
+	// ClassModelOutput is a model's answer the agent could not use (one
+	// that never matched its response schema): the run's input was fine
+	// and nothing in agentd broke.
+	ClassModelOutput Class = "model_output"
+	ClassInternal    Class = "internal"
 )
 
 // Classifier is the marker interface of a classified error. Any error type,
@@ -111,6 +115,8 @@ func HTTPStatus(err error) int {
 		return http.StatusTooManyRequests
 	case ClassTimeout:
 		return http.StatusGatewayTimeout
+	case ClassModelOutput:
+		return http.StatusBadGateway // the upstream model's answer was unusable
 	default:
 		return http.StatusInternalServerError
 	}

@@ -26,6 +26,7 @@ func TestClassesSeeThroughWrapping(t *testing.T) {
 		{BudgetExceededf("spent"), IsBudgetExceeded, ClassBudgetExceeded, http.StatusPaymentRequired},
 		{RateLimitf("slow down"), IsRateLimit, ClassRateLimit, http.StatusTooManyRequests},
 		{Timeoutf("late"), IsTimeout, ClassTimeout, http.StatusGatewayTimeout},
+		{ModelOutputf("not JSON"), IsModelOutput, ClassModelOutput, http.StatusBadGateway},
 		{Internalf("bug"), IsInternal, ClassInternal, http.StatusInternalServerError},
 	}
 	for _, c := range cases {

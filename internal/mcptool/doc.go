@@ -14,7 +14,10 @@
 //
 // A Conn owns its session (and, for stdio, the child process): Close ends
 // both. Callers that build tools from configuration close them when the
-// server shuts down.
+// server shuts down. A session that ends on its own (a stdio server that
+// exited) is opened again by the next call, once per call; the call that
+// was in flight when it ended fails and is never sent again, since it may
+// have run. A goroutine per session waits for its end; Close waits for it.
 //
 // Imports: tool, errdefs, the MCP Go SDK and the standard library.
 // mcptool must not import engine, runtime, api or config.

@@ -3,12 +3,14 @@ package mcptool
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,16 +35,92 @@ type Server struct {
 	HTTPClient *http.Client
 }
 
-// Conn is a connected server and its tools.
+// Conn is a connected server and its tools. A session that ends (a stdio
+// server that exited, a connection the SDK reports closed) is replaced by a
+// new one on the next call, once per call: that call is sent on the new
+// session. A call in flight when the session ends is not sent again — it
+// may have run — and fails; the model reads the error. The tools are those
+// listed at Connect.
 type Conn struct {
-	name    string
+	name   string
+	server Server
+	tools  []tool.Tool
+
+	mu      sync.Mutex
 	session *mcp.ClientSession
-	tools   []tool.Tool
+	gone    chan struct{} // closed when session has ended
+	closed  bool
 }
 
 // Connect connects to s, lists its tools and adapts them. ctx bounds the
 // connection and the listing, not the session.
 func Connect(ctx context.Context, s Server) (*Conn, error) {
+	session, err := dial(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{name: s.Name, server: s, session: session, gone: watch(session)}
+	if err := c.list(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// watch returns a channel closed when session ends. Its goroutine ends
+// with the session (Close ends it).
+func watch(session *mcp.ClientSession) chan struct{} {
+	gone := make(chan struct{})
+	go func() {
+		_ = session.Wait()
+		close(gone)
+	}()
+	return gone
+}
+
+// live returns the session to call on — the current one, or, when it has
+// ended, a new one — and the channel closed when it ends.
+func (c *Conn) live(ctx context.Context) (*mcp.ClientSession, chan struct{}, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, nil, errdefs.NotAvailablef("mcp server %q: the connection was closed", c.name)
+	}
+	select {
+	case <-c.gone:
+		session, err := dial(ctx, c.server)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.session, c.gone = session, watch(session)
+	default:
+	}
+	return c.session, c.gone, nil
+}
+
+// call calls a tool on the live session. A session found closed when the
+// call is sent (mcp.ErrConnectionClosed: the message never left) is
+// ended, replaced, and the call sent once more on the new one; a call
+// that was sent is never sent again, whatever became of it.
+func (c *Conn) call(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	session, gone, err := c.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := session.CallTool(ctx, params)
+	if !errors.Is(err, mcp.ErrConnectionClosed) {
+		return res, err
+	}
+	_ = session.Close()
+	<-gone // live reconnects now
+	if session, _, err = c.live(ctx); err != nil {
+		return nil, err
+	}
+	return session.CallTool(ctx, params)
+}
+
+// dial opens a session with s.
+func dial(ctx context.Context, s Server) (*mcp.ClientSession, error) {
 	var t mcp.Transport
 	switch {
 	case s.Command != "" && s.URL != "":
@@ -68,12 +146,7 @@ func Connect(ctx context.Context, s Server) (*Conn, error) {
 	if err != nil {
 		return nil, errdefs.NotAvailablef("mcp server %q: connect: %v", s.Name, err)
 	}
-	c := &Conn{name: s.Name, session: session}
-	if err := c.list(ctx); err != nil {
-		_ = session.Close()
-		return nil, err
-	}
-	return c, nil
+	return session, nil
 }
 
 // list adapts every tool the server lists.
@@ -95,8 +168,16 @@ func (c *Conn) list(ctx context.Context) error {
 // Tools are the server's tools, in the order it listed them.
 func (c *Conn) Tools() []tool.Tool { return c.tools }
 
-// Close ends the session (and stops a stdio server).
-func (c *Conn) Close() error { return c.session.Close() }
+// Close ends the session (and stops a stdio server); later calls fail.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	session, gone := c.session, c.gone
+	c.mu.Unlock()
+	err := session.Close()
+	<-gone
+	return err
+}
 
 // mcpTool is one of a server's tools.
 type mcpTool struct {
@@ -118,7 +199,7 @@ func (t *mcpTool) Execute(ctx context.Context, args json.RawMessage) (tool.Resul
 	if len(args) > 0 {
 		params.Arguments = args
 	}
-	res, err := t.conn.session.CallTool(ctx, params)
+	res, err := t.conn.call(ctx, params)
 	if err != nil {
 		return tool.Result{}, errdefs.NotAvailablef("mcp server %q: %v", t.conn.name, err)
 	}

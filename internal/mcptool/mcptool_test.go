@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,58 @@ func testServer() *mcp.Server {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the disk is on fire"}}}, nil
 		})
+	if log := os.Getenv(quitLogEnv); log != "" {
+		// quit notes its call in the file, then ends the server
+		// without answering (a stdio server that crashed).
+		s.AddTool(&mcp.Tool{Name: "quit", Description: "Ends the server.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+				if err == nil {
+					_, _ = f.WriteString("quit\n")
+					_ = f.Close()
+				}
+				os.Exit(0)
+				return nil, nil
+			})
+	}
 	return s
+}
+
+// quitLogEnv names the file the stdio test server's quit tool notes its
+// calls in (the tool exists only when it is set).
+const quitLogEnv = "MCPTOOL_TEST_QUIT_LOG"
+
+// A stdio server that exits is started again for the next call (once per
+// call); the call in flight when it died fails and is not sent again.
+func TestReconnectAfterTheServerExits(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "quit.log")
+	c := connect(t, mcptool.Server{Name: "fs", Command: self, Args: []string{"-test.run=^$"}, Env: map[string]string{serverEnv: "1", quitLogEnv: log}})
+	var reg tool.Registry
+	for _, tl := range c.Tools() {
+		if err := reg.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	greet := func(id string) tool.Result {
+		return reg.Execute(t.Context(), tool.Call{ID: id, Name: "fs__greet", Arguments: json.RawMessage(`{"name":"Ada"}`)})
+	}
+	if r := greet("1"); r.IsError || r.Content != "hello Ada" {
+		t.Fatalf("greet: %+v", r)
+	}
+	if r := reg.Execute(t.Context(), tool.Call{ID: "2", Name: "fs__quit", Arguments: json.RawMessage(`{}`)}); !r.IsError {
+		t.Fatalf("quit: %+v, want an error (the server died answering it)", r)
+	}
+	if r := greet("3"); r.IsError || r.Content != "hello Ada" {
+		t.Fatalf("greet after the server exited: %+v, want an answer from a new server", r)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil || string(b) != "quit\n" {
+		t.Fatalf("quit ran %q (%v), want once: a call in flight is not sent again", b, err)
+	}
 }
 
 // servers are the two ways to reach the test server: this binary re-run

@@ -141,7 +141,10 @@ func (x *execution) addUsage(u model.TokenUsage) error {
 	// only this execution writes, at its end) and this one's.
 	run := x.task.Usage.Add(x.usage)
 	x.mu.Unlock()
-	agentTotal := x.r.agentUsage(x.agent.ID).add(u.Add(model.TokenUsage{}).TotalTokens)
+	tokens := u.Add(model.TokenUsage{}).TotalTokens
+	agentTotal := x.r.agentUsage(x.agent.ID).add(tokens)
+	// Every counter is charged before any budget is checked.
+	periodErr := x.chargePeriod(tokens)
 	for _, b := range []struct {
 		name      string
 		used, lim int64
@@ -157,7 +160,7 @@ func (x *execution) addUsage(u model.TokenUsage) error {
 	if lim := x.agent.MaxTokensTotal; lim > 0 && agentTotal > lim {
 		return errdefs.BudgetExceededf("agent %s used %d tokens, over its total budget of %d", x.agent.ID, agentTotal, lim)
 	}
-	return nil
+	return periodErr
 }
 
 // interrupt asks the engine to stop (cooperatively), and cancels its
@@ -257,15 +260,18 @@ func (x *execution) execute() (*agent.Result, error) {
 		defer cancel()
 	}
 	ctx = x.observeAttempt(ctx)
+	if err := x.checkPeriod(ctx); err != nil {
+		return nil, err
+	}
 	history, err := x.history(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// The options are filled in by index (appends would move them and their
 	// closures to the heap); agent.Run keeps none of them.
-	var opts [4]agent.RunOption
+	var opts [5]agent.RunOption
 	opts[0] = agent.WithEngineHost(x.engineHost())
-	opts[1] = agent.WithBoardSeed(agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
+	seed := agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
 		b := engine.NewBoard()
 		if history == nil { // the user message alone; SetChannel copies it
 			b.SetChannel(engine.MainChannel, []model.Message{x.user[0].Message})
@@ -273,8 +279,14 @@ func (x *execution) execute() (*agent.Result, error) {
 			b.SetChannel(engine.MainChannel, history)
 		}
 		return b, nil
-	}))
+	})
+	opts[1] = agent.WithBoardSeed(seed)
 	n := 2
+	if x.agent.MaxRevise > 1 {
+		opts[1] = agent.WithBoardSeed(revisionSeeder{BoardSeederFunc: seed})
+		opts[n] = agent.WithMaxRevise(x.agent.MaxRevise)
+		n++
+	}
 	if x.agent.Deps != nil {
 		opts[n] = agent.WithDependencies(x.agent.Deps)
 		n++
@@ -613,6 +625,9 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 	var out []store.Message
 	now := storedNow()
 	for i, m := range b.Channel(engine.MainChannel) {
+		if isRevision(m) {
+			continue
+		}
 		if m.ID == "" {
 			m.ID = messageID(x.runID, i)
 		}

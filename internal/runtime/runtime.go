@@ -56,6 +56,15 @@ type Agent struct {
 	// MaxTokensTotal stops runs once the agent's usage since the process
 	// started exceeds it (0 = no limit).
 	MaxTokensTotal int64
+	// MaxTokensPerPeriod bounds the tokens the agent's runs use in each
+	// BudgetPeriod, per tenant, counted in the store (budget.go): shared
+	// by replicas and kept across restarts. 0 = no limit.
+	MaxTokensPerPeriod int64
+	BudgetPeriod       time.Duration
+	// MaxRevise, when above 1, bounds the attempts of a run whose
+	// Deciders ask for revisions (agent.WithMaxRevise); each revise
+	// attempt sees the previous answer and the feedback (revise.go).
+	MaxRevise int
 	// HistoryLimit bounds how many transcript messages seed a run's board
 	// (0 = 200).
 	HistoryLimit int
@@ -101,6 +110,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Observer, when set, sees runs and their steps (traces, metrics).
 	Observer Observer
+	// Prices are the models' token prices by model name: trajectories
+	// show what each model call and the run cost (nil: no costs).
+	Prices map[string]Price
 }
 
 // Runtime starts and owns runs. It is the only package that coordinates the
@@ -113,6 +125,7 @@ type Runtime struct {
 	grace      time.Duration
 	log        *slog.Logger
 	observer   Observer
+	prices     map[string]Price
 	logs       *runlog.Logs
 	volatile   bool
 	leaseTTL   time.Duration
@@ -157,6 +170,7 @@ func New(opts Options) (*Runtime, error) {
 		grace:     opts.CancelGrace,
 		log:       opts.Logger,
 		observer:  opts.Observer,
+		prices:    opts.Prices,
 		runs:      map[string]*execution{},
 		contexts:  map[string]*contextQueue{},
 		canceling: map[string]bool{},

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"agentd/internal/model"
@@ -22,6 +23,24 @@ type Trajectory struct {
 	Steps []TrajectoryStep `json:"steps"`
 	// Usage totals the run's token use (as the task records it).
 	Usage model.TokenUsage `json:"usage"`
+	// Cost adds up the cost of the model steps whose model has a price
+	// (Options.Prices); nil when none has. UnpricedModels names the models
+	// of steps that were not priced, so a partial cost is never mistaken
+	// for the whole.
+	Cost           *float64 `json:"cost,omitempty"`
+	UnpricedModels []string `json:"unpriced_models,omitempty"`
+}
+
+// Price is what a model's tokens cost, per million, in the operator's
+// unit.
+type Price struct {
+	InputPerMillion  float64
+	OutputPerMillion float64
+}
+
+// cost prices a model call.
+func (p Price) cost(in, out int64) float64 {
+	return (float64(in)*p.InputPerMillion + float64(out)*p.OutputPerMillion) / 1e6
 }
 
 // TrajectoryStep is one model call or tool call.
@@ -39,6 +58,8 @@ type TrajectoryStep struct {
 	OutputTokens int64  `json:"output_tokens,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
 	ToolCalls    int    `json:"tool_calls,omitempty"`
+	// Cost is the model call's cost, when its model has a price.
+	Cost *float64 `json:"cost,omitempty"`
 	// Tool, CallID, Arguments and Result describe a tool call.
 	Tool      string          `json:"tool,omitempty"`
 	CallID    string          `json:"call_id,omitempty"`
@@ -92,7 +113,39 @@ func (r *Runtime) Trajectory(ctx context.Context, runID string) (Trajectory, err
 		}
 		after = page.Events[len(page.Events)-1].Seq
 	}
-	return Trajectory{RunID: runID, Steps: b.steps, Usage: t.Usage}, nil
+	tr := Trajectory{RunID: runID, Steps: b.steps, Usage: t.Usage}
+	r.price(&tr)
+	return tr, nil
+}
+
+// price sets the cost of each model step whose model has a price, and the
+// total.
+func (r *Runtime) price(tr *Trajectory) {
+	if len(r.prices) == 0 {
+		return
+	}
+	var total float64
+	priced := false
+	for i := range tr.Steps {
+		s := &tr.Steps[i]
+		if s.Type != "model" || s.InputTokens+s.OutputTokens == 0 {
+			continue
+		}
+		p, ok := r.prices[s.Model]
+		if !ok {
+			if !slices.Contains(tr.UnpricedModels, s.Model) {
+				tr.UnpricedModels = append(tr.UnpricedModels, s.Model)
+			}
+			continue
+		}
+		c := p.cost(s.InputTokens, s.OutputTokens)
+		s.Cost = &c
+		total += c
+		priced = true
+	}
+	if priced {
+		tr.Cost = &total
+	}
 }
 
 // stepKey pairs a step's start with its end.

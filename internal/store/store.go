@@ -37,6 +37,7 @@ type Store interface {
 	Checkpoints
 	PushConfigs
 	Leases
+	UsageCounters
 
 	// Ping reports whether the store is reachable (for /readyz).
 	Ping(ctx context.Context) error

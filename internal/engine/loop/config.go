@@ -54,8 +54,8 @@ type Config struct {
 	ResponseSchema  json.RawMessage
 	ResponseRetries int
 	// MaxToolCalls bounds the tool calls of one run (0 = no bound); the
-	// call that passes it is answered unrun and the run fails with
-	// BudgetExceeded.
+	// turn whose calls pass it has all of them answered unrun (a batch of
+	// parallel calls is not split) and the run fails with BudgetExceeded.
 	MaxToolCalls int
 	// ApprovalTools are tools whose calls wait for a human's approval
 	// besides those whose own flags say so (tool.Flags.Approval).

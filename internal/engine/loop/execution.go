@@ -103,7 +103,10 @@ func (x *execution) iterate(n int) (done bool, err error) {
 	// without running them, so the transcript stays well formed.
 	x.toolCalls += len(calls)
 	if lim := x.e.cfg.MaxToolCalls; lim > 0 && x.toolCalls > lim && budget == nil {
-		budget = errdefs.BudgetExceededf("loop agent %q: %d tool calls, over the budget max_tool_calls of %d", x.actor, x.toolCalls, lim)
+		// The whole batch is answered unrun: running the calls within the
+		// budget of a batch the model meant as one would do half of its
+		// intent, in a run that fails anyway.
+		budget = errdefs.BudgetExceededf("loop agent %q: %d tool calls, over the budget max_tool_calls_per_run of %d", x.actor, x.toolCalls, lim)
 	}
 	if halt := firstErr(budget, x.stopped()); halt != nil {
 		x.appendMessage(msg)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -315,5 +317,50 @@ func TestApprovalWithoutAUser(t *testing.T) {
 	_, err := execute(t, eng, engine.Run{ID: "r1"}, userBoard("count once"), nil)
 	if !errdefs.IsNotAvailable(err) || cnt.calls.Load() != 0 {
 		t.Fatalf("%v (%d runs), want NotAvailable and no run", err, cnt.calls.Load())
+	}
+}
+
+// The calls of one turn are reviewed concurrently: a governor that answers
+// only once it holds all three reviews at once allows them all (asked one
+// at a time, the first would wait for the others until its timeout and be
+// denied). The verdicts are recorded in the calls' order.
+func TestGovernorReviewsATurnConcurrently(t *testing.T) {
+	const n = 3
+	var mu sync.Mutex
+	arrived, all := 0, make(chan struct{})
+	barrier := governorFunc(func(ctx context.Context, _ loop.Proposal) (loop.Review, error) {
+		mu.Lock()
+		if arrived++; arrived == n {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+			return loop.Review{Verdict: "allow"}, nil
+		case <-ctx.Done():
+			return loop.Review{}, ctx.Err()
+		}
+	})
+	cnt := &counter{}
+	calls := []scripted.ToolCall{{Name: "counter"}, {Name: "counter"}, {Name: "counter"}}
+	rules := []scripted.Rule{{Prefix: "three", ToolCalls: calls}, {AfterTool: "*", Reply: "done"}}
+	eng := newEngine(t, loop.Config{Provider: newScripted(t, rules...), Tools: registry(t, cnt),
+		Governance: loop.Governance{Mode: "enforce", Governor: barrier, GovernorTimeout: 2 * time.Second}})
+	host := enginetest.NewRecordingHost()
+	if _, err := execute(t, eng, engine.Run{ID: "r-gov-par"}, userBoard("three"), host); err != nil {
+		t.Fatal(err)
+	}
+	if got := cnt.calls.Load(); got != n {
+		t.Fatalf("%d of %d calls ran; the governor's reviews were not concurrent", got, n)
+	}
+	var ids []string
+	for _, v := range verdicts(t, host) {
+		if v["verdict"] != "allow" || v["source"] != "governor" {
+			t.Fatalf("verdict %v, want the governor's allow", v)
+		}
+		ids = append(ids, v["call_id"].(string))
+	}
+	if !slices.IsSorted(ids) || len(ids) != n {
+		t.Fatalf("verdicts recorded for calls %q, want %d in the calls' order", ids, n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/loop"
 	"agentd/internal/errdefs"
+	"agentd/internal/llm/scripted"
 	"agentd/internal/model"
 	"agentd/internal/tool"
 )
@@ -73,7 +74,7 @@ func TestMaxToolCalls(t *testing.T) {
 	cnt := &counter{}
 	eng := newEngine(t, loop.Config{Tools: registry(t, cnt), MaxToolCalls: 3, MaxIterations: 20})
 	board, err := execute(t, eng, engine.Run{ID: "r-calls"}, userBoard("loop"), nil)
-	if !errdefs.IsBudgetExceeded(err) || !strings.Contains(err.Error(), "max_tool_calls of 3") {
+	if !errdefs.IsBudgetExceeded(err) || !strings.Contains(err.Error(), "max_tool_calls_per_run of 3") {
 		t.Fatalf("a run calling tools forever: %v, want BudgetExceeded naming max_tool_calls", err)
 	}
 	if got := cnt.calls.Load(); got != 3 {
@@ -82,5 +83,35 @@ func TestMaxToolCalls(t *testing.T) {
 	last := board.Channel(engine.MainChannel)
 	if m := last[len(last)-1]; m.Role != model.RoleTool {
 		t.Errorf("the board ends with %s, want the unrun call's result", m.Role)
+	}
+}
+
+// A batch of parallel calls that passes the tool-call budget is answered
+// unrun as a whole: none of it runs (a batch is not split), every call gets
+// a result, and the run fails naming the budget.
+func TestMaxToolCallsParallelBatch(t *testing.T) {
+	cnt := &counter{}
+	three := []scripted.ToolCall{{Name: "counter"}, {Name: "counter"}, {Name: "counter"}}
+	rules := []scripted.Rule{
+		{Prefix: "batch", ToolCalls: three},
+		{Prefix: "batch", AfterTool: "counter", ToolCalls: three},
+	}
+	eng := newEngine(t, loop.Config{Provider: newScripted(t, rules...), Tools: registry(t, cnt), MaxToolCalls: 4, MaxIterations: 20})
+	board, err := execute(t, eng, engine.Run{ID: "r-batch"}, userBoard("batch"), nil)
+	if !errdefs.IsBudgetExceeded(err) || !strings.Contains(err.Error(), "6 tool calls, over the budget max_tool_calls_per_run of 4") {
+		t.Fatalf("a second batch of 3 with a budget of 4: %v, want BudgetExceeded naming max_tool_calls_per_run", err)
+	}
+	if got := cnt.calls.Load(); got != 3 {
+		t.Errorf("%d tool calls ran, want the first batch's 3", got)
+	}
+	msgs := board.Channel(engine.MainChannel)
+	var unrun int
+	for _, m := range msgs[len(msgs)-3:] {
+		if tr := m.Parts[0].ToolResult; m.Role == model.RoleTool && tr != nil && tr.IsError && strings.Contains(tr.Content, "max_tool_calls_per_run") {
+			unrun++
+		}
+	}
+	if unrun != 3 {
+		t.Errorf("the last batch's results: %d of 3 name the budget; board ends %+v", unrun, msgs[len(msgs)-3:])
 	}
 }

@@ -37,7 +37,7 @@ func (x *execution) structured() (retry bool, err error) {
 		return false, nil
 	}
 	if x.schemaTries++; x.schemaTries > x.e.cfg.ResponseRetries {
-		return false, errdefs.Internalf("loop agent %q: the answer did not match the response schema after %d tries: %v",
+		return false, errdefs.ModelOutputf("loop agent %q: the answer did not match the response schema after %d tries: %v",
 			x.actor, x.schemaTries, problem)
 	}
 	fb := model.NewText(model.RoleUser, "Your answer does not match the required JSON schema: "+problem.Error()+

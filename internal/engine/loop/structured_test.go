@@ -2,12 +2,17 @@ package loop_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
 	"agentd/internal/engine"
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/loop"
+	"agentd/internal/errdefs"
+	"agentd/internal/llm/openai"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/model"
 )
@@ -62,10 +67,38 @@ func TestStructuredOutputGivesUp(t *testing.T) {
 	rules := []scripted.Rule{{Match: "(?s).*", Reply: "not json"}}
 	eng := newEngine(t, loop.Config{Provider: newScripted(t, rules...), ResponseSchema: json.RawMessage(pointSchema), ResponseRetries: 1})
 	_, err := execute(t, eng, engine.Run{ID: "r-struct-fail"}, userBoard("give me a point"), nil)
-	if err == nil || !strings.Contains(err.Error(), "did not match the response schema after 2 tries") || !strings.Contains(err.Error(), "not valid JSON") {
-		t.Fatalf("a model that never matches: %v", err)
+	if !errdefs.IsModelOutput(err) || !strings.Contains(err.Error(), "did not match the response schema after 2 tries") || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Fatalf("a model that never matches: %v, want class model_output naming the problem", err)
 	}
 	if _, err := loop.New(loop.Config{Provider: newScripted(t, rules...), ResponseSchema: json.RawMessage(`{"type": 7}`)}); err == nil || !strings.Contains(err.Error(), "response_schema") {
 		t.Fatalf("an invalid schema: %v", err)
+	}
+}
+
+// The recorded structured-output stream of an OpenAI-compatible endpoint,
+// through the real client, is accepted as the run's data result.
+func TestStructuredOutputFromRecordedStream(t *testing.T) {
+	body, err := os.ReadFile("../../llm/openai/testdata/openai_structured_output.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	client, err := openai.New(openai.Config{BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := `{"type":"object","required":["city","population"],"properties":{"city":{"type":"string"},"population":{"type":"integer"}}}`
+	eng := newEngine(t, loop.Config{Provider: client, Model: "gpt-4o-mini", ResponseSchema: json.RawMessage(schema)})
+	board, err := execute(t, eng, engine.Run{ID: "r-struct-openai"}, userBoard("the largest city of France?"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := board.Channel(engine.MainChannel)
+	if last := msgs[len(msgs)-1]; len(last.Parts) != 1 || string(last.Parts[0].Data) != `{"city":"Paris","population":2102965}` {
+		t.Fatalf("final answer %+v, want the stream's JSON as a data part", last.Parts)
 	}
 }

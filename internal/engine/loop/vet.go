@@ -3,6 +3,7 @@ package loop
 import (
 	"encoding/json"
 	"slices"
+	"sync"
 	"time"
 
 	"agentd/internal/engine"
@@ -56,25 +57,73 @@ type verdictEvent struct {
 	Enforced bool `json:"enforced"`
 }
 
-// vet passes iteration n's calls through their gates.
+// vet passes iteration n's calls through their gates. The policy judges
+// all of them first — concurrently when a governor may be asked, so that a
+// turn of N calls waits for one review, not N in a row — and the verdicts
+// are then recorded in the calls' order.
 func (x *execution) vet(n int, calls []model.ToolCall) []gate {
+	js := x.judgeAll(n, calls)
 	gates := make([]gate, len(calls))
 	for i, c := range calls {
-		gates[i] = x.vetCall(n, c, false)
+		gates[i] = x.gateCall(n, c, false, js[i])
 	}
 	return gates
+}
+
+// judgeAll is the policy's judgement of each allowed call (nil for the
+// others, and for all when there is no policy).
+func (x *execution) judgeAll(n int, calls []model.ToolCall) []*judgement {
+	js := make([]*judgement, len(calls))
+	pol := x.e.policy
+	if pol == nil {
+		return js
+	}
+	judge := func(i int) {
+		if c := calls[i]; x.e.allowed[c.Name] {
+			j := pol.judge(&x.work, x.proposal(n, c))
+			js[i] = &j
+		}
+	}
+	if pol.governor == nil || len(calls) == 1 {
+		for i := range calls {
+			judge(i)
+		}
+		return js
+	}
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() { judge(i) })
+	}
+	wg.Wait()
+	return js
+}
+
+// proposal is call c of iteration n as the policy sees it.
+func (x *execution) proposal(n int, c model.ToolCall) Proposal {
+	return Proposal{RunID: x.run.ID, AgentID: x.actor, Iteration: n, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments}
 }
 
 // vetCall gates one call; approved says a human approved it already (an
 // edit is judged again, but not asked about again).
 func (x *execution) vetCall(n int, c model.ToolCall, approved bool) gate {
+	var j *judgement
+	if pol := x.e.policy; pol != nil && x.e.allowed[c.Name] {
+		v := pol.judge(&x.work, x.proposal(n, c))
+		j = &v
+	}
+	return x.gateCall(n, c, approved, j)
+}
+
+// gateCall gates call c given the policy's judgement of it (nil: no
+// policy) and records the verdicts.
+func (x *execution) gateCall(n int, c model.ToolCall, approved bool, jp *judgement) gate {
 	g := gate{Call: c, Outcome: gateRun}
 	if !x.e.allowed[c.Name] {
 		g.Outcome, g.Denial, g.forbidden = gateDeny, x.e.denied(c.Name).Content, true
 		return g
 	}
-	if pol := x.e.policy; pol != nil {
-		j := pol.judge(&x.work, Proposal{RunID: x.run.ID, AgentID: x.actor, Iteration: n, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments})
+	if pol := x.e.policy; pol != nil && jp != nil {
+		j := *jp
 		enforced := pol.mode == GovernanceEnforce
 		x.publishVerdict(verdictEvent{Iteration: n, CallID: c.ID, Tool: c.Name, Arguments: c.Arguments, Verdict: j.verdict,
 			Source: j.source, Mode: pol.mode, Rule: j.rule, Reason: j.reason, Enforced: enforced})

@@ -70,6 +70,14 @@ func TestRecordedStreams(t *testing.T) {
 			finish: llm.FinishToolCalls,
 		},
 		{
+			// A structured-output answer (response_format json_schema):
+			// the JSON document arrives in pieces of content, after a
+			// first delta with a null refusal.
+			file: "openai_structured_output.sse", text: `{"city":"Paris","population":2102965}`,
+			usage:  model.TokenUsage{InputTokens: 96, OutputTokens: 12, TotalTokens: 108},
+			finish: llm.FinishStop,
+		},
+		{
 			file: "plain_completion.json", text: "Hi!",
 			usage:  model.TokenUsage{InputTokens: 9, OutputTokens: 2, TotalTokens: 11},
 			finish: llm.FinishStop,

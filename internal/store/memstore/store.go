@@ -35,6 +35,8 @@ type tenant struct {
 	allTasks taskIndex
 	contexts map[string]*contextRecords
 	keys     map[store.IdempotencyKey]string
+	// usage holds the tenant's per-period token counters (usage.go).
+	usage map[usageKey]int64
 }
 
 // run is everything a tenant keeps of one run, so that a finished run

@@ -29,6 +29,7 @@ func RunSuite(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Checkpoints", testCheckpoints},
 		{"PushConfigs", testPushConfigs},
 		{"Leases", testLeases},
+		{"UsageCounters", testUsageCounters},
 		{"NULCharacters", testNUL},
 		{"Tenancy", testTenancy},
 		{"Concurrency", testConcurrency},
