@@ -57,7 +57,7 @@ type Agent struct {
 	// started exceeds it (0 = no limit).
 	MaxTokensTotal int64
 	// HistoryLimit bounds how many transcript messages seed a run's board
-	// (0 = 200).
+	// (0 = DefaultHistoryLimit); see history.go.
 	HistoryLimit int
 	// Timeout bounds each attempt's wall time (0 = none): an attempt that
 	// passes it fails the run with class timeout.
