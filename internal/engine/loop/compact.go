@@ -149,7 +149,7 @@ func (x *execution) compact(n int, prev *model.Message, mark compactionMark, fol
 	msg := model.NewText(model.RoleSystem, text)
 	msg.Metadata = map[string]any{MetadataCompaction: next}
 	x.appendMessage(msg)
-	x.cm.last = compactionEvent{
+	x.cm.last = &compactionEvent{
 		Iteration: n, TokensBefore: before, Estimated: x.cm.ratio == 0,
 		MessagesSummarised: len(folded), MessagesKept: kept,
 		ContextWindow: x.e.cfg.ContextWindow, ThresholdTokens: x.e.limit(),
@@ -162,6 +162,9 @@ func (x *execution) compact(n int, prev *model.Message, mark compactionMark, fol
 // the request it leaves.
 func (x *execution) publishCompaction(view *sized) {
 	ev := x.cm.last
+	if ev == nil {
+		return
+	}
 	ev.TokensAfter = view.tokens()
 	b, err := json.Marshal(ev)
 	if err != nil {

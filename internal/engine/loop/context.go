@@ -104,8 +104,9 @@ type contextState struct {
 	// not yet; the estimate is then taken as it is).
 	sentEstimate int
 	ratio        float64
-	// last is the compaction made for the request being built.
-	last compactionEvent
+	// last is the compaction made for the request being built (a pointer:
+	// most runs never compact, and the execution stays small).
+	last *compactionEvent
 }
 
 // counter sizes requests: estimates scaled by the provider's ratio.
