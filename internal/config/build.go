@@ -155,6 +155,7 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	cs := contextSettings(a, b.c.Providers[name], model)
 	names, err := b.federationTools(path, a)
 	if err != nil {
 		return nil, err
@@ -169,7 +170,8 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,
 		TurnTimeout: time.Duration(a.TurnTimeout), DisallowedTools: a.DisallowedTools,
 		ResponseSchema: a.ResponseSchema, ResponseRetries: a.ResponseRetries,
-		MaxToolCalls: a.Budget.MaxToolCallsPerRun,
+		MaxToolCalls:  a.Budget.MaxToolCallsPerRun,
+		ContextWindow: cs.ContextWindow, CompactThreshold: cs.CompactThreshold,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -140,6 +140,8 @@ type Provider struct {
 	Timeout Duration `json:"timeout,omitempty"`
 	// MaxRetries bounds retries on 429/5xx (default 3).
 	MaxRetries int `json:"max_retries,omitempty"`
+	// Models holds per-model settings, by model name (context.go).
+	Models map[string]ContextSettings `json:"models,omitempty"`
 }
 
 // Agent declares one hosted agent.
@@ -215,6 +217,9 @@ type Agent struct {
 	// MCPServers are Model Context Protocol servers whose tools the agent
 	// may call, as "<name>__<tool>" (loop engine, mcp.go).
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+	// ContextSettings (context_window, compact_threshold) override the
+	// model's (loop engine, context.go).
+	ContextSettings
 }
 
 // Budget limits an agent's token use.

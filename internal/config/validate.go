@@ -48,6 +48,9 @@ func (c *Config) Validate() error {
 	for _, name := range sortedProviderNames(c.Providers) {
 		p := c.Providers[name]
 		path := "providers." + name
+		if err := p.validateModels(path); err != nil {
+			return err
+		}
 		switch p.Type {
 		case "scripted":
 			if len(p.Rules) == 0 {
@@ -148,6 +151,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 		return fmt.Errorf("%s.engine: required (%s)", path, strings.Join(Engines, ", "))
 	default:
 		return fmt.Errorf("%s.engine: unknown engine %q (want %s)", path, a.Engine, strings.Join(Engines, ", "))
+	}
+	if err := a.validateContext(path); err != nil {
+		return err
 	}
 	if len(a.Workflow) > 0 && a.Engine != "graph" {
 		return fmt.Errorf("%s.workflow: only the graph engine runs a workflow (engine is %q)", path, a.Engine)

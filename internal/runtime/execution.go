@@ -335,10 +335,7 @@ func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 		x.seeded = x.firstSeeded[:]
 		return nil, nil
 	}
-	limit := x.agent.HistoryLimit
-	if limit <= 0 {
-		limit = 200
-	}
+	limit := x.agent.historyLimit()
 	var page store.MessagePage
 	err := x.r.retry(ctx, "transcript read", x.runID, func() (err error) {
 		page, err = x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: limit})
@@ -604,7 +601,9 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 	if x.resume != "" {
 		var page store.MessagePage
 		err := x.r.retry(x.bg, "transcript read", x.runID, func() (err error) {
-			page, err = x.r.st.ListMessages(x.bg, store.MessageQuery{ContextID: x.contextID, Last: 1000})
+			// The seeded messages are among the latest historyLimit, with
+			// room for those of tasks queued behind this one.
+			page, err = x.r.st.ListMessages(x.bg, store.MessageQuery{ContextID: x.contextID, Last: x.agent.historyLimit() + 1000})
 			return err
 		})
 		if err != nil {

@@ -124,6 +124,9 @@ func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, 
 	case kind == "governance" && verb == "verdict":
 		body, err := governanceBody(actor, env.Payload)
 		return EventGovernance, runlog.Object(body), err
+	case kind == "context" && verb == "compaction":
+		body, err := compactionBody(actor, env.Payload)
+		return EventContextCompaction, runlog.Object(body), err
 	}
 	return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 }

@@ -66,7 +66,7 @@ type Agent struct {
 	// attempt sees the previous answer and the feedback (revise.go).
 	MaxRevise int
 	// HistoryLimit bounds how many transcript messages seed a run's board
-	// (0 = 200).
+	// (0 = DefaultHistoryLimit); see history.go.
 	HistoryLimit int
 	// Timeout bounds each attempt's wall time (0 = none): an attempt that
 	// passes it fails the run with class timeout.

@@ -66,6 +66,12 @@ type Config struct {
 	// Governance is the tool-call policy (governance.go); the zero value
 	// is disabled.
 	Governance Governance
+	// ContextWindow is the model's window in tokens (0:
+	// DefaultContextWindow) and CompactThreshold the fraction of it a
+	// request may fill before old tool results are elided and the oldest
+	// history summarised (0: DefaultCompactThreshold); see context.go.
+	ContextWindow    int
+	CompactThreshold float64
 	// Now is the clock approvals are timed by (nil: time.Now).
 	Now func() time.Time
 	// AgentID is the step actor of every event the engine publishes and
@@ -117,6 +123,9 @@ func (cfg *Config) validate() error {
 	}
 	if cfg.ResponseRetries == 0 {
 		cfg.ResponseRetries = DefaultResponseRetries
+	}
+	if err := cfg.validateContext(); err != nil {
+		return err
 	}
 	if cfg.TurnTimeout < 0 {
 		return errdefs.Validationf("%s: turn_timeout %v: must not be negative", cfg.who(), cfg.TurnTimeout)

@@ -21,6 +21,14 @@
 // also needs no sanitising copy when the subject of each token is built);
 // run.start and run.end exactly once per Execute.
 //
+// Requests are built from context regions (context.go): the system prompt,
+// the latest compaction summary, and the recent history after it. When a
+// request would pass Config.CompactThreshold of Config.ContextWindow
+// tokens, old tool results are elided and then the oldest exchanges are
+// summarised by the model into a summary message appended to MainChannel
+// (role system, metadata "compaction"), with a context.compaction event
+// (compact.go); the board is still only ever appended to.
+//
 // Tools run through tool.Registry.ExecuteAll, parallel-safe ones
 // concurrently, under a context that carries the Host (engine.WithHost)
 // and is cancelled by an interrupt. The tools of the last allowed
@@ -55,5 +63,8 @@
 //   - a spent budget (Host.ReportUsage answering BudgetExceeded after a
 //     turn) and an exhausted MaxIterations fail the run with a
 //     BudgetExceeded error;
+//   - a request never separates a tool call from its result, always starts
+//     with the system prompt, and is cut (summarised) only between
+//     exchanges, oldest first, never the latest one;
 //   - every goroutine Execute starts has returned before Execute does.
 package loop

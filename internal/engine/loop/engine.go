@@ -47,6 +47,9 @@ func New(cfg Config) (*Engine, error) {
 		allowed[name] = true
 	}
 	e := &Engine{cfg: cfg, specs: specs, allowed: allowed}
+	if err := e.checkFixedRegion(); err != nil {
+		return nil, err
+	}
 	if e.policy, err = compilePolicy(cfg.who(), cfg.Governance); err != nil {
 		return nil, err
 	}

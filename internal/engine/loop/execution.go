@@ -37,6 +37,8 @@ type execution struct {
 	toolCalls int
 	// waiting is the approval the attempt resumes waiting for, if any.
 	waiting *pending
+	// cm sizes the requests against the context window (context.go).
+	cm contextState
 }
 
 // loop runs iterations first … MaxIterations.

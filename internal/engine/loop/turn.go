@@ -68,10 +68,14 @@ func appendModelDetail(b []byte, d modelDetail) []byte {
 // leaves its streamed text on the board as a partial message and returns
 // the stop reason or the classified provider error.
 func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
+	history, err := x.contextMessages(n)
+	if err != nil {
+		return model.Message{}, model.TokenUsage{}, err
+	}
 	_ = x.events.StepStart(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n}))
 
 	var acc llm.Accumulator
-	if err := x.stream(&acc); err != nil {
+	if err := x.stream(&acc, history); err != nil {
 		x.appendPartial(&acc)
 		if stop := x.stopped(); stop != nil {
 			err = stop
@@ -92,6 +96,7 @@ func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 		})
 	}
 	u := acc.Usage()
+	x.cm.observe(u)
 	_ = x.events.StepComplete(x.ctx, StepKindModel, x.modelStep(modelDetail{
 		Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason(),
 		Model: x.e.cfg.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
@@ -115,14 +120,14 @@ func (x *execution) toolStep(d toolDetail) json.RawMessage {
 // stream runs one provider turn under the interruptible context, folding
 // chunks into acc and publishing text deltas at once: a subscriber sees
 // the first token before the turn ends.
-func (x *execution) stream(acc *llm.Accumulator) error {
+func (x *execution) stream(acc *llm.Accumulator, history []model.Message) error {
 	var ctx context.Context = &x.work
 	if d := x.e.cfg.TurnTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	s, err := x.e.cfg.Provider.Stream(ctx, x.e.request(x.board.ChannelView(engine.MainChannel), x.run.ID, x.actor))
+	s, err := x.e.cfg.Provider.Stream(ctx, x.e.request(history, x.run.ID, x.actor))
 	if err != nil {
 		return x.turnTimedOut(ctx, err)
 	}
@@ -142,7 +147,8 @@ func (x *execution) stream(acc *llm.Accumulator) error {
 	}
 }
 
-// request builds the model request for history, the main channel.
+// request builds the model request for history, the compacted and recent
+// regions of the main channel (contextMessages).
 func (e *Engine) request(history []model.Message, runID, agentID string) llm.Request {
 	msgs := history
 	if e.cfg.SystemPrompt != "" {

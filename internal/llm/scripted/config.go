@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/llm"
 )
 
 // Config is the scripted provider's configuration, as read from YAML.
@@ -60,6 +61,12 @@ type Rule struct {
 	// Delay is the pause between tokens, a duration ("20ms") or a template
 	// producing one; empty or "0" streams as fast as the consumer reads.
 	Delay string `json:"delay,omitempty"`
+	// Purpose, when set, makes the rule answer only requests made for
+	// that purpose (llm.MetadataPurpose): "compaction" for the loop
+	// engine's summaries of old conversation. Rules without it never
+	// answer such requests; when none has it, the built-in digest does
+	// (compaction.go).
+	Purpose string `json:"purpose,omitempty"`
 }
 
 // Count generates the tokens "tok1 tok2 … tokN".
@@ -108,6 +115,7 @@ type rule struct {
 	prefix    string
 	re        *regexp.Regexp
 	afterTool string
+	purpose   string
 	reply     tmpl
 	split     splitMode
 	count     *count
@@ -171,7 +179,10 @@ func compile(cfg Config) ([]rule, error) {
 }
 
 func compileRule(path string, r Rule) (rule, error) {
-	c := rule{path: path, prefix: r.Prefix, afterTool: r.AfterTool}
+	c := rule{path: path, prefix: r.Prefix, afterTool: r.AfterTool, purpose: r.Purpose}
+	if r.Purpose != "" && r.Purpose != llm.PurposeCompaction {
+		return c, fmt.Errorf("%s.purpose: unknown purpose %q (want %s)", path, r.Purpose, llm.PurposeCompaction)
+	}
 	var err error
 	if r.Match != "" {
 		if c.re, err = regexp.Compile(r.Match); err != nil {

@@ -10,6 +10,13 @@
 // plus one per call, tool results); output tokens are one per streamed text
 // token plus one per tool call.
 //
+// A request made for context compaction (llm.MetadataPurpose ==
+// llm.PurposeCompaction) is answered only by rules with purpose:
+// compaction, or else by a built-in digest (the first words of each line
+// of the conversation to summarise); a compaction summary in a request
+// counts the assistant turns it stands for (llm.MetadataSummarisedTurns),
+// so call ids stay unique.
+//
 // Invariants: the same conversation always yields the same chunks and
 // usage; pacing never outlives the turn's context (a cancelled context ends
 // the stream with ctx.Err() at the next token); rules are compiled once, at

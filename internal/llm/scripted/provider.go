@@ -37,8 +37,12 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (llm.Stream, err
 		return nil, err
 	}
 	conv := inspect(req.Messages)
+	purpose := req.Metadata[llm.MetadataPurpose]
 	for i := range p.rules {
 		r := &p.rules[i]
+		if r.purpose != purpose {
+			continue
+		}
 		d, ok := r.match(conv)
 		if !ok {
 			continue
@@ -50,6 +54,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (llm.Stream, err
 		}
 		s.usage.InputTokens = conv.words
 		return s, nil
+	}
+	if purpose == llm.PurposeCompaction {
+		return digest(ctx, conv), nil
 	}
 	if len(conv.results) > 0 {
 		return nil, errdefs.Validationf("scripted: no rule matches a result of tool %q", conv.results[0].name)
@@ -76,6 +83,8 @@ func inspect(msgs []model.Message) conversation {
 		switch m.Role {
 		case model.RoleAssistant:
 			c.turn++
+		case model.RoleSystem:
+			c.turn += summarisedTurns(m)
 		case model.RoleUser:
 			if !userSeen {
 				c.text = strings.TrimSpace(m.Text())

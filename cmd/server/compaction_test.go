@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"agentd/internal/config"
+)
+
+// Context compaction through the REST API of a real server, on memstore
+// and PostgreSQL: a loop agent with a small context window holds a
+// multi-turn conversation in one context — long messages and calculator
+// calls — which outgrows the window; the run that passes the threshold
+// summarises the oldest history (a context.compaction event in its log)
+// and still completes, and so do the runs after it, which start from the
+// transcript with the summary in it.
+
+// compactConfig is the demo configuration plus "compact", the demo
+// assistant with a 1,000-token window compacted at half of it.
+func compactConfig(t *testing.T) string {
+	t.Helper()
+	path, err := config.WriteDemo(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["agents"] = append(cfg["agents"].([]any), map[string]any{
+		"id": "compact", "engine": "loop", "provider": "assistant-script", "tools": []string{"calculator"},
+		"system_prompt": "You are a concise assistant.", "context_window": 1000, "compact_threshold": 0.5,
+	})
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// compactionEvents reads a finished run's event log and returns the data
+// of its context.compaction events.
+func compactionEvents(t *testing.T, s *server, runID string) []map[string]any {
+	t.Helper()
+	res := s.get(t, "/v1/runs/"+runID+"/events")
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("events of %s: HTTP %d", runID, res.StatusCode)
+	}
+	var out []map[string]any
+	for _, ev := range readUntilEnd(t, bufio.NewReader(res.Body)) {
+		if ev.typ == "context.compaction" {
+			out = append(out, ev.data)
+		}
+	}
+	return out
+}
+
+func TestCompactionOverREST(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string) {
+		s := startStore(t, compactConfig(t), dsn)
+		long := strings.Repeat("Here is some background I want you to keep in mind. ", 8) // about 110 tokens
+		turns := []string{long, "calculate 2*(3+4)", long, long, "calculate 6*7", long, long, "calculate 1+1"}
+		contextID := ""
+		compacted := 0
+		for i, text := range turns {
+			body := `{"text":"` + text + `"`
+			if contextID != "" {
+				body += `,"context_id":"` + contextID + `"`
+			}
+			code, run := s.postJSONRun(t, "/v1/agents/compact/messages", body+"}")
+			if code != http.StatusOK || run.Status != "completed" {
+				t.Fatalf("turn %d: HTTP %d, status %s, error %s", i, code, run.Status, run.Error)
+			}
+			contextID = run.ContextID
+			if strings.HasPrefix(text, "calculate 6*7") && !strings.Contains(run.lastText(), "The result is 42") {
+				t.Fatalf("turn %d answered %q", i, run.lastText())
+			}
+			for _, ev := range compactionEvents(t, s, run.ID) {
+				p, _ := ev["payload"].(map[string]any)
+				before, _ := p["tokens_before"].(float64)
+				after, _ := p["tokens_after"].(float64)
+				summarised, _ := p["messages_summarised"].(float64)
+				if ev["actor"] != "compact" || before <= 500 || after > 500 || after >= before || summarised < 1 || p["context_window"] != float64(1000) {
+					t.Fatalf("turn %d: context.compaction %v", i, ev)
+				}
+				compacted++
+			}
+		}
+		t.Logf("%d compactions in %d turns", compacted, len(turns))
+		if compacted == 0 {
+			t.Fatal("the conversation outgrew the window without a context.compaction event")
+		}
+		if compacted >= len(turns)-1 {
+			t.Fatalf("%d compactions in %d turns: the summaries in the transcript are not reused", compacted, len(turns))
+		}
+		if last := readJSON[approvalRun](t, s.get(t, "/v1/runs/"+runIDOfLast(t, s, contextID)), http.StatusOK); !strings.Contains(last.lastText(), "The result is 2") {
+			t.Fatalf("last answer %q", last.lastText())
+		}
+	})
+}
+
+// runIDOfLast is the id of the latest run of contextID, from its
+// transcript.
+func runIDOfLast(t *testing.T, s *server, contextID string) string {
+	t.Helper()
+	page := readJSON[struct {
+		Messages []struct {
+			TaskID   string         `json:"task_id"`
+			Role     string         `json:"role"`
+			Metadata map[string]any `json:"metadata"`
+		} `json:"messages"`
+	}](t, s.get(t, "/v1/contexts/"+contextID+"/messages?limit=200"), http.StatusOK)
+	summaries := 0
+	for _, m := range page.Messages {
+		if _, ok := m.Metadata["compaction"]; ok && m.Role == "system" {
+			summaries++
+		}
+	}
+	if summaries == 0 {
+		t.Fatal("no summary message in the context's transcript")
+	}
+	if len(page.Messages) == 0 || page.Messages[len(page.Messages)-1].TaskID == "" {
+		t.Fatalf("transcript: %d messages, the last without a task", len(page.Messages))
+	}
+	return page.Messages[len(page.Messages)-1].TaskID
+}
