@@ -12,9 +12,9 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
-	"agentd/internal/jsonscan"
 	"agentd/internal/model"
 	"agentd/internal/runlog"
+	"agentd/internal/runlog/jsonfast"
 	"agentd/internal/store"
 )
 
@@ -91,9 +91,6 @@ func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, 
 		body, err := encodeBody(PlanData{Actor: env.AgentID, Plan: env.Payload})
 		return EventPlan, runlog.Object(body), err
 	}
-	if body, ok := tokenBody(rest, env.Payload); ok {
-		return EventDelta, body, nil
-	}
 	kind, actorVerb, ok := strings.Cut(rest, ".")
 	if !ok {
 		return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
@@ -105,6 +102,9 @@ func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, 
 	actor, verb := actorVerb[:i], actorVerb[i+1:]
 	switch {
 	case kind == "stream" && verb == "delta":
+		if text, ok := engine.RawStreamToken(env.Payload); ok && jsonfast.Plain(actor) {
+			return EventDelta, runlog.Splice(actor, "text", text), nil
+		}
 		d, err := engine.DecodeStreamDelta(env)
 		if err != nil {
 			return "", runlog.Body{}, errdefs.Validation(err)
@@ -115,9 +115,6 @@ func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, 
 		typ := stepEventType(verb)
 		if typ == "" {
 			break
-		}
-		if body, ok := stepBody(actor, env.Payload, env.PayloadMarshalled); ok {
-			return typ, body, nil
 		}
 		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
 		return typ, runlog.Object(body), err
@@ -140,38 +137,6 @@ func stepEventType(verb string) string {
 		return EventStepError
 	}
 	return ""
-}
-
-// tokenBody is the fast path of the bulk of all events, a plain text
-// token: the log splices the payload's still-encoded content into the
-// event instead of decoding and re-encoding it. The result is the body
-// encodeDelta would produce, up to the escaping of the text. ok is false
-// when the fast path does not apply.
-func tokenBody(rest string, payload []byte) (runlog.Body, bool) {
-	actor, ok := strings.CutPrefix(rest, "stream.")
-	if !ok {
-		return runlog.Body{}, false
-	}
-	if actor, ok = strings.CutSuffix(actor, ".delta"); !ok || actor == "" || !runlog.Plain(actor) {
-		return runlog.Body{}, false
-	}
-	text, ok := engine.RawStreamToken(payload)
-	if !ok {
-		return runlog.Body{}, false
-	}
-	return runlog.Splice(actor, "text", text), true
-}
-
-// stepBody is the fast path of step events: the body encodeBody(StepData)
-// would produce, spliced by the log from a payload that json.Marshal would
-// leave as it is (engine.ActorEvents' payloads are, and say so: marshalled),
-// without decoding and re-encoding it. ok is false when the fast path does
-// not apply.
-func stepBody(actor string, payload []byte, marshalled bool) (runlog.Body, bool) {
-	if !runlog.Plain(actor) || !marshalled && !jsonscan.Compact(payload) {
-		return runlog.Body{}, false
-	}
-	return runlog.Splice(actor, "payload", payload), true
 }
 
 func encodeDelta(actor string, d engine.StreamDeltaPayload) (json.RawMessage, error) {
