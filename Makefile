@@ -27,12 +27,13 @@ test:
 test-short:
 	$(GO) test -race -count=1 -short ./...
 
-## fuzz: every network-facing decoder's fuzz target for FUZZTIME each (CI runs it)
+## fuzz: every network-facing decoder's fuzz target, and the hand-written JSON's (runlog), for FUZZTIME each (CI runs it)
 FUZZTIME ?= 10s
 FUZZ_TARGETS := internal/api:FuzzDecodeSendBody internal/api:FuzzCursorParam \
 	internal/a2a:FuzzJSONRPCWire internal/a2a:FuzzCheckBody internal/a2a:FuzzResumeCursor \
 	internal/auth:FuzzJWT internal/limits:FuzzScanBody internal/config:FuzzParse \
-	internal/engine/graph:FuzzParse internal/engine/flow:FuzzLoad
+	internal/engine/graph:FuzzParse internal/engine/flow:FuzzLoad \
+	internal/runlog:FuzzFrame internal/runlog/jsonfast:FuzzAppendString internal/runlog/jsonfast:FuzzStringAfter
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} in ./$${t%%:*} for $(FUZZTIME)"; \

@@ -16,10 +16,11 @@
 // CheckpointStore, Resumer, ResumeContext and LoadAndResume; Capabilities
 // and Describer; Dependencies; the event subject schema (subjects.go) and
 // the lifecycle and stream-delta publishing helpers every engine shares,
-// and ActorEvents, their allocation-light form for one actor of a run. The contract
+// and ActorEvents, their form for one actor of a run. The contract
 // suite every engine runs lives in enginetest.
 //
-// Imports: event (Envelope, Subject), model, errdefs and the standard
+// Imports: event (Envelope, Subject), model, errdefs, runlog/jsonfast (the
+// token payload, written by hand: see encodeToken) and the standard
 // library. engine must not
 // import agent, runtime, store, llm, tool or any concrete engine: it knows
 // nothing of agents, HTTP or storage technology.

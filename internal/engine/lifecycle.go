@@ -184,8 +184,11 @@ func publishStep(ctx context.Context, pub Publisher, subject event.Subject, runI
 		}
 		detail = d
 	}
-	env := event.Envelope{Subject: subject, Time: time.Now().UTC(), RunID: runID,
-		Payload: appendStepPayload(nil, runID, step.Actor, step.Kind, detail, stepErr)}
+	payload, err := stepPayload(runID, step.Actor, step.Kind, detail, stepErr)
+	if err != nil {
+		return err
+	}
+	env := event.Envelope{Subject: subject, Time: time.Now().UTC(), RunID: runID, Payload: payload}
 	if step.Actor != "" {
 		env.AgentID, env.NodeID = ParseStepActor(step.Actor)
 	}

@@ -46,7 +46,7 @@ func EmitToolProgress(ctx context.Context, pub Publisher, runID string, p ToolPr
 		return errdefs.Internalf("emit tool progress of run %s: %w", runID, err)
 	}
 	env := event.Envelope{Subject: SubjectRunProgress(runID), Time: time.Now().UTC(), RunID: runID,
-		Payload: b, PayloadMarshalled: true}
+		Payload: b}
 	return pub.Publish(ctx, env)
 }
 

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
-	"agentd/internal/model"
+	"agentd/internal/runlog/jsonfast"
 )
 
 // StreamDeltaType discriminates StreamDeltaPayload. Consumers skip types
@@ -116,18 +115,8 @@ func EmitStreamDelta(ctx context.Context, pub Publisher, runID, stepActor string
 	if err := payload.Validate(); err != nil {
 		return fmt.Errorf("emit on run %q step %q: %w", runID, stepActor, err)
 	}
-	var (
-		env event.Envelope
-		err error
-	)
-	// A plain token (the bulk of all deltas) is encoded by hand. The
-	// comparison cannot panic: the literal's Arguments is nil.
-	if payload == (StreamDeltaPayload{Type: StreamDeltaToken, Content: payload.Content}) {
-		env = event.Envelope{Subject: SubjectStreamDelta(runID, stepActor), Time: time.Now().UTC(), RunID: runID, Payload: encodeToken(payload.Content)}
-		if stepActor != "" {
-			env.AgentID, env.NodeID = ParseStepActor(stepActor)
-		}
-	} else if env, err = newEnvelope(SubjectStreamDelta(runID, stepActor), runID, stepActor, payload); err != nil {
+	env, err := newEnvelope(SubjectStreamDelta(runID, stepActor), runID, stepActor, payload)
+	if err != nil {
 		return err
 	}
 	return pub.Publish(ctx, env)
@@ -155,12 +144,9 @@ func EmitStreamToolResult(ctx context.Context, pub Publisher, runID, stepActor, 
 	})
 }
 
-// TokenStream publishes the text deltas of one step actor of a run. It
-// builds the subject and routing fields once and encodes tokens by hand
-// into shared chunks (see ActorEvents, which it wraps), so that a token
-// costs a fraction of an allocation rather than a reflective encoding:
-// engines stream thousands of them per run. Use it from one goroutine at
-// a time.
+// TokenStream publishes the text deltas of one step actor of a run,
+// building the subject and routing fields once (see ActorEvents, which it
+// wraps): engines stream thousands of tokens per run.
 type TokenStream struct {
 	events ActorEvents
 }
@@ -178,51 +164,16 @@ func (s *TokenStream) Emit(ctx context.Context, content string) error {
 	return s.events.Token(ctx, content)
 }
 
-// tokenPrefix opens a token payload; encodeToken and RawStreamToken agree
-// on it. The members follow StreamDeltaPayload's field order, so the bytes
-// are those json.Marshal produces.
+// tokenPrefix opens a token payload: the members of StreamDeltaPayload
+// before Content, in order, as encoding/json writes them when only Type
+// and Content are set.
 const tokenPrefix = `{"type":"token","content":`
 
 // encodeToken is json.Marshal(StreamDeltaPayload{Type: token, Content:
-// content}) without reflection.
+// content}), written by jsonfast: the token is the bulk of all events, and
+// json.Marshal costs it three times as much.
 func encodeToken(content string) json.RawMessage {
-	return appendToken(make([]byte, 0, len(tokenPrefix)+len(content)+3), content)
-}
-
-func appendToken(b []byte, content string) []byte {
-	b = append(b, tokenPrefix...)
-	b = model.AppendJSONString(b, content)
-	return append(b, '}')
-}
-
-// The chunks a tokenArena carves payloads from start at firstTokenChunk
-// bytes, a few typical tokens, and double up to tokenChunk, a dozen, so
-// that short answers do not pay for long ones.
-const (
-	firstTokenChunk = 128
-	tokenChunk      = 512
-)
-
-// tokenArena encodes token payloads into shared chunks, so that a stream
-// of small tokens costs an allocation per chunk rather than per token.
-// Each payload is capped at its own length: appending to it copies, and
-// no later payload writes into it. A retained payload keeps its chunk
-// alive, at most tokenChunk bytes or the payload itself when larger.
-type tokenArena struct {
-	buf []byte
-}
-
-func (a *tokenArena) encode(content string) json.RawMessage {
-	if need := len(tokenPrefix) + len(content) + 3; cap(a.buf)-len(a.buf) < need {
-		size := min(max(2*cap(a.buf), firstTokenChunk), tokenChunk)
-		a.buf = make([]byte, 0, max(size, need))
-	}
-	// Escaping may outgrow the chunk; append then moves this payload
-	// (and copies of the ones before it) to a larger one, which is
-	// wasteful but safe: earlier payloads keep their own array.
-	start := len(a.buf)
-	a.buf = appendToken(a.buf, content)
-	return a.buf[start:len(a.buf):len(a.buf)]
+	return jsonfast.AppendObject(make([]byte, 0, len(tokenPrefix)+len(content)+3), tokenPrefix, content)
 }
 
 // RawStreamToken returns the content of a token payload shaped exactly as
@@ -232,49 +183,7 @@ func (a *tokenArena) encode(content string) json.RawMessage {
 // other payload (another type, more members, other spacing, an empty or
 // invalid string): decode those with DecodeStreamDelta.
 func RawStreamToken(payload []byte) (content json.RawMessage, ok bool) {
-	if len(payload) < len(tokenPrefix)+3 || string(payload[:len(tokenPrefix)]) != tokenPrefix || payload[len(payload)-1] != '}' {
-		return nil, false
-	}
-	raw := payload[len(tokenPrefix) : len(payload)-1]
-	if len(raw) <= 2 || !validJSONString(raw) {
-		return nil, false
-	}
-	return raw[:len(raw):len(raw)], true
-}
-
-// validJSONString reports whether b is exactly one JSON string literal of
-// valid UTF-8, which encoding/json would decode without replacing bytes.
-func validJSONString(b []byte) bool {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return false
-	}
-	in := b[1 : len(b)-1]
-	for i := 0; i < len(in); i++ {
-		switch c := in[i]; {
-		case c < 0x20 || c == '"':
-			return false
-		case c == '\\':
-			i++
-			if i == len(in) {
-				return false
-			}
-			switch in[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(in) || !isHex(in[i+1]) || !isHex(in[i+2]) || !isHex(in[i+3]) || !isHex(in[i+4]) {
-					return false
-				}
-				i += 4
-			default:
-				return false
-			}
-		}
-	}
-	return utf8.Valid(in)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+	return jsonfast.StringAfter(payload, tokenPrefix)
 }
 
 // newEnvelope encodes payload on subject and stamps the routing fields:

@@ -28,11 +28,6 @@ type Envelope struct {
 	// Headers carries further metadata (trace ids, tenant, …).
 	Headers map[string]string `json:"headers,omitempty"`
 	Payload json.RawMessage   `json:"payload,omitempty"`
-	// PayloadMarshalled is the publisher's promise that Payload is exactly
-	// what encoding/json writes for it (valid, compact, HTML-escaped), so
-	// that a consumer splicing it into JSON of its own need not scan it
-	// again. It is not carried over the wire: without it, check.
-	PayloadMarshalled bool `json:"-"`
 }
 
 // Header returns the header value for key, consulting the typed id fields for
@@ -74,5 +69,5 @@ func NewEnvelope(subject Subject, v any) (Envelope, error) {
 	if err != nil {
 		return Envelope{}, err
 	}
-	return Envelope{Subject: subject, Time: time.Now().UTC(), Payload: b, PayloadMarshalled: true}, nil
+	return Envelope{Subject: subject, Time: time.Now().UTC(), Payload: b}, nil
 }

@@ -10,7 +10,7 @@
 // run.start, status, input or run.end entries); Flush makes everything
 // appended durable now. Readers Open a Stream after a seq and call Next.
 //
-// The invariants of DESIGN.md §4 it keeps:
+// The invariants it keeps (docs/architecture.md, "Invariants"):
 //  1. Seqs are dense and increasing from 1: they are assigned under the
 //     log's lock, continuing the store's end when an attempt activates a
 //     log that another replica wrote to.
@@ -44,14 +44,18 @@
 // batches; Commit and Flush run on their caller's goroutine; a Stream
 // belongs to one reader goroutine. Nothing here starts a goroutine.
 //
-// Lock order: Logs.mu, then Log.flushMu, then Log.mu. No lock is held
-// across a store call except flushMu, which serialises a run's writes (the
+// Lock order: Logs.mu, then Log.flushMu, then Log.mu. flusher.mu guards
+// the set of dirty logs only and is a leaf: it may be taken with flushMu
+// held (never with Log.mu), and nothing is acquired while it is held. No lock is held across a
+// store call except flushMu, which serialises a run's writes (the
 // flusher's and Commit's). Callers may hold their own locks before Logs.mu
 // (the runtime's mu) but never call into a Log while holding one that a
 // Log's caller could need.
 //
-// Event data is framed by hand (frame.go): the only hand-written JSON of
-// the server path, fuzzed against encoding/json.
+// Event frames are written by hand (frame.go) with jsonfast, the one
+// package of hand-written JSON (token payloads and event frames, fuzzed
+// against encoding/json); bodies other than a token's text come encoded by
+// encoding/json.
 //
-// runlog imports store and errdefs; runtime imports runlog.
+// runlog imports store, errdefs and runlog/jsonfast; runtime imports runlog.
 package runlog

@@ -32,12 +32,16 @@ type flusher struct {
 
 	// batch is flush's memory, reused from one flush to the next (only the
 	// flusher's goroutine flushes).
-	batch struct {
-		logs, locked []*Log
-		events       []store.Event
-		lasts        []int64
-		fences       []store.Lease
-	}
+	batch batch
+}
+
+// batch is what one flush writes: the dirty logs, those it locked, and
+// their pending events, last seqs and fences.
+type batch struct {
+	logs, locked []*Log
+	events       []store.Event
+	lasts        []int64
+	fences       []store.Lease
 }
 
 func newFlusher(ls *Logs, window time.Duration) *flusher {
@@ -127,46 +131,11 @@ const maxBatchKept = 4096
 // flush writes every dirty run's pending events.
 func (f *flusher) flush(ctx context.Context) {
 	b := &f.batch
-	defer func() {
-		// Keep the memory, not what it points to, nor much of it.
-		clear(b.logs)
-		clear(b.locked)
-		clear(b.events)
-		clear(b.fences)
-		b.logs, b.locked, b.events, b.lasts, b.fences = b.logs[:0], b.locked[:0], b.events[:0], b.lasts[:0], b.fences[:0]
-		if cap(b.events) > maxBatchKept {
-			b.events = nil
-		}
-	}()
-	f.mu.Lock()
-	for l := range f.dirty {
-		b.logs = append(b.logs, l)
-	}
-	clear(f.dirty)
-	f.mu.Unlock()
-	if len(b.logs) == 0 {
+	defer b.reset()
+	if !f.gather(b) {
 		return
 	}
-
 	locked, events, lasts, fences := b.locked, b.events, b.lasts, b.fences
-	for _, l := range b.logs {
-		if !l.flushMu.TryLock() {
-			continue // a state commit holds it and will carry the events
-		}
-		p := l.pending()
-		if len(p) == 0 {
-			l.flushMu.Unlock()
-			continue
-		}
-		locked = append(locked, l)
-		events = append(events, p...)
-		lasts = append(lasts, p[len(p)-1].Seq)
-		fences = l.fences(fences)
-	}
-	b.locked, b.events, b.lasts, b.fences = locked, events, lasts, fences
-	if len(locked) == 0 {
-		return
-	}
 	bctx, shared := batchScope(ctx, locked)
 	if !shared {
 		f.applyEach(ctx, locked) // runs of several tenants: a write each
@@ -185,6 +154,47 @@ func (f *flusher) flush(ctx context.Context) {
 			f.failed(ctx, l, l.pending(), err)
 		}
 		l.flushMu.Unlock()
+	}
+}
+
+// gather takes the dirty runs into b and locks those that have pending
+// events (a run whose flushMu a state commit holds is left to that commit,
+// which carries its events), collecting the events, each run's last seq
+// and its fences. It reports whether any run is locked.
+func (f *flusher) gather(b *batch) bool {
+	f.mu.Lock()
+	for l := range f.dirty {
+		b.logs = append(b.logs, l)
+	}
+	clear(f.dirty)
+	f.mu.Unlock()
+	for _, l := range b.logs {
+		if !l.flushMu.TryLock() {
+			continue // a state commit holds it and will carry the events
+		}
+		p := l.pending()
+		if len(p) == 0 {
+			l.flushMu.Unlock()
+			continue
+		}
+		b.locked = append(b.locked, l)
+		b.events = append(b.events, p...)
+		b.lasts = append(b.lasts, p[len(p)-1].Seq)
+		b.fences = l.fences(b.fences)
+	}
+	return len(b.locked) > 0
+}
+
+// reset empties b for the next flush, keeping its memory (not what it
+// points to, nor much of it).
+func (b *batch) reset() {
+	clear(b.logs)
+	clear(b.locked)
+	clear(b.events)
+	clear(b.fences)
+	b.logs, b.locked, b.events, b.lasts, b.fences = b.logs[:0], b.locked[:0], b.events[:0], b.lasts[:0], b.fences[:0]
+	if cap(b.events) > maxBatchKept {
+		b.events = nil
 	}
 }
 

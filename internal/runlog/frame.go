@@ -4,15 +4,17 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"agentd/internal/runlog/jsonfast"
 )
 
-// Event data is the one place in agentd where JSON is written by hand: an
-// event's frame (run_id, seq, type, time) is written straight into the
-// event's memory, followed by its body's members. Bodies come encoded
-// (Object, Encode), or as the one hand-spliced shape that carries the bulk
-// of all events, a token delta or a step with an already-encoded payload
-// (Splice). The output is byte for byte what encoding/json writes for the
-// same values: frame_test.go fuzzes the two against each other.
+// An event's frame (run_id, seq, type, time) is written straight into the
+// event's memory, followed by its body's members, with jsonfast's string
+// writer. Bodies come encoded by encoding/json (Object, Encode), or as the
+// one spliced shape that carries the bulk of all events, a token delta
+// whose text is still encoded (Splice). The output is byte for byte what
+// encoding/json writes for the same values: frame_test.go fuzzes the two
+// against each other.
 
 // Body is the body of an event on its way into a log; the log frames it.
 type Body struct {
@@ -34,24 +36,12 @@ func Encode(v any) (Body, error) {
 }
 
 // Splice is the body {"actor":actor,key:value} without an intermediate
-// encoding: value is a JSON value as encoding/json writes it (compact,
-// HTML-escaped), and actor and key need no escaping in a JSON string
-// (Plain). It is the fast path of token deltas and steps, which are most
-// of a run's events; Spliceable says when it applies.
+// encoding: value is one valid JSON value on one line (a token's text as
+// jsonfast.StringAfter returns it), and actor and key need no escaping in
+// a JSON string (jsonfast.Plain). It is the fast path of token deltas,
+// most of a run's events.
 func Splice(actor, key string, value []byte) Body {
 	return Body{actor: actor, key: key, value: value}
-}
-
-// Plain reports whether s is written as it is inside a JSON string by
-// encoding/json: printable ASCII other than '"', '\\', '<', '>' and '&'.
-func Plain(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
 
 // size is about how many bytes the body adds to the frame.
@@ -89,7 +79,7 @@ func frameSize(runID, typ string, body Body) int {
 // seq: a log quotes its run's id once rather than once per event.
 func appendFrameHead(b []byte, runID string) []byte {
 	b = append(b, `{"run_id":`...)
-	b = appendString(b, runID)
+	b = jsonfast.AppendString(b, runID)
 	return append(b, `,"seq":`...)
 }
 
@@ -99,7 +89,7 @@ func frameAfter(b, head []byte, seq int64, typ string, at time.Time, body Body) 
 	b = append(b, head...)
 	b = strconv.AppendInt(b, seq, 10)
 	b = append(b, `,"type":`...)
-	b = appendString(b, typ)
+	b = jsonfast.AppendString(b, typ)
 	b = append(b, `,"time":"`...)
 	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')
@@ -109,17 +99,6 @@ func frameAfter(b, head []byte, seq int64, typ string, at time.Time, body Body) 
 // frame is an event's data for a run of id runID.
 func frame(runID string, seq int64, typ string, at time.Time, body Body) []byte {
 	return frameAfter(make([]byte, 0, frameSize(runID, typ, body)), appendFrameHead(nil, runID), seq, typ, at, body)
-}
-
-// appendString appends s as encoding/json writes a string.
-func appendString(b []byte, s string) []byte {
-	if Plain(s) {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	q, _ := json.Marshal(s) // a string always encodes
-	return append(b, q...)
 }
 
 // JSON returns the body as the JSON object it stands for.

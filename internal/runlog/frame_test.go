@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"agentd/internal/runlog/jsonfast"
 )
 
 // sample is a body of the shapes state events have: strings that need
@@ -68,7 +70,7 @@ func checkSplice(t *testing.T, runID string, seq int64, actor, text string, at t
 	t.Helper()
 	value, _ := json.Marshal(text)
 	want, err := json.Marshal(spliceReference{RunID: runID, Seq: seq, Type: "delta", Time: at.UTC(), Actor: actor, Text: value})
-	if err != nil || !Plain(actor) {
+	if err != nil || !jsonfast.Plain(actor) {
 		return
 	}
 	if got := frame(runID, seq, "delta", at, Splice(actor, "text", value)); !bytes.Equal(got, want) {
@@ -92,27 +94,6 @@ func TestFramesMatchEncodingJSON(t *testing.T) {
 	if a, b := frame("r", 1, "gap", at, Object(nil)), frame("r", 1, "gap", at, Object([]byte(`{}`))); !bytes.Equal(a, b) {
 		t.Errorf("nil and {} bodies differ: %s vs %s", a, b)
 	}
-}
-
-// Plain may refuse strings encoding/json leaves as they are (beyond
-// ASCII: the slow path is exact too) but never accepts one it escapes.
-func TestPlain(t *testing.T) {
-	for _, s := range append(tricky, "a~z", " !#$%'()*+,-./09:;=?@AZ[]^_`az{|}") {
-		q, _ := json.Marshal(s)
-		asIs := string(q) == `"`+s+`"`
-		if Plain(s) && !asIs || asIs && isASCII(s) && !Plain(s) {
-			t.Errorf("Plain(%q) = %v; encoding/json writes %s", s, Plain(s), q)
-		}
-	}
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // FuzzFrame checks the hand-written frame against encoding/json.

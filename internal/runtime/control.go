@@ -97,24 +97,7 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 	defer r.logs.Release(l)
 	l.SetFence(lease) // the cancel writes under its own lease
 	for attempt := 0; attempt < 5; attempt++ {
-		next := t
-		msg := model.NewText(model.RoleAssistant, "canceled by the user")
-		msg.ID = messageID(t.ID, -1000-attempt-t.Attempt)
-		msg.CreatedAt = storedNow()
-		next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, false
-		next.UpdatedAt = time.Now().UTC()
-		var evs []stateEvent
-		if t.State.Interrupted() {
-			// The attempt that parked the task has ended (run.end
-			// input-required): the cancel is an attempt of its own, so
-			// that the log still ends with a run.end and every attempt
-			// has exactly one run.start and one run.end (DESIGN §4.2).
-			next.Attempt = t.Attempt + 1
-			evs = append(evs, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: ResumedByCancel}})
-		}
-		// A submitted task's attempt opened at submission: it ends here.
-		evs = append(evs, stateEvent{body: StatusData{State: store.StateCanceled, Message: &msg}},
-			stateEvent{body: RunEndData{State: store.StateCanceled, Usage: t.Usage}})
+		next, evs := canceledTask(t, attempt)
 		_, err = r.commit(ctx, l, store.Change{UpdateTask: &next}, evs...)
 		if err == nil {
 			next.Version++
@@ -125,21 +108,58 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 			return store.Task{}, err
 		}
 		// Someone else wrote the task meanwhile: look again.
-		if t, err = r.st.GetTask(ctx, t.ID); err != nil {
-			return store.Task{}, err
-		}
-		switch {
-		case t.State == store.StateCanceled:
-			return t, nil
-		case t.State.Terminal():
-			return t, errdefs.Conflict(errorsJoin(ErrNotCancelable, "task "+t.ID+" is "+string(t.State)))
-		case t.State == store.StateWorking:
-			// It started meanwhile (elsewhere: its attempt's lease is not
-			// ours): ask its owner.
-			return r.requestCancel(ctx, t)
+		var done bool
+		if t, done, err = r.recheckCancel(ctx, t.ID); done {
+			return t, err
 		}
 	}
 	return store.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
+}
+
+// canceledTask is idle task t canceled, in the try-th attempt at it, and the
+// events that say so.
+func canceledTask(t store.Task, try int) (store.Task, []stateEvent) {
+	next := t
+	msg := model.NewText(model.RoleAssistant, "canceled by the user")
+	msg.ID = messageID(t.ID, -1000-try-t.Attempt)
+	msg.CreatedAt = storedNow()
+	next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, false
+	next.UpdatedAt = time.Now().UTC()
+	var evs []stateEvent
+	if t.State.Interrupted() {
+		// The attempt that parked the task has ended (run.end
+		// input-required): the cancel is an attempt of its own, so
+		// that the log still ends with a run.end and every attempt
+		// has exactly one run.start and one run.end (DESIGN §4.2).
+		next.Attempt = t.Attempt + 1
+		evs = append(evs, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: ResumedByCancel}})
+	}
+	// A submitted task's attempt opened at submission: it ends here.
+	evs = append(evs, stateEvent{body: StatusData{State: store.StateCanceled, Message: &msg}},
+		stateEvent{body: RunEndData{State: store.StateCanceled, Usage: t.Usage}})
+	return next, evs
+}
+
+// recheckCancel reads task id again after another writer changed it while
+// it was being canceled. done says the cancel has its answer (t, err):
+// the task was canceled, has ended, or started (its owner is asked);
+// otherwise the caller tries again on t.
+func (r *Runtime) recheckCancel(ctx context.Context, id string) (t store.Task, done bool, err error) {
+	if t, err = r.st.GetTask(ctx, id); err != nil {
+		return store.Task{}, true, err
+	}
+	switch {
+	case t.State == store.StateCanceled:
+		return t, true, nil
+	case t.State.Terminal():
+		return t, true, errdefs.Conflict(errorsJoin(ErrNotCancelable, "task "+t.ID+" is "+string(t.State)))
+	case t.State == store.StateWorking:
+		// It started meanwhile (elsewhere: its attempt's lease is not
+		// ours): ask its owner.
+		t, err = r.requestCancel(ctx, t)
+		return t, true, err
+	}
+	return t, false, nil
 }
 
 // requestCancel records a cancel for the replica that owns the run.
@@ -185,35 +205,61 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	r.draining = true
 	r.mu.Unlock()
 	r.submitting.Wait() // submissions that passed the draining check land first
-	waitRuns := func(ctx context.Context) bool {
-		for {
-			if r.launched() == 0 {
-				return true
-			}
-			select {
-			case <-ctx.Done():
-				return false
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}
-	if !waitRuns(ctx) {
-		r.mu.Lock()
-		var running []*execution
-		for _, x := range r.runs {
-			if x.launched {
-				running = append(running, x)
-			}
-		}
-		r.mu.Unlock()
-		for _, x := range running {
-			_ = engine.SuggestCheckpoint(x.agent.Engine)
-			x.interrupt(engine.CauseHostShutdown, "server shutting down") // hard cancel after the grace period
-		}
+	if !r.waitRuns(ctx) {
+		r.interruptRunning()
 		grace, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.grace+time.Second)
-		waitRuns(grace)
+		r.waitRuns(grace)
 		cancel()
 	}
+	r.handOverQueued()
+	r.stop() // the flusher stops after a final flush
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(r.grace + 5*time.Second):
+		return errors.New("runtime: an engine ignored cancellation; shutdown gave up waiting for it")
+	}
+}
+
+// waitRuns waits until no launched run is left, or ctx ends (false).
+func (r *Runtime) waitRuns(ctx context.Context) bool {
+	for {
+		if r.launched() == 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// interruptRunning asks every launched run to checkpoint and stop; each is
+// cancelled hard after the grace period.
+func (r *Runtime) interruptRunning() {
+	r.mu.Lock()
+	var running []*execution
+	for _, x := range r.runs {
+		if x.launched {
+			running = append(running, x)
+		}
+	}
+	r.mu.Unlock()
+	for _, x := range running {
+		_ = engine.SuggestCheckpoint(x.agent.Engine)
+		x.interrupt(engine.CauseHostShutdown, "server shutting down") // hard cancel after the grace period
+	}
+}
+
+// handOverQueued drops the runs still queued here and lets their leases
+// expire at once, so that another replica starts them.
+func (r *Runtime) handOverQueued() {
 	r.mu.Lock()
 	var queued []*execution
 	for _, x := range r.runs {
@@ -227,18 +273,6 @@ func (r *Runtime) Shutdown(ctx context.Context) error {
 	for _, x := range queued {
 		x.release(true)
 		r.closeEnded(x)
-	}
-	r.stop() // the flusher stops after a final flush
-	done := make(chan struct{})
-	go func() {
-		r.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-time.After(r.grace + 5*time.Second):
-		return errors.New("runtime: an engine ignored cancellation; shutdown gave up waiting for it")
 	}
 }
 

@@ -247,18 +247,8 @@ func (x *execution) run() {
 
 // execute drives the agent over the engine for this attempt.
 func (x *execution) execute() (*agent.Result, error) {
-	r := x.r
-	ctx := x.ctx
-	if d := x.agent.Timeout; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, errdefs.Timeoutf("run %s took longer than agent %s's timeout of %v", x.runID, x.agent.ID, d))
-		defer cancel()
-	}
-	if d := x.agent.MaxWallTime; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d, errdefs.BudgetExceededf("run %s ran longer than the agent's budget max_wall_time of %v", x.runID, d))
-		defer cancel()
-	}
+	ctx, cancel := x.attemptContext()
+	defer cancel()
 	ctx = x.observeAttempt(ctx)
 	if err := x.checkPeriod(ctx); err != nil {
 		return nil, err
@@ -270,6 +260,34 @@ func (x *execution) execute() (*agent.Result, error) {
 	// The options are filled in by index (appends would move them and their
 	// closures to the heap); agent.Run keeps none of them.
 	var opts [5]agent.RunOption
+	n, ctx, err := x.runOptions(ctx, &opts, history)
+	if err != nil {
+		return nil, err
+	}
+	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
+	res, err := agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
+	res, err = x.handoff(ctx, res, err)
+	return x.namedCause(ctx, res, err)
+}
+
+// attemptContext is the attempt's context: x.ctx under the agent's timeout
+// and wall-time budget, each with its own cause.
+func (x *execution) attemptContext() (context.Context, context.CancelFunc) {
+	ctx, stopTimeout, stopBudget := x.ctx, context.CancelFunc(func() {}), context.CancelFunc(func() {})
+	if d := x.agent.Timeout; d > 0 {
+		ctx, stopTimeout = context.WithTimeoutCause(ctx, d, errdefs.Timeoutf("run %s took longer than agent %s's timeout of %v", x.runID, x.agent.ID, d))
+	}
+	if d := x.agent.MaxWallTime; d > 0 {
+		ctx, stopBudget = context.WithTimeoutCause(ctx, d, errdefs.BudgetExceededf("run %s ran longer than the agent's budget max_wall_time of %v", x.runID, d))
+	}
+	return ctx, func() { stopBudget(); stopTimeout() }
+}
+
+// runOptions fills opts with the attempt's agent.Run options — the engine
+// host, the board seeded with history, the agent's dependencies and, when
+// the attempt resumes an engine that can, the latest checkpoint — and
+// returns how many it filled and ctx with the resume context.
+func (x *execution) runOptions(ctx context.Context, opts *[5]agent.RunOption, history []model.Message) (int, context.Context, error) {
 	opts[0] = agent.WithEngineHost(x.engineHost())
 	seed := agent.BoardSeederFunc(func(context.Context, agent.RunInfo, *agent.Request) (*engine.Board, error) {
 		b := engine.NewBoard()
@@ -291,26 +309,28 @@ func (x *execution) execute() (*agent.Result, error) {
 		opts[n] = agent.WithDependencies(x.agent.Deps)
 		n++
 	}
-	if x.resume != "" {
-		cp, err := r.st.LoadCheckpoint(ctx, x.runID)
-		if err != nil {
-			return nil, err
-		}
-		if cp != nil && engine.CapabilitiesOf(x.agent.Engine).SupportsResume {
-			opts[n] = agent.WithResumeFrom(cp)
-			n++
-			ctx = engine.WithResumeContext(ctx, engine.ResumeContext{
-				Attempt: x.task.Attempt, StartedAt: cp.OriginalStartedAt, Signal: x.resume,
-				CheckpointAt: cp.Timestamp, Step: cp.Step,
-			})
-		}
+	if x.resume == "" {
+		return n, ctx, nil
 	}
-	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
-	res, err := agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
-	res, err = x.handoff(ctx, res, err)
+	cp, err := x.r.st.LoadCheckpoint(ctx, x.runID)
+	if err != nil {
+		return n, ctx, err
+	}
+	if cp != nil && engine.CapabilitiesOf(x.agent.Engine).SupportsResume {
+		opts[n] = agent.WithResumeFrom(cp)
+		n++
+		ctx = engine.WithResumeContext(ctx, engine.ResumeContext{
+			Attempt: x.task.Attempt, StartedAt: cp.OriginalStartedAt, Signal: x.resume,
+			CheckpointAt: cp.Timestamp, Step: cp.Step,
+		})
+	}
+	return n, ctx, nil
+}
+
+// namedCause names the attempt's own timeout or wall-time budget as what
+// stopped it, rather than "context deadline exceeded".
+func (x *execution) namedCause(ctx context.Context, res *agent.Result, err error) (*agent.Result, error) {
 	if cause := context.Cause(ctx); cause != nil && cause != context.DeadlineExceeded && x.ctx.Err() == nil {
-		// The attempt's own timeout or wall-time budget stopped it: say
-		// so, not "context deadline exceeded".
 		if err != nil {
 			err = cause
 		} else if res != nil && res.Err != nil {
@@ -468,12 +488,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		}
 	}()
 	t := &x.task
-	x.mu.Lock()
-	t.Usage = t.Usage.Add(x.usage)
-	if len(x.artifacts) > 0 {
-		t.Artifacts = mergeArtifacts(t.Artifacts, x.artifacts)
-	}
-	x.mu.Unlock()
+	x.foldTotals(t)
 	t.State, t.Error, t.StatusMessage = o.state, o.err, o.status
 	if !o.state.Terminal() || o.state == store.StateFailed {
 		// The next attempt resumes from the latest checkpoint (a failed
@@ -483,22 +498,9 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 			return err
 		}
 	}
-	var msgs []store.Message
-	if o.keep && res != nil && res.LastBoard != nil {
-		var err error
-		if msgs, err = x.newMessages(res.LastBoard); err != nil {
-			return err
-		}
-	}
-	msgs = append(msgs, x.leftoverFeedback(o)...)
-	if o.status != nil && o.state != store.StateWorking {
-		m := *o.status
-		m.ID = messageID(t.ID, -t.Attempt)
-		m.CreatedAt = storedNow()
-		t.StatusMessage = &m
-		if o.prompt != nil || o.err == nil && !o.said {
-			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
-		}
+	msgs, err := x.finalMessages(o, res, t)
+	if err != nil {
+		return err
 	}
 	evs := finishEvents(o, t)
 	x.host.mu.Lock()
@@ -518,6 +520,41 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		x.log.End()
 	}
 	return nil
+}
+
+// foldTotals adds the attempt's usage and artifacts to t.
+func (x *execution) foldTotals(t *store.Task) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	t.Usage = t.Usage.Add(x.usage)
+	if len(x.artifacts) > 0 {
+		t.Artifacts = mergeArtifacts(t.Artifacts, x.artifacts)
+	}
+}
+
+// finalMessages are the transcript messages the attempt's final commit
+// stores: the engine's new messages when the outcome keeps them, feedback
+// no turn consumed, and the status message (named, and set on t) when the
+// run stops or parks with one.
+func (x *execution) finalMessages(o outcome, res *agent.Result, t *store.Task) ([]store.Message, error) {
+	var msgs []store.Message
+	if o.keep && res != nil && res.LastBoard != nil {
+		var err error
+		if msgs, err = x.newMessages(res.LastBoard); err != nil {
+			return nil, err
+		}
+	}
+	msgs = append(msgs, x.leftoverFeedback(o)...)
+	if o.status != nil && o.state != store.StateWorking {
+		m := *o.status
+		m.ID = messageID(t.ID, -t.Attempt)
+		m.CreatedAt = storedNow()
+		t.StatusMessage = &m
+		if o.prompt != nil || o.err == nil && !o.said {
+			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
+		}
+	}
+	return msgs, nil
 }
 
 // leaseToGive is the lease that a run which ends or parks in state gives up

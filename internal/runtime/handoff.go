@@ -157,7 +157,7 @@ func (x *execution) publishHandoff(ctx context.Context, ev agent.HandoffEvent) {
 		return
 	}
 	env := event.Envelope{Subject: event.Subject(engine.SubjectPrefix + x.host.id + "." + engine.SubjectHandoff),
-		Time: time.Now().UTC(), RunID: x.runID, Payload: b, PayloadMarshalled: true}
+		Time: time.Now().UTC(), RunID: x.runID, Payload: b}
 	_ = x.host.Publish(ctx, env)
 }
 

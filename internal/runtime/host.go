@@ -12,9 +12,9 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/event"
-	"agentd/internal/jsonscan"
 	"agentd/internal/model"
 	"agentd/internal/runlog"
+	"agentd/internal/runlog/jsonfast"
 	"agentd/internal/store"
 )
 
@@ -50,7 +50,11 @@ func (h *host) Publish(_ context.Context, env event.Envelope) error {
 	if !ok {
 		return errdefs.Validationf("publish: subject %q does not belong to run %s", env.Subject, h.x.runID)
 	}
-	typ, body, err := h.translate(rest, env)
+	kind, actor := kindOf(rest)
+	if kind == kindUnknown {
+		return errdefs.Validationf("publish: unknown subject suffix %q", rest)
+	}
+	typ, body, err := h.translate(kind, actor, env)
 	if err != nil || typ == "" {
 		return err
 	}
@@ -64,15 +68,74 @@ func (h *host) Publish(_ context.Context, env event.Envelope) error {
 	return nil
 }
 
-// translate maps the subject suffix and payload to an event type and body.
-// An empty type means the envelope is not logged.
-func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, error) {
+// envelopeKind is what an engine envelope reports, read from its subject
+// once (kindOf); translate switches on it.
+type envelopeKind int
+
+const (
+	kindUnknown  envelopeKind = iota
+	kindRunFrame              // run.start or run.end: the runtime logs its own
+	kindArtifact
+	kindProgress
+	kindHandoff
+	kindPlan
+	kindDelta
+	kindStepStart
+	kindStepComplete
+	kindStepError
+	kindVerdict
+	kindCompaction
+)
+
+// kindOf reads the subject's suffix after the run: a fixed name
+// ("artifact", "progress", …) or <kind>.<actor>.<verb>, whose actor it
+// returns too.
+func kindOf(rest string) (envelopeKind, string) {
 	switch rest {
-	case "start":
-		return "", runlog.Body{}, nil
-	case "end":
-		return "", runlog.Body{}, nil
+	case "start", "end":
+		return kindRunFrame, ""
 	case "artifact":
+		return kindArtifact, ""
+	case engine.SubjectProgress:
+		return kindProgress, ""
+	case engine.SubjectHandoff:
+		return kindHandoff, ""
+	case engine.SubjectPlan:
+		return kindPlan, ""
+	}
+	kind, actorVerb, _ := strings.Cut(rest, ".")
+	i := strings.LastIndexByte(actorVerb, '.')
+	if i < 0 {
+		return kindUnknown, ""
+	}
+	actor := actorVerb[:i]
+	switch kind + "." + actorVerb[i+1:] {
+	case "stream.delta":
+		return kindDelta, actor
+	case "step.start":
+		return kindStepStart, actor
+	case "step.complete":
+		return kindStepComplete, actor
+	case "step.error":
+		return kindStepError, actor
+	case "governance.verdict":
+		return kindVerdict, actor
+	case "context.compaction":
+		return kindCompaction, actor
+	}
+	return kindUnknown, ""
+}
+
+// stepEvents are the event types of the step kinds.
+var stepEvents = map[envelopeKind]string{
+	kindStepStart: EventStepStart, kindStepComplete: EventStepComplete, kindStepError: EventStepError,
+}
+
+// translate maps an envelope of kind, from actor, to an event type and
+// body. An empty type means the envelope is not logged.
+func (h *host) translate(kind envelopeKind, actor string, env event.Envelope) (string, runlog.Body, error) {
+	switch kind {
+	case kindArtifact:
 		var a ArtifactData
 		if err := json.Unmarshal(env.Payload, &a); err != nil || a.Artifact.ID == "" {
 			return "", runlog.Body{}, errdefs.Validationf("publish artifact: payload must be {\"artifact\":{\"id\":…,\"parts\":[…]},\"append\":…,\"last_chunk\":…}: %v", err)
@@ -80,101 +143,44 @@ func (h *host) translate(rest string, env event.Envelope) (string, runlog.Body, 
 		h.x.noteArtifact(a)
 		body, err := encodeBody(a) // normalised: compact, one JSON object
 		return EventArtifact, runlog.Object(body), err
-	case engine.SubjectProgress:
+	case kindProgress:
 		return progressEvent(env)
-	case engine.SubjectHandoff:
+	case kindHandoff:
 		return handoffEvent(env)
-	case engine.SubjectPlan:
+	case kindPlan:
 		if !json.Valid(env.Payload) {
 			return "", runlog.Body{}, errdefs.Validationf("publish plan: payload is not JSON")
 		}
 		body, err := encodeBody(PlanData{Actor: env.AgentID, Plan: env.Payload})
 		return EventPlan, runlog.Object(body), err
-	}
-	if body, ok := tokenBody(rest, env.Payload); ok {
-		return EventDelta, body, nil
-	}
-	kind, actorVerb, ok := strings.Cut(rest, ".")
-	if !ok {
-		return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
-	}
-	i := strings.LastIndexByte(actorVerb, '.')
-	if i < 0 {
-		return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
-	}
-	actor, verb := actorVerb[:i], actorVerb[i+1:]
-	switch {
-	case kind == "stream" && verb == "delta":
-		d, err := engine.DecodeStreamDelta(env)
-		if err != nil {
-			return "", runlog.Body{}, errdefs.Validation(err)
-		}
-		body, err := encodeDelta(actor, d)
-		return EventDelta, runlog.Object(body), err
-	case kind == "step":
-		typ := stepEventType(verb)
-		if typ == "" {
-			break
-		}
-		if body, ok := stepBody(actor, env.Payload, env.PayloadMarshalled); ok {
-			return typ, body, nil
-		}
+	case kindDelta:
+		return deltaEvent(actor, env)
+	case kindStepStart, kindStepComplete, kindStepError:
 		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
-		return typ, runlog.Object(body), err
-	case kind == "governance" && verb == "verdict":
+		return stepEvents[kind], runlog.Object(body), err
+	case kindVerdict:
 		body, err := governanceBody(actor, env.Payload)
 		return EventGovernance, runlog.Object(body), err
-	case kind == "context" && verb == "compaction":
+	case kindCompaction:
 		body, err := compactionBody(actor, env.Payload)
 		return EventContextCompaction, runlog.Object(body), err
 	}
-	return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
+	return "", runlog.Body{}, nil // kindRunFrame
 }
 
-// stepEventType is the event type of a step envelope's verb ("" for an
-// unknown verb).
-func stepEventType(verb string) string {
-	switch verb {
-	case "start":
-		return EventStepStart
-	case "complete":
-		return EventStepComplete
-	case "error":
-		return EventStepError
+// deltaEvent is the delta event of a stream-delta envelope. A plain token,
+// the bulk of all events, takes the fast path: its text is spliced into
+// the event still encoded (jsonfast), not decoded and encoded again.
+func deltaEvent(actor string, env event.Envelope) (string, runlog.Body, error) {
+	if text, ok := engine.RawStreamToken(env.Payload); ok && jsonfast.Plain(actor) {
+		return EventDelta, runlog.Splice(actor, "text", text), nil
 	}
-	return ""
-}
-
-// tokenBody is the fast path of the bulk of all events, a plain text
-// token: the log splices the payload's still-encoded content into the
-// event instead of decoding and re-encoding it. The result is the body
-// encodeDelta would produce, up to the escaping of the text. ok is false
-// when the fast path does not apply.
-func tokenBody(rest string, payload []byte) (runlog.Body, bool) {
-	actor, ok := strings.CutPrefix(rest, "stream.")
-	if !ok {
-		return runlog.Body{}, false
+	d, err := engine.DecodeStreamDelta(env)
+	if err != nil {
+		return "", runlog.Body{}, errdefs.Validation(err)
 	}
-	if actor, ok = strings.CutSuffix(actor, ".delta"); !ok || actor == "" || !runlog.Plain(actor) {
-		return runlog.Body{}, false
-	}
-	text, ok := engine.RawStreamToken(payload)
-	if !ok {
-		return runlog.Body{}, false
-	}
-	return runlog.Splice(actor, "text", text), true
-}
-
-// stepBody is the fast path of step events: the body encodeBody(StepData)
-// would produce, spliced by the log from a payload that json.Marshal would
-// leave as it is (engine.ActorEvents' payloads are, and say so: marshalled),
-// without decoding and re-encoding it. ok is false when the fast path does
-// not apply.
-func stepBody(actor string, payload []byte, marshalled bool) (runlog.Body, bool) {
-	if !runlog.Plain(actor) || !marshalled && !jsonscan.Compact(payload) {
-		return runlog.Body{}, false
-	}
-	return runlog.Splice(actor, "payload", payload), true
+	body, err := encodeDelta(actor, d)
+	return EventDelta, runlog.Object(body), err
 }
 
 func encodeDelta(actor string, d engine.StreamDeltaPayload) (json.RawMessage, error) {

@@ -240,48 +240,14 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 		return nil
 	}
 	ctx = store.WithTenant(ctx, expired.Tenant)
-	l, err := r.st.AcquireLease(ctx, expired.RunID, r.replica, r.leaseTTL)
-	if err != nil {
-		return err // Conflict: another replica won
-	}
-	t, err := r.st.GetTask(ctx, expired.RunID)
-	if err != nil {
-		r.expire(ctx, l)
+	l, t, a, err := r.claimExpired(ctx, expired.RunID)
+	if err != nil || a == nil {
 		return err
 	}
-	a, aerr := r.Agent(t.AgentID)
-	if (t.State != store.StateWorking && t.State != store.StateSubmitted) || aerr != nil {
-		// Ended, parked for input, or an agent this replica does not host.
-		r.log.Debug("expired lease needs no recovery", "run_id", t.ID, "state", t.State, "agent_err", aerr)
-		_ = r.st.ReleaseLease(ctx, l)
-		return aerr
-	}
-	log, err := r.logs.Activate(ctx, t.ID)
+	x, err := r.adoptExpired(ctx, a, t, l)
 	if err != nil {
-		r.expire(ctx, l)
 		return err
 	}
-	msg := userMessageOf(ctx, r, t)
-	next, resume := t, ""
-	if t.State == store.StateWorking {
-		next.Attempt++
-		next.UpdatedAt = time.Now().UTC()
-		resume = engine.SignalCrash
-	}
-	r.mu.Lock()
-	if q := r.contexts[contextKey(tenantOf(t), t.ContextID)]; q != nil && q.active != "" {
-		r.mu.Unlock()
-		log.Deactivate()
-		r.logs.Release(log)
-		r.expire(ctx, l) // try again at a later sweep
-		return errdefs.Conflictf("context %s is busy here", t.ContextID)
-	}
-	r.contexts[contextKey(tenantOf(t), t.ContextID)] = &contextQueue{active: t.ID}
-	x := r.newExecution(a, next, log, msg, resume)
-	x.setLease(l)
-	r.registerLocked(x)
-	r.mu.Unlock()
-
 	if t.State == store.StateWorking {
 		if err := r.reopen(ctx, x, t, expired); err != nil {
 			x.createErr = err
@@ -293,9 +259,66 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	}
 	// A submitted task never started: it starts here as attempt 1.
 	close(x.created)
-	r.log.Info("resuming run after its replica stopped", "run_id", t.ID, "attempt", next.Attempt)
+	r.log.Info("resuming run after its replica stopped", "run_id", t.ID, "attempt", x.task.Attempt)
 	r.launch(x)
 	return nil
+}
+
+// claimExpired takes over the lease of run runID and reads its task. A nil
+// agent means the run needs no recovery here: it ended, parked for input,
+// or belongs to an agent this replica does not host (then the error says
+// so); the lease is given back.
+func (r *Runtime) claimExpired(ctx context.Context, runID string) (store.Lease, store.Task, *Agent, error) {
+	l, err := r.st.AcquireLease(ctx, runID, r.replica, r.leaseTTL)
+	if err != nil {
+		return l, store.Task{}, nil, err // Conflict: another replica won
+	}
+	t, err := r.st.GetTask(ctx, runID)
+	if err != nil {
+		r.expire(ctx, l)
+		return l, t, nil, err
+	}
+	a, aerr := r.Agent(t.AgentID)
+	if (t.State != store.StateWorking && t.State != store.StateSubmitted) || aerr != nil {
+		r.log.Debug("expired lease needs no recovery", "run_id", t.ID, "state", t.State, "agent_err", aerr)
+		_ = r.st.ReleaseLease(ctx, l)
+		return l, t, nil, aerr
+	}
+	return l, t, a, nil
+}
+
+// adoptExpired registers the recovery of task t, whose lease l this
+// replica holds, as a run of its own: a working task goes on in its next
+// attempt, resumed after a crash. It fails when the task's context is
+// busy here (a later sweep tries again).
+func (r *Runtime) adoptExpired(ctx context.Context, a *Agent, t store.Task, l store.Lease) (*execution, error) {
+	log, err := r.logs.Activate(ctx, t.ID)
+	if err != nil {
+		r.expire(ctx, l)
+		return nil, err
+	}
+	msg := userMessageOf(ctx, r, t)
+	next, resume := t, ""
+	if t.State == store.StateWorking {
+		next.Attempt++
+		next.UpdatedAt = time.Now().UTC()
+		resume = engine.SignalCrash
+	}
+	r.mu.Lock()
+	key := contextKey(tenantOf(t), t.ContextID)
+	if q := r.contexts[key]; q != nil && q.active != "" {
+		r.mu.Unlock()
+		log.Deactivate()
+		r.logs.Release(log)
+		r.expire(ctx, l) // try again at a later sweep
+		return nil, errdefs.Conflictf("context %s is busy here", t.ContextID)
+	}
+	r.contexts[key] = &contextQueue{active: t.ID}
+	x := r.newExecution(a, next, log, msg, resume)
+	x.setLease(l)
+	r.registerLocked(x)
+	r.mu.Unlock()
+	return x, nil
 }
 
 // reopen records, for the recovery x of working task t, that the attempt

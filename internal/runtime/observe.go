@@ -150,8 +150,8 @@ func (h *observedHost) Publish(ctx context.Context, env event.Envelope) error {
 		return err
 	}
 	rest, _ := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix+h.id+".")
-	switch {
-	case strings.HasPrefix(rest, "stream."):
+	switch kind, actor := kindOf(rest); kind {
+	case kindDelta:
 		h.host.mu.Lock()
 		first := !h.streamed
 		h.streamed = true
@@ -159,10 +159,9 @@ func (h *observedHost) Publish(ctx context.Context, env event.Envelope) error {
 		if first {
 			h.obs.Streamed()
 		}
-	case strings.HasPrefix(rest, "step."):
-		i := strings.LastIndexByte(rest, '.')
-		if typ := stepEventType(rest[i+1:]); typ != "" && i > len("step.") {
-			h.obs.Step(typ, rest[len("step."):i], env.Payload)
+	case kindStepStart, kindStepComplete, kindStepError:
+		if actor != "" {
+			h.obs.Step(stepEvents[kind], actor, env.Payload)
 		}
 	}
 	return nil

@@ -50,18 +50,7 @@ func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t store.Task, signal
 	}
 	r.mu.Lock()
 	q := r.contexts[contextKey(tenantOf(t), t.ContextID)]
-	busy := ""
-	switch {
-	case r.runs[t.ID] != nil:
-		busy = "task " + t.ID + " is being resumed already"
-	case signal != ResumedByCancel && r.canceling[t.ID]:
-		busy = "task " + t.ID + " is being canceled"
-	case r.draining:
-		busy = "the server is shutting down"
-	case q != nil && q.active != "":
-		busy = "context " + t.ContextID + " has a running task " + q.active
-	}
-	if busy != "" {
+	if busy := r.resumeBlockedLocked(t, signal, q); busy != "" {
 		r.mu.Unlock()
 		l.Deactivate()
 		r.logs.Release(l)
@@ -72,13 +61,7 @@ func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t store.Task, signal
 		r.contexts[contextKey(tenantOf(t), t.ContextID)] = q
 	}
 	q.active = t.ID
-	next := t
-	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
-	// A cancel stays recorded for the attempt that handles it: should this
-	// replica die before it ends, the replica that recovers the run sees
-	// the request at its first lease renewal and interrupts it again.
-	next.CancelRequested = signal == ResumedByCancel
-	next.UpdatedAt = time.Now().UTC()
+	next := resumedTask(t, signal)
 	x := r.newExecution(a, next, l, userMessageOf(ctx, r, t), signal)
 	switch signal {
 	case ResumedByCancel:
@@ -108,6 +91,35 @@ func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t store.Task, signal
 	resumed := x.task // x.task belongs to the execution's goroutine once launched
 	r.launch(x)
 	return resumed, nil
+}
+
+// resumeBlockedLocked says why task t cannot be resumed (for signal) now,
+// or "" when it can; q is its context's queue, if any. r.mu is held.
+func (r *Runtime) resumeBlockedLocked(t store.Task, signal string, q *contextQueue) string {
+	switch {
+	case r.runs[t.ID] != nil:
+		return "task " + t.ID + " is being resumed already"
+	case signal != ResumedByCancel && r.canceling[t.ID]:
+		return "task " + t.ID + " is being canceled"
+	case r.draining:
+		return "the server is shutting down"
+	case q != nil && q.active != "":
+		return "context " + t.ContextID + " has a running task " + q.active
+	}
+	return ""
+}
+
+// resumedTask is parked task t as its next attempt, resumed by signal,
+// starts it.
+func resumedTask(t store.Task, signal string) store.Task {
+	next := t
+	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
+	// A cancel stays recorded for the attempt that handles it: should this
+	// replica die before it ends, the replica that recovers the run sees
+	// the request at its first lease renewal and interrupts it again.
+	next.CancelRequested = signal == ResumedByCancel
+	next.UpdatedAt = time.Now().UTC()
+	return next
 }
 
 // cancelParked cancels a parked task through its engine when the engine

@@ -100,6 +100,9 @@ type Options struct {
 	// flusher's batches or with the run's next state commit. Events that
 	// come with a state change are still shown only once it is stored. Never
 	// set it for a store that replicas share or that outlives the process.
+	// It is not a "trust me" flag: no check is skipped. It states a fact
+	// about the store (where its data lives) that the store's interface
+	// cannot express, and the log's visibility rule follows from it.
 	VolatileStore bool
 	// LeaseTTL is how long a replica's claim on a running run lasts without
 	// renewal (default 5s); a dead replica's runs resume elsewhere after it.

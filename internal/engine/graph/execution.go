@@ -291,7 +291,7 @@ func (x *execution) publishPlan() {
 	}
 	_ = x.host.Publish(x.ctx, event.Envelope{
 		Subject: event.Subject(engine.SubjectPrefix + engine.SanitiseID(x.run.ID) + "." + engine.SubjectPlan),
-		Time:    time.Now().UTC(), RunID: x.run.ID, AgentID: x.actor, Payload: b, PayloadMarshalled: true,
+		Time:    time.Now().UTC(), RunID: x.run.ID, AgentID: x.actor, Payload: b,
 	})
 }
 

@@ -99,7 +99,7 @@ func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
 		if err := json.Unmarshal(env.Payload, &p); err == nil {
 			p.RunID, p.Actor = x.run.ID, actor
 			if b, err := json.Marshal(p); err == nil {
-				out.Payload, out.PayloadMarshalled = b, true
+				out.Payload = b
 			}
 		}
 	}

@@ -174,9 +174,6 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		events:  engine.NewActorEvents(host, run.ID, actor),
 		waiting: waiting,
 	}
-	x.scratch = x.detailBuf[:0]
-	// appendModelDetail and appendToolDetail encode as json.Marshal does.
-	x.events.TrustDetails()
 	defer x.work.stop()
 	return board, x.loop(first)
 }

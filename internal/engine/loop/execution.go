@@ -25,11 +25,8 @@ type execution struct {
 	board     *engine.Board
 	actor     string
 	startedAt time.Time
-	// events publishes the run's step events and deltas; scratch is the
-	// buffer their details are encoded in, starting out as detailBuf.
-	events    engine.ActorEvents
-	scratch   []byte
-	detailBuf [96]byte
+	// events publishes the run's step events and deltas.
+	events engine.ActorEvents
 	// schemaTries counts final answers the response schema refused.
 	schemaTries int
 	// toolCalls counts the run's tool calls (a resumed attempt starts

@@ -11,23 +11,11 @@ import (
 	"agentd/internal/tool"
 )
 
-// toolDetail is the Detail of a tool step's events, encoded by
-// appendToolDetail.
+// toolDetail is the Detail of a tool step's events.
 type toolDetail struct {
 	Iteration int    `json:"iteration"`
 	Tool      string `json:"tool"`
 	CallID    string `json:"call_id"`
-}
-
-// appendToolDetail appends d as json.Marshal encodes it.
-func appendToolDetail(b []byte, d toolDetail) []byte {
-	b = append(b, `{"iteration":`...)
-	b = strconv.AppendInt(b, int64(d.Iteration), 10)
-	b = append(b, `,"tool":`...)
-	b = model.AppendJSONString(b, d.Tool)
-	b = append(b, `,"call_id":`...)
-	b = model.AppendJSONString(b, d.CallID)
-	return append(b, '}')
 }
 
 // IdempotencyKey is the key of a tool call: the same run, iteration and
@@ -54,7 +42,7 @@ func (x *execution) runTools(n int, gates []gate) error {
 	var dispatched []int // index in gates of each dispatch entry
 	for i, g := range gates {
 		c := g.Call
-		_ = x.events.StepStart(x.ctx, StepKindTool, x.toolStep(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID}))
+		_ = x.events.StepStart(x.ctx, StepKindTool, stepDetail(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID}))
 		if g.forbidden {
 			results[i] = x.e.denied(c.Name)
 			continue
@@ -80,7 +68,7 @@ func (x *execution) runTools(n int, gates []gate) error {
 		if parked != nil && parks(r) {
 			continue // goes on when the run resumes
 		}
-		detail := x.toolStep(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID})
+		detail := stepDetail(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID})
 		if r.IsError {
 			_ = x.events.StepError(x.ctx, StepKindTool, detail, resultErr(c.Name, r))
 		} else {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
@@ -21,8 +20,7 @@ const (
 	StepKindTool  = "tool"
 )
 
-// modelDetail is the Detail of a model step's events, encoded by
-// appendModelDetail.
+// modelDetail is the Detail of a model step's events.
 type modelDetail struct {
 	Iteration    int    `json:"iteration"`
 	ToolCalls    int    `json:"tool_calls,omitempty"`
@@ -32,33 +30,6 @@ type modelDetail struct {
 	Model        string `json:"model,omitempty"`
 	InputTokens  int64  `json:"input_tokens,omitempty"`
 	OutputTokens int64  `json:"output_tokens,omitempty"`
-}
-
-// appendModelDetail appends d as json.Marshal encodes it.
-func appendModelDetail(b []byte, d modelDetail) []byte {
-	b = append(b, `{"iteration":`...)
-	b = strconv.AppendInt(b, int64(d.Iteration), 10)
-	if d.ToolCalls != 0 {
-		b = append(b, `,"tool_calls":`...)
-		b = strconv.AppendInt(b, int64(d.ToolCalls), 10)
-	}
-	if d.FinishReason != "" {
-		b = append(b, `,"finish_reason":`...)
-		b = model.AppendJSONString(b, d.FinishReason)
-	}
-	if d.Model != "" {
-		b = append(b, `,"model":`...)
-		b = model.AppendJSONString(b, d.Model)
-	}
-	if d.InputTokens != 0 {
-		b = append(b, `,"input_tokens":`...)
-		b = strconv.AppendInt(b, d.InputTokens, 10)
-	}
-	if d.OutputTokens != 0 {
-		b = append(b, `,"output_tokens":`...)
-		b = strconv.AppendInt(b, d.OutputTokens, 10)
-	}
-	return append(b, '}')
 }
 
 // modelTurn streams iteration n's model turn, publishing each text delta
@@ -72,7 +43,7 @@ func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 	if err != nil {
 		return model.Message{}, model.TokenUsage{}, err
 	}
-	_ = x.events.StepStart(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n}))
+	_ = x.events.StepStart(x.ctx, StepKindModel, stepDetail(modelDetail{Iteration: n}))
 
 	var acc llm.Accumulator
 	if err := x.stream(&acc, history); err != nil {
@@ -83,7 +54,7 @@ func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 			err = fmt.Errorf("loop agent %q: model turn %d: %w", x.actor, n, err)
 		}
 		u := acc.Usage()
-		_ = x.events.StepError(x.ctx, StepKindModel, x.modelStep(modelDetail{Iteration: n, Model: x.e.cfg.Model,
+		_ = x.events.StepError(x.ctx, StepKindModel, stepDetail(modelDetail{Iteration: n, Model: x.e.cfg.Model,
 			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}), err)
 		return model.Message{}, u, err
 	}
@@ -97,24 +68,18 @@ func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 	}
 	u := acc.Usage()
 	x.cm.observe(u)
-	_ = x.events.StepComplete(x.ctx, StepKindModel, x.modelStep(modelDetail{
+	_ = x.events.StepComplete(x.ctx, StepKindModel, stepDetail(modelDetail{
 		Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason(),
 		Model: x.e.cfg.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 	}))
 	return msg, acc.Usage(), nil
 }
 
-// modelStep encodes the detail of a model step into x's scratch buffer,
-// which the next detail reuses: ActorEvents copies what it is given.
-func (x *execution) modelStep(d modelDetail) json.RawMessage {
-	x.scratch = appendModelDetail(x.scratch[:0], d)
-	return x.scratch
-}
-
-// toolStep encodes the detail of a tool step like modelStep.
-func (x *execution) toolStep(d toolDetail) json.RawMessage {
-	x.scratch = appendToolDetail(x.scratch[:0], d)
-	return x.scratch
+// stepDetail encodes the detail of a model or tool step (a struct of
+// strings and numbers, which always encodes).
+func stepDetail(d any) json.RawMessage {
+	b, _ := json.Marshal(d)
+	return b
 }
 
 // stream runs one provider turn under the interruptible context, folding

@@ -8,7 +8,6 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/jsonscan"
-	"agentd/internal/model"
 	"agentd/internal/store"
 )
 
@@ -39,7 +38,7 @@ func inJSONMap(m map[string]any, field fieldName) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	if model.FlatJSON(m) {
+	if jsonscan.Flat(m) {
 		return maps.Clone(m), nil
 	}
 	b, err := json.Marshal(m)

@@ -136,7 +136,7 @@ func putJSONMap(b []byte, m map[string]any, field fieldName) ([]byte, error) {
 	case len(m) == 0:
 		return putUint(b, 1), nil
 	}
-	if !model.FlatJSON(m) {
+	if !jsonscan.Flat(m) {
 		var err error
 		if m, err = inJSONMap(m, field); err != nil {
 			return b, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/runlog/jsonfast"
 	"agentd/internal/store"
 )
 
@@ -26,7 +27,9 @@ type frameEvent struct {
 }
 
 // encodeFrame writes evs as a JSON array of frameEvent by hand: Data was
-// validated by plan and is copied verbatim, never re-encoded.
+// validated by plan and is copied verbatim, never re-encoded — encoding/json
+// would compact it, and a replayed event must be byte for byte the one the
+// writer gave (TestReadEventsKeepsDataBytes).
 func encodeFrame(evs []store.Event) []byte {
 	n := 2
 	for _, e := range evs {
@@ -41,7 +44,7 @@ func encodeFrame(evs []store.Event) []byte {
 		b = append(b, `{"seq":`...)
 		b = strconv.AppendInt(b, e.Seq, 10)
 		b = append(b, `,"type":`...)
-		b = appendJSONString(b, e.Type)
+		b = jsonfast.AppendString(b, e.Type)
 		b = append(b, `,"time":"`...)
 		b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `","data":`...)
@@ -49,12 +52,6 @@ func encodeFrame(evs []store.Event) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always encodes
-	return append(b, q...)
 }
 
 // ReadEvents returns up to limit events of run with seq > max(after,

@@ -1,11 +1,9 @@
-package model
+package jsonfast
 
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -17,19 +15,19 @@ var trickyStrings = []string{
 	"trailing\u2028", "\u2029", "\xe2\x80\xa8\xe2\x80\xa9<>&",
 }
 
-// checkString compares AppendJSONString with json.Marshal.
+// checkString compares AppendString with json.Marshal.
 func checkString(t *testing.T, s string) {
 	t.Helper()
 	want, _ := json.Marshal(s)
-	if got := AppendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
-		t.Fatalf("AppendJSONString(%q) = %s, want x%s", s, got, want)
+	if got := AppendString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+		t.Fatalf("AppendString(%q) = %s, want x%s", s, got, want)
 	}
 }
 
-// TestAppendJSONStringEveryPosition puts every byte value, and the
+// TestAppendStringEveryPosition puts every byte value, and the
 // multi-byte sequences that need care (U+2028, U+2029, invalid and
 // truncated UTF-8, valid runes), at every position of plain strings.
-func TestAppendJSONStringEveryPosition(t *testing.T) {
+func TestAppendStringEveryPosition(t *testing.T) {
 	seqs := []string{"\u2028", "\u2029", "é", "日", "🙂", "\xe2\x80", "\xe2\x80\xa7", "\xed\xa0\x80", "\xc3", "\xff\xfe", "\x7f<"}
 	for c := range 256 {
 		seqs = append(seqs, string([]byte{byte(c)}))
@@ -58,7 +56,7 @@ func TestAppendJSONStringEveryPosition(t *testing.T) {
 	}
 }
 
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppendString(f *testing.F) {
 	for _, s := range trickyStrings {
 		f.Add(s)
 	}
@@ -68,27 +66,6 @@ func FuzzAppendJSONString(f *testing.F) {
 			checkString(t, s[1:]) // another alignment
 		}
 	})
-}
-
-// TestFlatJSON checks FlatJSON against an encoding/json round trip.
-func TestFlatJSON(t *testing.T) {
-	for _, m := range []map[string]any{
-		nil, {}, {"a": "x", "b": 1.5, "c": true, "d": nil}, {"a": "\xff"}, {"\xff": 1.0},
-		{"a": math.NaN()}, {"a": math.Inf(1)}, {"a": 1}, {"a": []any{"x"}}, {"a": map[string]any{}},
-	} {
-		b, err := json.Marshal(m)
-		var back map[string]any
-		if err == nil {
-			err = json.Unmarshal(b, &back)
-		}
-		same := err == nil && reflect.DeepEqual(back, m) || err == nil && len(m) == 0
-		if got := FlatJSON(m); got && !same {
-			t.Errorf("FlatJSON(%#v) = true, but a round trip gives %#v (%v)", m, back, err)
-		}
-	}
-	if !FlatJSON(map[string]any{"a": "x", "b": 1.5, "c": true, "d": nil}) || FlatJSON(map[string]any{"a": 1}) {
-		t.Error("FlatJSON misjudges a plain map or an int")
-	}
 }
 
 // benchStrings are strings of the shapes agentd encodes most: ids, short
@@ -102,14 +79,35 @@ var benchStrings = []struct{ name, s string }{
 	{"unicode", "Grüße aus Köln — 日本語のテキスト 🙂 and some ASCII too"},
 }
 
-func BenchmarkAppendJSONString(b *testing.B) {
+func BenchmarkAppendString(b *testing.B) {
 	buf := make([]byte, 0, 512)
 	for _, c := range benchStrings {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.s)))
 			for b.Loop() {
-				buf = AppendJSONString(buf[:0], c.s)
+				buf = AppendString(buf[:0], c.s)
 			}
 		})
 	}
+}
+
+// Plain may refuse strings encoding/json leaves as they are (beyond
+// ASCII: the slow path is exact too) but never accepts one it escapes.
+func TestPlain(t *testing.T) {
+	for _, s := range append(trickyStrings, "a~z", " !#$%'()*+,-./09:;=?@AZ[]^_`az{|}") {
+		q, _ := json.Marshal(s)
+		asIs := string(q) == `"`+s+`"`
+		if Plain(s) && !asIs || asIs && isASCII(s) && !Plain(s) {
+			t.Errorf("Plain(%q) = %v; encoding/json writes %s", s, Plain(s), q)
+		}
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
