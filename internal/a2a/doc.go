@@ -1,8 +1,9 @@
 // Package a2a is agentd's Agent2Agent front end: it serves every hosted
 // agent's card and its JSON-RPC and HTTP+JSON bindings, v1.0 and v0.3,
 // through a2a-go's transports over its own a2asrv.RequestHandler, which
-// works directly on the runtime and the store (a2a-go's default handler,
-// task store and queues are not used).
+// works on the runtime alone — tasks, transcripts and event logs are read
+// through the runtime's read methods, never from the store (a2a-go's
+// default handler, task store and queues are not used).
 //
 // # Routes
 //

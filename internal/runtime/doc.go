@@ -35,8 +35,11 @@
 // shutdown), parked.go, child.go, wait.go, reads.go.
 //
 // Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
-// Log.mu), then execution.mu; no lock is held across a store call except a
-// Log's flushMu, which serialises a run's writes.
+// Log.mu), then execution.leaseMu, then execution.mu, then host.mu. No lock
+// is held across a store call except a Log's flushMu, which serialises a
+// run's writes, and the leaseMus of a renewal round, held across its one
+// RenewLeases call (bounded by the lease TTL) so that no renewal extends a
+// lease given up meanwhile.
 //
 // runtime imports agent, engine, runlog, store, event, model and errdefs; never api,
 // a2a, config, an engine implementation or a store implementation.

@@ -481,27 +481,11 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	x.host.mu.Lock()
 	x.host.ended = true
 	x.host.mu.Unlock()
-	// A run that ends or parks here gives its lease up in its final commit
-	// (a handover lets it expire instead, see release); leaseMu keeps a
-	// renewal from racing the release.
-	var release *store.Lease
-	if o.state != store.StateWorking {
-		x.leaseMu.Lock()
-		defer x.leaseMu.Unlock()
-		x.mu.Lock()
-		if l := x.lease; l.RunID != "" {
-			release = &l
-		}
-		x.mu.Unlock()
-	}
+	release := x.leaseToGive(o.state)
 	rebase := x.rebaseFinish(t, msgs, release)
 	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs, Release: release}, rebase, evs...); err != nil {
+		x.keepLease(release)
 		return err
-	}
-	if release != nil {
-		x.mu.Lock()
-		x.lease = store.Lease{} // given up: nothing left to renew or release
-		x.mu.Unlock()
 	}
 	stored = true
 	t.Version++
@@ -511,6 +495,40 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		x.log.End()
 	}
 	return nil
+}
+
+// leaseToGive is the lease that a run which ends or parks in state gives up
+// in its final commit (a handover lets it expire instead, see release). It
+// is no longer renewed from here on: leaseMu waits for a renewal round in
+// flight, and later rounds skip an execution without a lease. No lock is
+// held across the commit, so a slow commit delays no other run's renewal.
+func (x *execution) leaseToGive(state store.TaskState) *store.Lease {
+	if state == store.StateWorking {
+		return nil
+	}
+	x.leaseMu.Lock()
+	defer x.leaseMu.Unlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.lease.RunID == "" {
+		return nil
+	}
+	l := x.lease
+	x.lease = store.Lease{}
+	return &l
+}
+
+// keepLease takes back a lease whose release commit failed, so that release
+// gives it up (or renewal keeps it) as before.
+func (x *execution) keepLease(l *store.Lease) {
+	if l == nil {
+		return
+	}
+	x.mu.Lock()
+	if x.lease.RunID == "" {
+		x.lease = *l
+	}
+	x.mu.Unlock()
 }
 
 // finishEvents are the events that end attempt outcome o of task t: the

@@ -70,7 +70,7 @@ func (x *execution) holdLease(l store.Lease) {
 }
 
 // setLease records the lease x holds; every write of the run's log is
-// fenced by it from now on (see runLog.fence), until another attempt.
+// fenced by it from now on (runlog.Log.SetFence), until another attempt.
 func (x *execution) setLease(l store.Lease) {
 	x.mu.Lock()
 	x.lease = l
@@ -93,7 +93,7 @@ func (x *execution) release(handover bool) {
 	// The log stays fenced by the lease given up: events of this attempt
 	// still pending (an attempt that lost its lease stops a little after
 	// learning of it) must not reach the log. The next attempt on this
-	// replica starts unfenced (runLog.activate) and takes its own.
+	// replica starts unfenced (runlog.Logs.Activate) and takes its own.
 	if handover {
 		x.r.expire(x.bg, l)
 	} else if err := x.r.st.ReleaseLease(x.bg, l); err != nil {
@@ -129,8 +129,8 @@ func (r *Runtime) keepLeases(ctx context.Context) {
 func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
 	// Each execution's leaseMu is held across the call, so that a renewal
 	// cannot read a lease before its release or hand-over and write it
-	// after: it would extend a lease given up meanwhile. Only release
-	// takes a leaseMu besides, and holds no other.
+	// after: it would extend a lease given up meanwhile. Only release and
+	// leaseToGive take a leaseMu besides, briefly, and hold no other.
 	held := make([]*execution, 0, len(xs))
 	leases := make([]store.Lease, 0, len(xs))
 	for _, x := range xs {

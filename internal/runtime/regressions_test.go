@@ -21,7 +21,7 @@ type hooked struct {
 	store.Store
 	mu      sync.Mutex
 	acquire func() error      // AcquireLease: called before the real call
-	release func()            // ReleaseLease: called before the real call
+	release func()            // ReleaseLease (before the real call), or after an Apply that releases a lease
 	list    func() error      // ListMessages
 	read    func(after int64) // ReadEvents: called after the real call
 }
@@ -85,6 +85,19 @@ func (h *hooked) ReleaseLease(ctx context.Context, l store.Lease) error {
 		f()
 	}
 	return h.Store.ReleaseLease(ctx, l)
+}
+
+// Apply gives a change that releases its lease (a run's final commit) to
+// the release hook once it is applied: the window between the commit and
+// the run leaving the runtime.
+func (h *hooked) Apply(ctx context.Context, c store.Change) error {
+	err := h.Store.Apply(ctx, c)
+	if c.Release != nil {
+		if f, _ := h.take(&h.release).(func()); f != nil {
+			f()
+		}
+	}
+	return err
 }
 
 func (h *hooked) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {

@@ -161,7 +161,7 @@ type Change struct {
 	// continue the log densely.
 	Events []Event
 	// EventsValid promises that every event's Data is one valid JSON value
-	// (the runtime encodes event data itself), so the store need not scan
+	// (the run log, internal/runlog, frames event data itself), so the store need not scan
 	// it again. A store may check anyway; without the promise it must.
 	EventsValid bool
 	// Fences are leases the change depends on: it applies only while each
