@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
 )
@@ -112,7 +113,7 @@ func (f *flusher) flushLog(ctx context.Context, l *Log) error {
 	if len(p) == 0 {
 		return nil
 	}
-	if err := f.st.Apply(l.scoped(ctx), store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
+	if err := f.st.Apply(l.scoped(ctx), l.change(p)); err != nil {
 		l.markDirty()
 		f.mark(l, false)
 		return err
@@ -149,6 +150,7 @@ func (f *flusher) flush(ctx context.Context) {
 	}
 
 	locked, events, lasts, fences := b.locked, b.events, b.lasts, b.fences
+	var cps []engine.Checkpoint // rare: only engines that stage one
 	for _, l := range b.logs {
 		if !l.flushMu.TryLock() {
 			continue // a state commit holds it and will carry the events
@@ -162,6 +164,7 @@ func (f *flusher) flush(ctx context.Context) {
 		events = append(events, p...)
 		lasts = append(lasts, p[len(p)-1].Seq)
 		fences = l.fences(fences)
+		cps = l.checkpoints(cps)
 	}
 	b.locked, b.events, b.lasts, b.fences = locked, events, lasts, fences
 	if len(locked) == 0 {
@@ -172,7 +175,7 @@ func (f *flusher) flush(ctx context.Context) {
 		f.applyEach(ctx, locked) // runs of several tenants: a write each
 		return
 	}
-	err := f.st.Apply(bctx, store.Change{Events: events, EventsValid: true, Fences: fences})
+	err := f.st.Apply(bctx, store.Change{Events: events, EventsValid: true, Fences: fences, Checkpoints: cps})
 	if err != nil && len(locked) > 1 && errdefs.IsConflict(err) {
 		// One run's log was taken over; write the others on their own.
 		f.applyEach(ctx, locked)
@@ -191,7 +194,7 @@ func (f *flusher) flush(ctx context.Context) {
 func (f *flusher) applyEach(ctx context.Context, logs []*Log) {
 	for _, l := range logs {
 		p := l.pending()
-		if err := f.st.Apply(l.scoped(ctx), store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
+		if err := f.st.Apply(l.scoped(ctx), l.change(p)); err != nil {
 			f.failed(ctx, l, p, err)
 		} else {
 			l.markPersisted(p[len(p)-1].Seq)

@@ -319,10 +319,22 @@ var (
 	_ engine.RunFramer   = (*childHost)(nil)
 	_ engine.ChildRunner = (*childHost)(nil)
 	_ engine.ChildRunner = (*host)(nil)
+
+	_ engine.CheckpointedPublisher = (*childHost)(nil)
 )
 
 func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
 	err := h.rt.Publish(ctx, env)
+	if oerr := h.out.Publish(ctx, env); err == nil {
+		err = oerr
+	}
+	return err
+}
+
+// PublishCheckpointed logs env with cp in the child's log
+// (engine.CheckpointedPublisher) and passes env to the parent's side.
+func (h *childHost) PublishCheckpointed(ctx context.Context, env event.Envelope, cp engine.Checkpoint) error {
+	err := h.rt.PublishCheckpointed(ctx, env, cp)
 	if oerr := h.out.Publish(ctx, env); err == nil {
 		err = oerr
 	}
