@@ -60,11 +60,6 @@ func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *executi
 			case <-x.ended:
 			}
 			last = x
-			if x.finished && (x.task.State.Terminal() || x.task.State.Interrupted()) && x.tenant == store.TenantFrom(ctx) {
-				// Ended here, its outcome stored by this process: answer
-				// it as stored rather than read it back.
-				return x.task, x, nil
-			}
 		}
 		t, err := r.st.GetTask(ctx, taskID)
 		if errdefs.IsNotFound(err) && last != nil && last.finished && (last.task.State.Terminal() || last.task.State.Interrupted()) {
