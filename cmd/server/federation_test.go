@@ -278,6 +278,19 @@ func TestFederationHandoffREST(t *testing.T) {
 		if v.Status != "completed" || !strings.HasPrefix(lastText(v), "It is ") {
 			t.Fatalf("run %s %q: want the assistant's answer last", v.Status, lastText(v))
 		}
+		// The handoff event names the target's child run, linked back.
+		childID, _ := h[0].data["child_run_id"].(string)
+		if childID == "" {
+			t.Fatalf("handoff event %v names no child_run_id", h[0].data)
+		}
+		child := readJSON[struct {
+			AgentID  string         `json:"agent_id"`
+			Status   string         `json:"status"`
+			Metadata map[string]any `json:"metadata"`
+		}](t, local.get(t, "/v1/runs/"+childID), http.StatusOK)
+		if child.AgentID != "assistant" || child.Status != "completed" || child.Metadata["parent_run_id"] != runID {
+			t.Fatalf("child run %s: %+v, want the assistant's, completed, metadata.parent_run_id %s", childID, child, runID)
+		}
 	})
 
 	t.Run("remote", func(t *testing.T) {
@@ -510,5 +523,52 @@ func TestDemoScoutAndDesk(t *testing.T) {
 		if !strings.Contains(after.String(), tc.answer) {
 			t.Fatalf("desk %q: after the handoff %q, want %q", tc.text, after.String(), tc.answer)
 		}
+	}
+}
+
+// TestFederationHandoffAuth: a hand-off target on a peer that wants an
+// API key is declared {card, auth}; the key, read from the environment,
+// goes with every call, and the conversation passes to the peer. Without
+// it the peer refuses the hand-off and the run says so.
+func TestFederationHandoffAuth(t *testing.T) {
+	peer := startWithAuth(t, "", authYAML)
+	card := peer.base + "/agents/echo/.well-known/agent-card.json"
+	cfg := `
+federation: {allow_private: true}
+providers:
+  desk-script:
+    type: scripted
+    rules:
+      - {name: handed off, after_tool: '*', reply: 'Handing you over.'}
+      - {name: echo, match: '(?i)^echo\b', tool_calls: [{name: transfer_to_echo, arguments: '{"reason": "echo repeats"}'}]}
+agents:
+  - id: desk
+    engine: loop
+    provider: desk-script
+    max_iterations: 3
+    handoffs: [{card: '` + card + `', auth: {api_key_env: PEER_KEY}}]
+  - id: keyless
+    engine: loop
+    provider: desk-script
+    max_iterations: 3
+    handoffs: ['` + card + `']
+`
+	path := filepath.Join(t.TempDir(), "agentd.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local := startEnv(t, func(k string) string {
+		if k == "PEER_KEY" {
+			return acmeKey
+		}
+		return ""
+	}, "--config", path)
+	v := readJSON[runJSON](t, local.post(t, "/v1/agents/desk/messages", `{"text": "echo with a key"}`), http.StatusOK)
+	if v.Status != "completed" || lastText(v) != "echo with a key" {
+		t.Fatalf("run %s %q: want the authenticated peer's echo", v.Status, lastText(v))
+	}
+	v = readJSON[runJSON](t, local.post(t, "/v1/agents/keyless/messages", `{"text": "echo without a key"}`), http.StatusOK)
+	if v.Status != "failed" || !strings.Contains(string(v.Error), "peer") {
+		t.Fatalf("run %s %s: want a failure naming the peer that refused", v.Status, v.Error)
 	}
 }

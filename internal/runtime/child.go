@@ -74,25 +74,44 @@ func childRunID(parentID, key string, gen int) string {
 // ready to execute. A child that completed earlier needs no attempt: its
 // final board, rebuilt from its transcript, is returned instead.
 func (r *Runtime) openChild(ctx context.Context, p *execution, c engine.ChildRun, board *engine.Board) (*execution, *engine.Board, error) {
+	id, t, found, err := r.findChild(ctx, p.runID, c.Key)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case !found:
+		x, err := r.createChild(ctx, p, c, id, board)
+		return x, nil, err
+	case t.State == store.StateCompleted:
+		b, err := r.childBoard(ctx, t)
+		return nil, b, err
+	}
+	x, err := r.resumeChild(ctx, p, t)
+	return x, nil, err
+}
+
+// findChild returns the child of parent's key that openChild opens now:
+// the first generation that did not fail or get canceled, its task if it
+// exists (found).
+func (r *Runtime) findChild(ctx context.Context, parentID, key string) (id string, t store.Task, found bool, err error) {
 	for gen := range maxChildGenerations {
-		id := childRunID(p.runID, c.Key, gen)
-		t, err := r.st.GetTask(ctx, id)
+		id = childRunID(parentID, key, gen)
+		t, err = r.st.GetTask(ctx, id)
 		switch {
 		case errdefs.IsNotFound(err):
-			x, err := r.createChild(ctx, p, c, id, board)
-			return x, nil, err
+			return id, store.Task{}, false, nil
 		case err != nil:
-			return nil, nil, err
-		case t.State == store.StateCompleted:
-			b, err := r.childBoard(ctx, t)
-			return nil, b, err
-		case t.State.Terminal():
-			continue // failed or canceled: the next generation starts afresh
+			return "", store.Task{}, false, err
+		case !t.State.Terminal() || t.State == store.StateCompleted:
+			return id, t, true, nil
 		}
-		x, err := r.resumeChild(ctx, p, t)
-		return x, nil, err
 	}
-	return nil, nil, errdefs.Internalf("run %s: step %q started %d child runs", p.runID, c.Step, maxChildGenerations)
+	return "", store.Task{}, false, errdefs.Internalf("run %s: key %q started %d child runs", parentID, key, maxChildGenerations)
+}
+
+// childID is the id of the child openChild opens now for parent's key.
+func (r *Runtime) childID(ctx context.Context, parentID, key string) (string, error) {
+	id, _, _, err := r.findChild(ctx, parentID, key)
+	return id, err
 }
 
 // newChild is the attempt of child task t of parent p.

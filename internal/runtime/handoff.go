@@ -52,6 +52,9 @@ type HandoffData struct {
 	From       string `json:"from"`
 	To         string `json:"to"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// ChildRunID is the target's child run: its task, whose
+	// metadata.parent_run_id is this run.
+	ChildRunID string `json:"child_run_id,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	Note       string `json:"note,omitempty"`
 }
@@ -84,14 +87,19 @@ func (x *execution) handoff(ctx context.Context, res *agent.Result, err error) (
 	if h == nil {
 		return res, nil
 	}
+	key := "handoff:" + ev.ToolCallID
 	if fresh {
-		x.publishHandoff(ctx, ev)
+		child, err := x.r.childID(ctx, x.runID, key)
+		if err != nil {
+			return res, err
+		}
+		x.publishHandoff(ctx, ev, child)
 	}
 	board := engine.NewBoard()
 	board.SetChannel(engine.MainChannel, res.LastBoard.Channel(engine.MainChannel))
 	start := board.ChannelLen(engine.MainChannel)
 	c := engine.ChildRun{
-		Key: "handoff:" + ev.ToolCallID, Step: "handoff:" + ev.ToAgentID, Host: &handoffHost{x: x, to: ev.ToAgentID},
+		Key: key, Step: "handoff:" + ev.ToAgentID, Host: &handoffHost{x: x, to: ev.ToAgentID},
 		Run: engine.Run{ParentRunID: x.runID, Attributes: map[string]string{event.HeaderAgentID: ev.ToAgentID}, Deps: x.agent.Deps},
 	}
 	if h.Local {
@@ -151,8 +159,8 @@ func (x *execution) handoffTo(target string) *Handoff {
 }
 
 // publishHandoff logs the handoff event.
-func (x *execution) publishHandoff(ctx context.Context, ev agent.HandoffEvent) {
-	b, err := json.Marshal(HandoffData{From: x.agent.ID, To: ev.ToAgentID, ToolCallID: ev.ToolCallID, Reason: ev.Args.Reason, Note: ev.Args.Note})
+func (x *execution) publishHandoff(ctx context.Context, ev agent.HandoffEvent, child string) {
+	b, err := json.Marshal(HandoffData{From: x.agent.ID, To: ev.ToAgentID, ToolCallID: ev.ToolCallID, ChildRunID: child, Reason: ev.Args.Reason, Note: ev.Args.Note})
 	if err != nil {
 		return
 	}
