@@ -46,6 +46,9 @@ providers:
       - name: ask the tck peer
         match: '^(tck-.*)$'
         tool_calls: [{name: ask_tck, arguments: '{"message": {{index .Groups 1 | json}}}'}]
+      - name: ask with data
+        match: '(?i)^ask with data\s+(.+)$'
+        tool_calls: [{name: ask_echo, arguments: '{"message": {{index .Groups 1 | json}}, "data": {"order": 7, "items": ["a", "b"]}}'}]
       - name: ask the peer
         match: '(?i)^ask the peer:?\s+(.+)$'
         tool_calls: [{name: ask_echo, arguments: '{"message": {{index .Groups 1 | json}}}'}]
@@ -86,6 +89,24 @@ agents:
     provider: desk-script
     max_iterations: 3
     handoffs: [assistant, '` + card("echo") + `', '` + card("conformance") + `']
+  - id: governed
+    engine: loop
+    provider: scout-script
+    max_iterations: 3
+    peer_tools:
+      - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
+    governance:
+      mode: enforce
+      rules: [{name: no secrets, tool: 'ask_*', when: 'args.message.contains("secret")', verdict: deny}]
+  - id: audited
+    engine: loop
+    provider: scout-script
+    max_iterations: 3
+    peer_tools:
+      - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
+    governance:
+      mode: audit
+      rules: [{name: no secrets, tool: 'ask_*', when: 'args.message.contains("secret")', verdict: deny}]
 `
 	path := filepath.Join(t.TempDir(), "agentd.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
@@ -243,6 +264,81 @@ func TestFederationPeerToolREST(t *testing.T) {
 		done := readJSON[runJSON](t, local.post(t, "/v1/runs/"+v.ID+"/input", body), http.StatusOK)
 		if done.Status != "completed" || lastText(done) != "The peer agent answered: approved words" {
 			t.Fatalf("after the approval: %s %q", done.Status, lastText(done))
+		}
+	})
+
+	t.Run("data reaches the peer", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "ask with data parcel 7"}`), http.StatusOK)
+		if v.Status != "completed" || lastText(v) != "The peer agent answered: parcel 7" {
+			t.Fatalf("run %s %q", v.Status, lastText(v))
+		}
+		if !peerSaw(t, peer, "parcel 7", `{"items":["a","b"],"order":7}`) {
+			t.Fatalf("no echo run on the peer got the message with the tool's data part")
+		}
+	})
+
+	t.Run("artifacts are the result's data", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "tck-artifact-data"}`), http.StatusOK)
+		if v.Status != "completed" {
+			t.Fatalf("run %+v", v)
+		}
+		// The tool's result data is {"artifacts": […]}; with no answer text
+		// it is also the content the model (and the transcript) reads.
+		var result struct {
+			Content string `json:"content"`
+		}
+		for _, m := range v.Messages {
+			for _, p := range m.Parts {
+				if len(p.ToolResult) > 0 {
+					if err := json.Unmarshal(p.ToolResult, &result); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		var data struct {
+			Artifacts []struct {
+				Parts []struct {
+					Data map[string]any `json:"data"`
+				} `json:"parts"`
+			} `json:"artifacts"`
+		}
+		if err := json.Unmarshal([]byte(result.Content), &data); err != nil || len(data.Artifacts) != 1 || len(data.Artifacts[0].Parts) != 1 ||
+			data.Artifacts[0].Parts[0].Data["key"] != "value" || data.Artifacts[0].Parts[0].Data["count"] != float64(42) {
+			t.Fatalf("tool result %s (%v): want the peer's data artifact as the result's data", result.Content, err)
+		}
+		if !strings.Contains(lastText(v), `"count":42`) {
+			t.Fatalf("answer %q: the model reads the artifacts when there is no text", lastText(v))
+		}
+	})
+
+	t.Run("governance denies a peer tool", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/governed/messages", `{"text": "ask the peer the secret plan"}`), http.StatusOK)
+		if v.Status != "completed" || !strings.Contains(lastText(v), "denied by policy: no secrets") {
+			t.Fatalf("run %s %q: want the model to read the denial", v.Status, lastText(v))
+		}
+		if peerSaw(t, peer, "the secret plan", "") {
+			t.Fatalf("the denied call reached the peer")
+		}
+		v = readJSON[runJSON](t, local.post(t, "/v1/agents/governed/messages", `{"text": "ask the peer public words"}`), http.StatusOK)
+		if lastText(v) != "The peer agent answered: public words" {
+			t.Fatalf("an allowed call: %s %q", v.Status, lastText(v))
+		}
+	})
+
+	t.Run("governance audits a peer tool", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/audited/messages", `{"text": "ask the peer an audited secret"}`), http.StatusOK)
+		if v.Status != "completed" || lastText(v) != "The peer agent answered: an audited secret" {
+			t.Fatalf("run %s %q: audit mode blocks nothing", v.Status, lastText(v))
+		}
+		var audit map[string]any
+		for _, ev := range runEvents(t, local, v.ID) {
+			if ev.typ == "governance" {
+				audit, _ = ev.data["payload"].(map[string]any)
+			}
+		}
+		if audit["tool"] != "ask_echo" || audit["verdict"] != "deny" || audit["enforced"] != false {
+			t.Fatalf("governance event %v, want an unenforced deny of ask_echo", audit)
 		}
 	})
 
@@ -571,4 +667,41 @@ agents:
 	if v.Status != "failed" || !strings.Contains(string(v.Error), "peer") {
 		t.Fatalf("run %s %s: want a failure naming the peer that refused", v.Status, v.Error)
 	}
+}
+
+// peerSaw says one of the peer's echo runs got a user message with text
+// (and, when data is set, a data part encoding to data).
+func peerSaw(t *testing.T, peer *server, text, data string) bool {
+	t.Helper()
+	runs := readJSON[struct {
+		Runs []struct {
+			ID string `json:"id"`
+		} `json:"runs"`
+	}](t, peer.get(t, "/v1/runs?agent=echo"), http.StatusOK)
+	for _, r := range runs.Runs {
+		v := readJSON[struct {
+			Messages []struct {
+				Role  string `json:"role"`
+				Parts []struct {
+					Type string          `json:"type"`
+					Text string          `json:"text"`
+					Data json.RawMessage `json:"data"`
+				} `json:"parts"`
+			} `json:"messages"`
+		}](t, peer.get(t, "/v1/runs/"+r.ID), http.StatusOK)
+		for _, m := range v.Messages {
+			if m.Role != "user" || len(m.Parts) == 0 || m.Parts[0].Text != text {
+				continue
+			}
+			if data == "" {
+				return true
+			}
+			for _, p := range m.Parts[1:] {
+				if p.Type == "data" && string(p.Data) == data {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
