@@ -67,8 +67,27 @@ providers:
         match: '^tck-'
         tool_calls: [{name: transfer_to_conformance, arguments: '{"reason": "a test-kit behaviour"}'}]
       - {name: explain, reply: 'Ask the time or say echo.'}
+  hub-script:
+    type: scripted
+    rules:
+      - {name: report, after_tool: ask_echo, reply: 'The peer agent answered: {{.ToolResult}}'}
+      - {name: handed off, after_tool: '*', reply: 'Handing you over.'}
+      - name: ask the peer
+        match: '(?i)^ask the peer:?\s+(.+)$'
+        tool_calls: [{name: ask_echo, arguments: '{"message": {{index .Groups 1 | json}}}'}]
+      - name: echo
+        match: '(?i)^echo\b'
+        tool_calls: [{name: transfer_to_echo, arguments: '{"reason": "echo repeats"}'}]
+      - {name: explain, reply: 'Ask the peer, or say echo.'}
 agents:
   - {id: assistant, engine: loop, provider: assistant-script, tools: [clock], max_iterations: 3}
+  - id: hub
+    engine: loop
+    provider: hub-script
+    max_iterations: 3
+    peer_tools:
+      - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
+    handoffs: ['` + card("echo") + `']
   - id: scout
     engine: loop
     provider: scout-script
@@ -704,4 +723,70 @@ func peerSaw(t *testing.T, peer *server, text, data string) bool {
 		}
 	}
 	return false
+}
+
+// TestFederationOneAgentDoesAll: one loop agent with both a peer tool and
+// a hand-off to a peer, over two servers: it calls the peer as a tool
+// (progress, then its own answer), and it hands the conversation to the
+// peer — over REST the stream goes on with the peer's tokens after the
+// handoff event, over A2A the hand-off update comes before the peer's
+// answer.
+func TestFederationOneAgentDoesAll(t *testing.T) {
+	local, peer := federated(t)
+	card := peer.base + "/agents/echo/.well-known/agent-card.json"
+
+	evs := local.stream(t, "/v1/agents/hub/messages?stream=true", `{"text": "ask the peer stream 4"}`)
+	if progressText(evs) == "" || deltaText(evs) != "The peer agent answered: tok1 tok2 tok3 tok4" {
+		t.Fatalf("peer tool: progress %q, answer %q", progressText(evs), deltaText(evs))
+	}
+
+	evs = local.stream(t, "/v1/agents/hub/messages?stream=true", `{"text": "echo stream 6"}`)
+	h := ofType(evs, "handoff")
+	if len(h) != 1 || h[0].data["to"] != card {
+		t.Fatalf("handoff events %v, want one to %s", h, card)
+	}
+	var after []string
+	for _, ev := range evs[indexOf(evs, h[0]):] {
+		if s, ok := ev.data["text"].(string); ok && ev.typ == "delta" {
+			after = append(after, strings.TrimSpace(s))
+		}
+	}
+	if strings.Join(after, " ") != "echo stream 6" {
+		t.Fatalf("deltas after the handoff %q, want the peer's echo streamed", after)
+	}
+
+	for _, b := range fedBindings {
+		t.Run(b.name, func(t *testing.T) {
+			c := local.fedClient(t, "hub", b.protocol, b.path)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("echo over the hop"))
+			handoffAt, answerAt, n := -1, -1, 0
+			var answer string
+			for ev, err := range c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg}) {
+				if err != nil {
+					t.Fatalf("stream: %v", err)
+				}
+				n++
+				switch v := ev.(type) {
+				case *a2a.TaskStatusUpdateEvent:
+					if m := v.Status.Message; m != nil && handoffAt < 0 && strings.Contains(jsonString(t, m.Parts), `"handoff"`) {
+						handoffAt = n
+					}
+				case *a2a.TaskArtifactUpdateEvent:
+					for _, p := range v.Artifact.Parts {
+						if tx, ok := p.Content.(a2a.Text); ok {
+							answer += string(tx)
+							if answerAt < 0 && strings.Contains(string(tx), "echo") {
+								answerAt = n // the peer's first token
+							}
+						}
+					}
+				}
+			}
+			if handoffAt < 0 || answerAt < 0 || handoffAt > answerAt || !strings.Contains(answer, "echo over the hop") {
+				t.Fatalf("hand-off update at %d, the peer's answer at %d (%q): want the hand-off first", handoffAt, answerAt, answer)
+			}
+		})
+	}
 }
