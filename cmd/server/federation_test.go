@@ -222,6 +222,27 @@ func TestFederationPeerToolREST(t *testing.T) {
 		}
 	})
 
+	t.Run("cancel while parked on the peer's question", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "tck-input-required"}`), http.StatusOK)
+		if v.Status != "input-required" {
+			t.Fatalf("run %+v, want input-required (the peer's question)", v)
+		}
+		res := local.post(t, "/v1/runs/"+v.ID+"/cancel", ``)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusAccepted {
+			t.Fatalf("cancel: status %d", res.StatusCode)
+		}
+		waitFor(t, "the caller canceled", func() bool {
+			return readJSON[runJSON](t, local.get(t, "/v1/runs/"+v.ID), http.StatusOK).Status == "canceled"
+		})
+		waitFor(t, "the peer's conformance task canceled", func() bool {
+			runs := readJSON[struct {
+				Runs []runJSON `json:"runs"`
+			}](t, peer.get(t, "/v1/runs?agent=conformance&status=canceled"), http.StatusOK)
+			return len(runs.Runs) == 1
+		})
+	})
+
 	t.Run("cancel reaches the peer task", func(t *testing.T) {
 		res := local.post(t, "/v1/agents/scout/messages?stream=true", `{"text": "ask the peer stream 200 every 50ms"}`)
 		defer res.Body.Close()
@@ -788,5 +809,17 @@ func TestFederationOneAgentDoesAll(t *testing.T) {
 				t.Fatalf("hand-off update at %d, the peer's answer at %d (%q): want the hand-off first", handoffAt, answerAt, answer)
 			}
 		})
+	}
+}
+
+// waitFor polls cond until it holds, failing after a few seconds: for
+// what a server records on its own schedule.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 5s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -44,6 +44,9 @@ func (h *host) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engin
 	if board == nil {
 		board = engine.NewBoard()
 	}
+	if c.Cancel {
+		return h.x.r.cancelChild(ctx, h.x, c, eng, board)
+	}
 	x, done, err := h.x.r.openChild(ctx, h.x, c, board)
 	if err != nil || done != nil {
 		if done == nil {
@@ -87,6 +90,22 @@ func (r *Runtime) openChild(ctx context.Context, p *execution, c engine.ChildRun
 	}
 	x, err := r.resumeChild(ctx, p, t)
 	return x, nil, err
+}
+
+// cancelChild resumes the unfinished child of c.Key, if any, with
+// SignalCancel (engine.ChildRun.Cancel): its engine cancels what it left
+// waiting and the child ends.
+func (r *Runtime) cancelChild(ctx context.Context, p *execution, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
+	_, t, found, err := r.findChild(ctx, p.runID, c.Key)
+	if err != nil || !found || t.State.Terminal() {
+		return board, err
+	}
+	x, err := r.resumeChild(engine.WithResumeContext(ctx, engine.ResumeContext{Signal: engine.SignalCancel}), p, t)
+	if err != nil {
+		return board, err
+	}
+	defer x.closeChild()
+	return x.runChild(ctx, c, eng, board)
 }
 
 // findChild returns the child of parent's key that openChild opens now:

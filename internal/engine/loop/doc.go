@@ -55,5 +55,10 @@
 //   - a spent budget (Host.ReportUsage answering BudgetExceeded after a
 //     turn) and an exhausted MaxIterations fail the run with a
 //     BudgetExceeded error;
+//   - a run parked by a tool's call (parked.go) and canceled there runs
+//     nothing when it resumes for the cancel: each pending call of a
+//     tool.ParkedCanceler cancels what it left waiting, and Execute ends
+//     with the cancel (HandlesParkedInterrupts, declared only when one of
+//     the agent's tools is such a tool);
 //   - every goroutine Execute starts has returned before Execute does.
 package loop
