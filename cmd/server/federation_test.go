@@ -474,6 +474,24 @@ func TestFederationHandoffREST(t *testing.T) {
 			t.Fatalf("run.end events %v, want input-required then completed", ends)
 		}
 	})
+
+	t.Run("cancel while the remote target asks", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/desk/messages", `{"text": "tck-input-required"}`), http.StatusOK)
+		if v.Status != "input-required" {
+			t.Fatalf("run %s %q: want the peer target's question", v.Status, lastText(v))
+		}
+		res := local.post(t, "/v1/runs/"+v.ID+"/cancel", ``)
+		res.Body.Close()
+		waitFor(t, "the desk's run canceled", func() bool {
+			return readJSON[runJSON](t, local.get(t, "/v1/runs/"+v.ID), http.StatusOK).Status == "canceled"
+		})
+		waitFor(t, "the peer target's task canceled", func() bool {
+			runs := readJSON[struct {
+				Runs []runJSON `json:"runs"`
+			}](t, peer.get(t, "/v1/runs?agent=conformance&status=canceled"), http.StatusOK)
+			return len(runs.Runs) == 1
+		})
+	})
 }
 
 func TestFederationA2A(t *testing.T) {
