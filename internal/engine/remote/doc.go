@@ -25,8 +25,10 @@
 // idempotency key; the peer's answer tokens, artifacts and states become
 // progress of the caller's run (engine.EmitToolProgress), the peer's
 // question is the caller's (Host.AskUser parks it, and the resumed caller
-// runs the call again, which continues the same peer task), and the tool's
-// result is the peer's final answer, its artifacts as data.
+// runs the call again, which continues the same peer task; a caller
+// canceled while parked calls CancelParked, which resumes the call's child
+// for the cancel, and the peer task is canceled), and the tool's result is
+// the peer's final answer, its artifacts as data.
 //
 // Files: config.go (Config), engine.go (Execute, connecting), attempt.go
 // (one attempt's stream and its mapping), reattach.go (resuming a peer
