@@ -46,6 +46,9 @@ providers:
       - name: ask the tck peer
         match: '^(tck-.*)$'
         tool_calls: [{name: ask_tck, arguments: '{"message": {{index .Groups 1 | json}}}'}]
+      - name: ask with data
+        match: '(?i)^ask with data\s+(.+)$'
+        tool_calls: [{name: ask_echo, arguments: '{"message": {{index .Groups 1 | json}}, "data": {"order": 7, "items": ["a", "b"]}}'}]
       - name: ask the peer
         match: '(?i)^ask the peer:?\s+(.+)$'
         tool_calls: [{name: ask_echo, arguments: '{"message": {{index .Groups 1 | json}}}'}]
@@ -64,8 +67,27 @@ providers:
         match: '^tck-'
         tool_calls: [{name: transfer_to_conformance, arguments: '{"reason": "a test-kit behaviour"}'}]
       - {name: explain, reply: 'Ask the time or say echo.'}
+  hub-script:
+    type: scripted
+    rules:
+      - {name: report, after_tool: ask_echo, reply: 'The peer agent answered: {{.ToolResult}}'}
+      - {name: handed off, after_tool: '*', reply: 'Handing you over.'}
+      - name: ask the peer
+        match: '(?i)^ask the peer:?\s+(.+)$'
+        tool_calls: [{name: ask_echo, arguments: '{"message": {{index .Groups 1 | json}}}'}]
+      - name: echo
+        match: '(?i)^echo\b'
+        tool_calls: [{name: transfer_to_echo, arguments: '{"reason": "echo repeats"}'}]
+      - {name: explain, reply: 'Ask the peer, or say echo.'}
 agents:
   - {id: assistant, engine: loop, provider: assistant-script, tools: [clock], max_iterations: 3}
+  - id: hub
+    engine: loop
+    provider: hub-script
+    max_iterations: 3
+    peer_tools:
+      - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
+    handoffs: ['` + card("echo") + `']
   - id: scout
     engine: loop
     provider: scout-script
@@ -86,6 +108,24 @@ agents:
     provider: desk-script
     max_iterations: 3
     handoffs: [assistant, '` + card("echo") + `', '` + card("conformance") + `']
+  - id: governed
+    engine: loop
+    provider: scout-script
+    max_iterations: 3
+    peer_tools:
+      - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
+    governance:
+      mode: enforce
+      rules: [{name: no secrets, tool: 'ask_*', when: 'args.message.contains("secret")', verdict: deny}]
+  - id: audited
+    engine: loop
+    provider: scout-script
+    max_iterations: 3
+    peer_tools:
+      - {name: ask_echo, card: '` + card("echo") + `', description: Ask the echo peer.}
+    governance:
+      mode: audit
+      rules: [{name: no secrets, tool: 'ask_*', when: 'args.message.contains("secret")', verdict: deny}]
 `
 	path := filepath.Join(t.TempDir(), "agentd.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
@@ -182,6 +222,27 @@ func TestFederationPeerToolREST(t *testing.T) {
 		}
 	})
 
+	t.Run("cancel while parked on the peer's question", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "tck-input-required"}`), http.StatusOK)
+		if v.Status != "input-required" {
+			t.Fatalf("run %+v, want input-required (the peer's question)", v)
+		}
+		res := local.post(t, "/v1/runs/"+v.ID+"/cancel", ``)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusAccepted {
+			t.Fatalf("cancel: status %d", res.StatusCode)
+		}
+		waitFor(t, "the caller canceled", func() bool {
+			return readJSON[runJSON](t, local.get(t, "/v1/runs/"+v.ID), http.StatusOK).Status == "canceled"
+		})
+		waitFor(t, "the peer's conformance task canceled", func() bool {
+			runs := readJSON[struct {
+				Runs []runJSON `json:"runs"`
+			}](t, peer.get(t, "/v1/runs?agent=conformance&status=canceled"), http.StatusOK)
+			return len(runs.Runs) == 1
+		})
+	})
+
 	t.Run("cancel reaches the peer task", func(t *testing.T) {
 		res := local.post(t, "/v1/agents/scout/messages?stream=true", `{"text": "ask the peer stream 200 every 50ms"}`)
 		defer res.Body.Close()
@@ -246,6 +307,81 @@ func TestFederationPeerToolREST(t *testing.T) {
 		}
 	})
 
+	t.Run("data reaches the peer", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "ask with data parcel 7"}`), http.StatusOK)
+		if v.Status != "completed" || lastText(v) != "The peer agent answered: parcel 7" {
+			t.Fatalf("run %s %q", v.Status, lastText(v))
+		}
+		if !peerSaw(t, peer, "parcel 7", `{"items":["a","b"],"order":7}`) {
+			t.Fatalf("no echo run on the peer got the message with the tool's data part")
+		}
+	})
+
+	t.Run("artifacts are the result's data", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "tck-artifact-data"}`), http.StatusOK)
+		if v.Status != "completed" {
+			t.Fatalf("run %+v", v)
+		}
+		// The tool's result data is {"artifacts": […]}; with no answer text
+		// it is also the content the model (and the transcript) reads.
+		var result struct {
+			Content string `json:"content"`
+		}
+		for _, m := range v.Messages {
+			for _, p := range m.Parts {
+				if len(p.ToolResult) > 0 {
+					if err := json.Unmarshal(p.ToolResult, &result); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		var data struct {
+			Artifacts []struct {
+				Parts []struct {
+					Data map[string]any `json:"data"`
+				} `json:"parts"`
+			} `json:"artifacts"`
+		}
+		if err := json.Unmarshal([]byte(result.Content), &data); err != nil || len(data.Artifacts) != 1 || len(data.Artifacts[0].Parts) != 1 ||
+			data.Artifacts[0].Parts[0].Data["key"] != "value" || data.Artifacts[0].Parts[0].Data["count"] != float64(42) {
+			t.Fatalf("tool result %s (%v): want the peer's data artifact as the result's data", result.Content, err)
+		}
+		if !strings.Contains(lastText(v), `"count":42`) {
+			t.Fatalf("answer %q: the model reads the artifacts when there is no text", lastText(v))
+		}
+	})
+
+	t.Run("governance denies a peer tool", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/governed/messages", `{"text": "ask the peer the secret plan"}`), http.StatusOK)
+		if v.Status != "completed" || !strings.Contains(lastText(v), "denied by policy: no secrets") {
+			t.Fatalf("run %s %q: want the model to read the denial", v.Status, lastText(v))
+		}
+		if peerSaw(t, peer, "the secret plan", "") {
+			t.Fatalf("the denied call reached the peer")
+		}
+		v = readJSON[runJSON](t, local.post(t, "/v1/agents/governed/messages", `{"text": "ask the peer public words"}`), http.StatusOK)
+		if lastText(v) != "The peer agent answered: public words" {
+			t.Fatalf("an allowed call: %s %q", v.Status, lastText(v))
+		}
+	})
+
+	t.Run("governance audits a peer tool", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/audited/messages", `{"text": "ask the peer an audited secret"}`), http.StatusOK)
+		if v.Status != "completed" || lastText(v) != "The peer agent answered: an audited secret" {
+			t.Fatalf("run %s %q: audit mode blocks nothing", v.Status, lastText(v))
+		}
+		var audit map[string]any
+		for _, ev := range runEvents(t, local, v.ID) {
+			if ev.typ == "governance" {
+				audit, _ = ev.data["payload"].(map[string]any)
+			}
+		}
+		if audit["tool"] != "ask_echo" || audit["verdict"] != "deny" || audit["enforced"] != false {
+			t.Fatalf("governance event %v, want an unenforced deny of ask_echo", audit)
+		}
+	})
+
 	t.Run("peer failure", func(t *testing.T) {
 		v := readJSON[runJSON](t, local.post(t, "/v1/agents/scout/messages", `{"text": "tck-task-failure"}`), http.StatusOK)
 		if v.Status != "completed" || !strings.Contains(lastText(v), "simulated failure") {
@@ -277,6 +413,19 @@ func TestFederationHandoffREST(t *testing.T) {
 		v := readJSON[runJSON](t, local.get(t, "/v1/runs/"+runID), http.StatusOK)
 		if v.Status != "completed" || !strings.HasPrefix(lastText(v), "It is ") {
 			t.Fatalf("run %s %q: want the assistant's answer last", v.Status, lastText(v))
+		}
+		// The handoff event names the target's child run, linked back.
+		childID, _ := h[0].data["child_run_id"].(string)
+		if childID == "" {
+			t.Fatalf("handoff event %v names no child_run_id", h[0].data)
+		}
+		child := readJSON[struct {
+			AgentID  string         `json:"agent_id"`
+			Status   string         `json:"status"`
+			Metadata map[string]any `json:"metadata"`
+		}](t, local.get(t, "/v1/runs/"+childID), http.StatusOK)
+		if child.AgentID != "assistant" || child.Status != "completed" || child.Metadata["parent_run_id"] != runID {
+			t.Fatalf("child run %s: %+v, want the assistant's, completed, metadata.parent_run_id %s", childID, child, runID)
 		}
 	})
 
@@ -324,6 +473,24 @@ func TestFederationHandoffREST(t *testing.T) {
 		if ends := ofType(log, "run.end"); len(ends) != 2 || ends[1].data["state"] != "completed" {
 			t.Fatalf("run.end events %v, want input-required then completed", ends)
 		}
+	})
+
+	t.Run("cancel while the remote target asks", func(t *testing.T) {
+		v := readJSON[runJSON](t, local.post(t, "/v1/agents/desk/messages", `{"text": "tck-input-required"}`), http.StatusOK)
+		if v.Status != "input-required" {
+			t.Fatalf("run %s %q: want the peer target's question", v.Status, lastText(v))
+		}
+		res := local.post(t, "/v1/runs/"+v.ID+"/cancel", ``)
+		res.Body.Close()
+		waitFor(t, "the desk's run canceled", func() bool {
+			return readJSON[runJSON](t, local.get(t, "/v1/runs/"+v.ID), http.StatusOK).Status == "canceled"
+		})
+		waitFor(t, "the peer target's task canceled", func() bool {
+			runs := readJSON[struct {
+				Runs []runJSON `json:"runs"`
+			}](t, peer.get(t, "/v1/runs?agent=conformance&status=canceled"), http.StatusOK)
+			return len(runs.Runs) == 1
+		})
 	})
 }
 
@@ -510,5 +677,167 @@ func TestDemoScoutAndDesk(t *testing.T) {
 		if !strings.Contains(after.String(), tc.answer) {
 			t.Fatalf("desk %q: after the handoff %q, want %q", tc.text, after.String(), tc.answer)
 		}
+	}
+}
+
+// TestFederationHandoffAuth: a hand-off target on a peer that wants an
+// API key is declared {card, auth}; the key, read from the environment,
+// goes with every call, and the conversation passes to the peer. Without
+// it the peer refuses the hand-off and the run says so.
+func TestFederationHandoffAuth(t *testing.T) {
+	peer := startWithAuth(t, "", authYAML)
+	card := peer.base + "/agents/echo/.well-known/agent-card.json"
+	cfg := `
+federation: {allow_private: true}
+providers:
+  desk-script:
+    type: scripted
+    rules:
+      - {name: handed off, after_tool: '*', reply: 'Handing you over.'}
+      - {name: echo, match: '(?i)^echo\b', tool_calls: [{name: transfer_to_echo, arguments: '{"reason": "echo repeats"}'}]}
+agents:
+  - id: desk
+    engine: loop
+    provider: desk-script
+    max_iterations: 3
+    handoffs: [{card: '` + card + `', auth: {api_key_env: PEER_KEY}}]
+  - id: keyless
+    engine: loop
+    provider: desk-script
+    max_iterations: 3
+    handoffs: ['` + card + `']
+`
+	path := filepath.Join(t.TempDir(), "agentd.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local := startEnv(t, func(k string) string {
+		if k == "PEER_KEY" {
+			return acmeKey
+		}
+		return ""
+	}, "--config", path)
+	v := readJSON[runJSON](t, local.post(t, "/v1/agents/desk/messages", `{"text": "echo with a key"}`), http.StatusOK)
+	if v.Status != "completed" || lastText(v) != "echo with a key" {
+		t.Fatalf("run %s %q: want the authenticated peer's echo", v.Status, lastText(v))
+	}
+	v = readJSON[runJSON](t, local.post(t, "/v1/agents/keyless/messages", `{"text": "echo without a key"}`), http.StatusOK)
+	if v.Status != "failed" || !strings.Contains(string(v.Error), "peer") {
+		t.Fatalf("run %s %s: want a failure naming the peer that refused", v.Status, v.Error)
+	}
+}
+
+// peerSaw says one of the peer's echo runs got a user message with text
+// (and, when data is set, a data part encoding to data).
+func peerSaw(t *testing.T, peer *server, text, data string) bool {
+	t.Helper()
+	runs := readJSON[struct {
+		Runs []struct {
+			ID string `json:"id"`
+		} `json:"runs"`
+	}](t, peer.get(t, "/v1/runs?agent=echo"), http.StatusOK)
+	for _, r := range runs.Runs {
+		v := readJSON[struct {
+			Messages []struct {
+				Role  string `json:"role"`
+				Parts []struct {
+					Type string          `json:"type"`
+					Text string          `json:"text"`
+					Data json.RawMessage `json:"data"`
+				} `json:"parts"`
+			} `json:"messages"`
+		}](t, peer.get(t, "/v1/runs/"+r.ID), http.StatusOK)
+		for _, m := range v.Messages {
+			if m.Role != "user" || len(m.Parts) == 0 || m.Parts[0].Text != text {
+				continue
+			}
+			if data == "" {
+				return true
+			}
+			for _, p := range m.Parts[1:] {
+				if p.Type == "data" && string(p.Data) == data {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestFederationOneAgentDoesAll: one loop agent with both a peer tool and
+// a hand-off to a peer, over two servers: it calls the peer as a tool
+// (progress, then its own answer), and it hands the conversation to the
+// peer — over REST the stream goes on with the peer's tokens after the
+// handoff event, over A2A the hand-off update comes before the peer's
+// answer.
+func TestFederationOneAgentDoesAll(t *testing.T) {
+	local, peer := federated(t)
+	card := peer.base + "/agents/echo/.well-known/agent-card.json"
+
+	evs := local.stream(t, "/v1/agents/hub/messages?stream=true", `{"text": "ask the peer stream 4"}`)
+	if progressText(evs) == "" || deltaText(evs) != "The peer agent answered: tok1 tok2 tok3 tok4" {
+		t.Fatalf("peer tool: progress %q, answer %q", progressText(evs), deltaText(evs))
+	}
+
+	evs = local.stream(t, "/v1/agents/hub/messages?stream=true", `{"text": "echo stream 6"}`)
+	h := ofType(evs, "handoff")
+	if len(h) != 1 || h[0].data["to"] != card {
+		t.Fatalf("handoff events %v, want one to %s", h, card)
+	}
+	var after []string
+	for _, ev := range evs[indexOf(evs, h[0]):] {
+		if s, ok := ev.data["text"].(string); ok && ev.typ == "delta" {
+			after = append(after, strings.TrimSpace(s))
+		}
+	}
+	if strings.Join(after, " ") != "echo stream 6" {
+		t.Fatalf("deltas after the handoff %q, want the peer's echo streamed", after)
+	}
+
+	for _, b := range fedBindings {
+		t.Run(b.name, func(t *testing.T) {
+			c := local.fedClient(t, "hub", b.protocol, b.path)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("echo over the hop"))
+			handoffAt, answerAt, n := -1, -1, 0
+			var answer string
+			for ev, err := range c.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg}) {
+				if err != nil {
+					t.Fatalf("stream: %v", err)
+				}
+				n++
+				switch v := ev.(type) {
+				case *a2a.TaskStatusUpdateEvent:
+					if m := v.Status.Message; m != nil && handoffAt < 0 && strings.Contains(jsonString(t, m.Parts), `"handoff"`) {
+						handoffAt = n
+					}
+				case *a2a.TaskArtifactUpdateEvent:
+					for _, p := range v.Artifact.Parts {
+						if tx, ok := p.Content.(a2a.Text); ok {
+							answer += string(tx)
+							if answerAt < 0 && strings.Contains(string(tx), "echo") {
+								answerAt = n // the peer's first token
+							}
+						}
+					}
+				}
+			}
+			if handoffAt < 0 || answerAt < 0 || handoffAt > answerAt || !strings.Contains(answer, "echo over the hop") {
+				t.Fatalf("hand-off update at %d, the peer's answer at %d (%q): want the hand-off first", handoffAt, answerAt, answer)
+			}
+		})
+	}
+}
+
+// waitFor polls cond until it holds, failing after a few seconds: for
+// what a server records on its own schedule.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 5s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -18,7 +18,10 @@ import (
 // into the tool call as progress; B resumes the scout's run, the loop runs
 // the pending call again under the same idempotency key, the call's child
 // run re-attaches to the same peer task — P ran exactly one echo task —
-// and the scout answers with the peer's whole answer.
+// and the scout answers with the peer's whole answer. The progress events
+// are the caller's copy of the child's log (whose checkpoint rides with
+// its events), written by the caller's log on its own: the one update of
+// a write the kill split may repeat (docs/federation.md).
 func TestPeerToolSurvivesKilledReplica(t *testing.T) {
 	skipShort(t)
 	p := startReplica(t, "P", "", writeConfig(t, nil))

@@ -75,15 +75,33 @@ func TestTraceAcrossFederationHop(t *testing.T) {
 	a := startWithEnv(t, env("agentd-a"), "--config", writeYAML(t, fmt.Sprintf(`
 federation:
   allow_private: true
+providers:
+  scout-script:
+    type: scripted
+    rules:
+      - {name: report, after_tool: '*', reply: 'The peer said: {{.ToolResult}}'}
+      - name: ask
+        match: '(?i)^ask the peer\s+(.+)$'
+        tool_calls: [{name: ask_assistant, arguments: '{"message": {{index .Groups 1 | json}}}'}]
 agents:
   - id: front
     engine: remote
-    peer: %s/agents/assistant/.well-known/agent-card.json
+    peer: %[1]s/agents/assistant/.well-known/agent-card.json
+  - id: scout
+    engine: loop
+    provider: scout-script
+    max_iterations: 2
+    peer_tools:
+      - {name: ask_assistant, card: '%[1]s/agents/assistant/.well-known/agent-card.json'}
 `, b.base)))
 
 	v := readJSON[runJSON](t, a.post(t, "/v1/agents/front/messages", `{"text": "what time is it?"}`), http.StatusOK)
 	if v.Status != "completed" {
 		t.Fatalf("run %+v", v)
+	}
+	tv := readJSON[runJSON](t, a.post(t, "/v1/agents/scout/messages", `{"text": "ask the peer what time is it?"}`), http.StatusOK)
+	if tv.Status != "completed" || !strings.HasPrefix(lastText(tv), "The peer said: It is ") {
+		t.Fatalf("peer tool run %s %q", tv.Status, lastText(tv))
 	}
 	// Shutting the servers down exports what their batchers still hold.
 	for _, s := range []*server{a, b} {
@@ -117,6 +135,21 @@ agents:
 	}
 	tool := tree.one("agentd-b", "execute_tool clock", attB.SpanID)
 	tree.attrs(tool, map[string]string{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "clock"})
+
+	// A peer tool's call: the A2A request to B carries the scout's
+	// attempt's trace context, and B's run of the assistant joins the same
+	// trace. (Step spans are made from the run's events, beside the calls
+	// they describe: the request hangs from the attempt, next to the
+	// execute_tool span.)
+	tt := newSpanTree(t, spans, tv.ID)
+	reqS := tt.one("agentd-a", "POST /v1/agents/{agentID}/messages", "")
+	attS := tt.one("agentd-a", "invoke_agent scout", tt.one("agentd-a", "run scout", reqS.SpanID).SpanID)
+	call := tt.one("agentd-a", "execute_tool ask_assistant", attS.SpanID)
+	tt.attrs(call, map[string]string{"gen_ai.tool.name": "ask_assistant"})
+	hop := tt.oneUnder("agentd-a", "a2a POST /agents/assistant/", attS.SpanID)
+	reqT := tt.one("agentd-b", "POST /agents/{agentID}/jsonrpc", hop.SpanID)
+	runT := tt.one("agentd-b", "run assistant", reqT.SpanID)
+	tt.one("agentd-b", "execute_tool clock", tt.one("agentd-b", "invoke_agent assistant", runT.SpanID).SpanID)
 }
 
 // assistantYAML configures a tool loop that asks the clock, on a scripted

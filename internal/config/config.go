@@ -199,10 +199,11 @@ type Agent struct {
 	HistoryLimit int    `json:"history_limit,omitempty"`
 	Budget       Budget `json:"budget,omitempty"`
 	// PeerTools are peer A2A agents the agent calls as tools, and
-	// Handoffs the agents (ids of this file, or peer card URLs) its model
-	// may hand the conversation to (loop engine, federation.go).
-	PeerTools []PeerTool `json:"peer_tools,omitempty"`
-	Handoffs  []string   `json:"handoffs,omitempty"`
+	// Handoffs the agents (ids of this file, or peer card URLs, or
+	// {card, auth} for a peer that wants credentials) its model may hand
+	// the conversation to (loop engine, federation.go).
+	PeerTools []PeerTool      `json:"peer_tools,omitempty"`
+	Handoffs  []HandoffTarget `json:"handoffs,omitempty"`
 	// ToolSettings tune the agent's tools by name (loop engine):
 	// approval: required makes every call wait for a human (guard.go).
 	ToolSettings map[string]ToolSettings `json:"tool_settings,omitempty"`

@@ -49,12 +49,15 @@ func (c *Config) validateFederation() error {
 		names := map[string]int{}
 		for j, h := range a.Handoffs {
 			p := fmt.Sprintf("%s.handoffs[%d]", path, j)
-			if err := c.validateHandoff(p, a, h); err != nil {
+			if err := h.validate(p); err != nil {
 				return err
 			}
-			name := handoffOf(h).Name()
+			if err := c.validateHandoff(p, a, h.Target); err != nil {
+				return err
+			}
+			name := handoffOf(h.Target).Name()
 			if k, dup := names[name]; dup {
-				return fmt.Errorf("%s: %q and handoffs[%d] are both offered as the tool %s", p, h, k, name)
+				return fmt.Errorf("%s: %q and handoffs[%d] are both offered as the tool %s", p, h.Target, k, name)
 			}
 			names[name] = j
 		}
@@ -160,7 +163,7 @@ func (b *builder) federationTools(path string, a Agent) ([]string, error) {
 		}
 	}
 	for _, target := range a.Handoffs {
-		h := handoffOf(target)
+		h := handoffOf(target.Target)
 		if _, dup := b.reg.Get(h.Name()); !dup {
 			if err := b.reg.Register(agent.HandoffTool(h)); err != nil {
 				return nil, fmt.Errorf("%s.handoffs: %w", path, err)
@@ -193,9 +196,14 @@ func (b *builder) handoffs(out []*runtime.Agent) error {
 	for i, a := range b.c.Agents {
 		var hs []agent.Handoff
 		for j, target := range a.Handoffs {
-			h := runtime.Handoff{Handoff: handoffOf(target), Engine: engines[target], Local: !isPeerURL(target)}
+			h := runtime.Handoff{Handoff: handoffOf(target.Target), Engine: engines[target.Target], Local: !isPeerURL(target.Target)}
 			if !h.Local {
-				cfg := b.c.peerConfig(target, nil, b.opts.SelfURL)
+				p := fmt.Sprintf("agents[%d].handoffs[%d]", i, j)
+				headers, err := peerHeaders(p, target.Auth, b.opts.Getenv)
+				if err != nil {
+					return err
+				}
+				cfg := b.c.peerConfig(target.Target, headers, b.opts.SelfURL)
 				cfg.AgentID = h.Name()
 				e, err := remote.New(cfg)
 				if err != nil {

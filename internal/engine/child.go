@@ -40,6 +40,11 @@ type ChildRun struct {
 	// AgentID is the agent the child's task belongs to (empty: the
 	// parent's agent), e.g. the local target of a hand-off.
 	AgentID string
+	// Cancel asks the runner to cancel the key's child rather than run
+	// it: an unfinished child resumes with SignalCancel, so that its
+	// engine cancels what it left waiting (a peer task) and ends; a
+	// finished or missing one is left as it is, and nothing new starts.
+	Cancel bool
 }
 
 // The task metadata keys of a child run.

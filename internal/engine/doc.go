@@ -12,7 +12,9 @@
 // What lives here: Board and its snapshots; Run, Engine, EngineFunc; Host
 // and its five single-method parts (Publisher, Interrupter, UserPrompter,
 // Checkpointer, UsageReporter) with HostFuncs, HostMiddleware, ComposeHost
-// and NoopHost; Interrupt, Cause and InterruptedError; Checkpoint,
+// and NoopHost; the optional CheckpointedPublisher (an event and the
+// checkpoint covering it, durable together) with WithCheckpoint;
+// Interrupt, Cause and InterruptedError; Checkpoint,
 // CheckpointStore, Resumer, ResumeContext and LoadAndResume; Capabilities
 // and Describer; Dependencies; the event subject schema (subjects.go) and
 // the lifecycle and stream-delta publishing helpers every engine shares,

@@ -94,6 +94,7 @@ func (l *Log) carry(c store.Change, pending []store.Event) store.Change {
 	}
 	c.EventsValid = true // framed here, from encoded bodies
 	c.Fences = l.fences(c.Fences)
+	c.Checkpoints = l.checkpoints(c.Checkpoints)
 	return c
 }
 

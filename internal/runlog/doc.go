@@ -35,6 +35,12 @@
 //     once per Window, so a burst of tokens is one write per window while
 //     the first token is not delayed.
 //
+// An engine's checkpoint may ride with a live event (AppendCheckpointed,
+// checkpoint.go): the write that makes the event durable — the flusher's
+// batch, a Flush or a Commit — saves the checkpoint in the same store
+// transaction (store.Change.Checkpoints), so the two never disagree after
+// a crash; a newer staged checkpoint replaces one not yet written.
+//
 // Every write is fenced by the lease of the attempt that makes it
 // (Log.SetFence, store.Change.Fences): a replica that lost a run cannot add
 // to its log. When the store refuses a write for that reason the log drops
@@ -57,5 +63,6 @@
 // against encoding/json); bodies other than a token's text come encoded by
 // encoding/json.
 //
-// runlog imports store, errdefs and runlog/jsonfast; runtime imports runlog.
+// runlog imports store, engine (the checkpoint type), errdefs and
+// runlog/jsonfast; runtime imports runlog.
 package runlog

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
 )
@@ -42,6 +43,7 @@ type batch struct {
 	events       []store.Event
 	lasts        []int64
 	fences       []store.Lease
+	cps          []engine.Checkpoint // rare: only engines that stage one
 }
 
 func newFlusher(ls *Logs, window time.Duration) *flusher {
@@ -116,7 +118,7 @@ func (f *flusher) flushLog(ctx context.Context, l *Log) error {
 	if len(p) == 0 {
 		return nil
 	}
-	if err := f.st.Apply(l.scoped(ctx), store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
+	if err := f.st.Apply(l.scoped(ctx), l.change(p)); err != nil {
 		l.markDirty()
 		f.mark(l, false)
 		return err
@@ -135,13 +137,13 @@ func (f *flusher) flush(ctx context.Context) {
 	if !f.gather(b) {
 		return
 	}
-	locked, events, lasts, fences := b.locked, b.events, b.lasts, b.fences
+	locked, events, lasts, fences, cps := b.locked, b.events, b.lasts, b.fences, b.cps
 	bctx, shared := batchScope(ctx, locked)
 	if !shared {
 		f.applyEach(ctx, locked) // runs of several tenants: a write each
 		return
 	}
-	err := f.st.Apply(bctx, store.Change{Events: events, EventsValid: true, Fences: fences})
+	err := f.st.Apply(bctx, store.Change{Events: events, EventsValid: true, Fences: fences, Checkpoints: cps})
 	if err != nil && len(locked) > 1 && errdefs.IsConflict(err) {
 		// One run's log was taken over; write the others on their own.
 		f.applyEach(ctx, locked)
@@ -160,7 +162,7 @@ func (f *flusher) flush(ctx context.Context) {
 // gather takes the dirty runs into b and locks those that have pending
 // events (a run whose flushMu a state commit holds is left to that commit,
 // which carries its events), collecting the events, each run's last seq
-// and its fences. It reports whether any run is locked.
+// its fences and staged checkpoints. It reports whether any run is locked.
 func (f *flusher) gather(b *batch) bool {
 	f.mu.Lock()
 	for l := range f.dirty {
@@ -181,6 +183,7 @@ func (f *flusher) gather(b *batch) bool {
 		b.events = append(b.events, p...)
 		b.lasts = append(b.lasts, p[len(p)-1].Seq)
 		b.fences = l.fences(b.fences)
+		b.cps = l.checkpoints(b.cps)
 	}
 	return len(b.locked) > 0
 }
@@ -192,7 +195,8 @@ func (b *batch) reset() {
 	clear(b.locked)
 	clear(b.events)
 	clear(b.fences)
-	b.logs, b.locked, b.events, b.lasts, b.fences = b.logs[:0], b.locked[:0], b.events[:0], b.lasts[:0], b.fences[:0]
+	clear(b.cps)
+	b.logs, b.locked, b.events, b.lasts, b.fences, b.cps = b.logs[:0], b.locked[:0], b.events[:0], b.lasts[:0], b.fences[:0], b.cps[:0]
 	if cap(b.events) > maxBatchKept {
 		b.events = nil
 	}
@@ -201,7 +205,7 @@ func (b *batch) reset() {
 func (f *flusher) applyEach(ctx context.Context, logs []*Log) {
 	for _, l := range logs {
 		p := l.pending()
-		if err := f.st.Apply(l.scoped(ctx), store.Change{Events: p, EventsValid: true, Fences: l.fences(nil)}); err != nil {
+		if err := f.st.Apply(l.scoped(ctx), l.change(p)); err != nil {
 			f.failed(ctx, l, p, err)
 		} else {
 			l.markPersisted(p[len(p)-1].Seq)

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"agentd/internal/engine"
 	"agentd/internal/store"
 )
 
@@ -70,6 +71,12 @@ type Log struct {
 	// terminal is the seq of the run's final run.end once the task reached
 	// a terminal state (0 before).
 	terminal int64
+	// staged is the checkpoint covering the live events through seq
+	// stagedAt (AppendCheckpointed), not yet taken by a write; flight is
+	// the one the write in progress carries (through flightAt), kept
+	// until a write makes its events durable (checkpoint.go).
+	staged, flight     *engine.Checkpoint
+	stagedAt, flightAt int64
 	// fence is the lease of the attempt that last executed here (RunID
 	// empty: none): every write of the log is fenced by it
 	// (store.Change.Fences), so a replica that lost the run cannot add to
@@ -106,12 +113,18 @@ func (l *Log) appendLocked(typ string, body Body, at time.Time) {
 // waiting for the run's first token, so the flusher writes them as soon as
 // its commit in flight (if any) has returned, without waiting for the
 // window. Later events coalesce within the window.
-func (l *Log) Append(typ string, body Body) {
+func (l *Log) Append(typ string, body Body) { l.appendLive(typ, body, nil) }
+
+// appendLive appends a live event and stages cp (if any) as covering it.
+func (l *Log) appendLive(typ string, body Body, cp *engine.Checkpoint) {
 	l.mu.Lock()
 	wasClean := !l.dirty
 	urgent := !l.volatile && !l.sentFirst
 	l.sentFirst = l.sentFirst || typ == EventDelta
 	l.appendLocked(typ, body, time.Now())
+	if cp != nil {
+		l.staged, l.stagedAt = cp, l.last()
+	}
 	if l.volatile && !l.committing {
 		l.shown = l.last()
 		l.wakeLocked()
@@ -131,6 +144,7 @@ func (l *Log) pending() []store.Event {
 	defer l.mu.Unlock()
 	from := max(l.persisted-l.base, 0)
 	l.dirty = false
+	l.takeStagedLocked()
 	if int(from) >= len(l.events) {
 		return nil
 	}
@@ -154,6 +168,9 @@ func (l *Log) markPersisted(through int64) {
 // readers may now see. Callers hold mu.
 func (l *Log) persistLocked(through int64) {
 	l.persisted = max(l.persisted, through)
+	if l.flight != nil && l.flightAt <= l.persisted {
+		l.flight = nil // written with its events
+	}
 	show := l.persisted
 	if l.volatile && !l.committing {
 		show = l.last() // live events appended behind a commit
@@ -172,6 +189,7 @@ func (l *Log) dropLocked() (showPending bool) {
 	if keep := int(max(l.persisted, l.shown) - l.base); keep >= 0 && keep < len(l.events) {
 		l.events = l.events[:keep]
 	}
+	l.unstageLocked()
 	if l.shown > l.persisted {
 		l.dirty = true
 		return true
@@ -221,6 +239,8 @@ func (l *Log) activate(storeLast int64) {
 		l.persisted = storeLast // shown events of ours, written meanwhile
 	}
 	l.active, l.terminal, l.sentFirst = true, 0, false
+	// Checkpoints a lost attempt staged are not this one's.
+	l.staged, l.flight = nil, nil
 	l.fence = store.Lease{} // a new attempt: it claims its own lease
 }
 

@@ -44,6 +44,9 @@ func (h *host) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engin
 	if board == nil {
 		board = engine.NewBoard()
 	}
+	if c.Cancel {
+		return h.x.r.cancelChild(ctx, h.x, c, eng, board)
+	}
 	x, done, err := h.x.r.openChild(ctx, h.x, c, board)
 	if err != nil || done != nil {
 		if done == nil {
@@ -74,25 +77,60 @@ func childRunID(parentID, key string, gen int) string {
 // ready to execute. A child that completed earlier needs no attempt: its
 // final board, rebuilt from its transcript, is returned instead.
 func (r *Runtime) openChild(ctx context.Context, p *execution, c engine.ChildRun, board *engine.Board) (*execution, *engine.Board, error) {
+	id, t, found, err := r.findChild(ctx, p.runID, c.Key)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case !found:
+		x, err := r.createChild(ctx, p, c, id, board)
+		return x, nil, err
+	case t.State == store.StateCompleted:
+		b, err := r.childBoard(ctx, t)
+		return nil, b, err
+	}
+	x, err := r.resumeChild(ctx, p, t)
+	return x, nil, err
+}
+
+// cancelChild resumes the unfinished child of c.Key, if any, with
+// SignalCancel (engine.ChildRun.Cancel): its engine cancels what it left
+// waiting and the child ends.
+func (r *Runtime) cancelChild(ctx context.Context, p *execution, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
+	_, t, found, err := r.findChild(ctx, p.runID, c.Key)
+	if err != nil || !found || t.State.Terminal() {
+		return board, err
+	}
+	x, err := r.resumeChild(engine.WithResumeContext(ctx, engine.ResumeContext{Signal: engine.SignalCancel}), p, t)
+	if err != nil {
+		return board, err
+	}
+	defer x.closeChild()
+	return x.runChild(ctx, c, eng, board)
+}
+
+// findChild returns the child of parent's key that openChild opens now:
+// the first generation that did not fail or get canceled, its task if it
+// exists (found).
+func (r *Runtime) findChild(ctx context.Context, parentID, key string) (id string, t store.Task, found bool, err error) {
 	for gen := range maxChildGenerations {
-		id := childRunID(p.runID, c.Key, gen)
-		t, err := r.st.GetTask(ctx, id)
+		id = childRunID(parentID, key, gen)
+		t, err = r.st.GetTask(ctx, id)
 		switch {
 		case errdefs.IsNotFound(err):
-			x, err := r.createChild(ctx, p, c, id, board)
-			return x, nil, err
+			return id, store.Task{}, false, nil
 		case err != nil:
-			return nil, nil, err
-		case t.State == store.StateCompleted:
-			b, err := r.childBoard(ctx, t)
-			return nil, b, err
-		case t.State.Terminal():
-			continue // failed or canceled: the next generation starts afresh
+			return "", store.Task{}, false, err
+		case !t.State.Terminal() || t.State == store.StateCompleted:
+			return id, t, true, nil
 		}
-		x, err := r.resumeChild(ctx, p, t)
-		return x, nil, err
 	}
-	return nil, nil, errdefs.Internalf("run %s: step %q started %d child runs", p.runID, c.Step, maxChildGenerations)
+	return "", store.Task{}, false, errdefs.Internalf("run %s: key %q started %d child runs", parentID, key, maxChildGenerations)
+}
+
+// childID is the id of the child openChild opens now for parent's key.
+func (r *Runtime) childID(ctx context.Context, parentID, key string) (string, error) {
+	id, _, _, err := r.findChild(ctx, parentID, key)
+	return id, err
 }
 
 // newChild is the attempt of child task t of parent p.
@@ -319,10 +357,22 @@ var (
 	_ engine.RunFramer   = (*childHost)(nil)
 	_ engine.ChildRunner = (*childHost)(nil)
 	_ engine.ChildRunner = (*host)(nil)
+
+	_ engine.CheckpointedPublisher = (*childHost)(nil)
 )
 
 func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
 	err := h.rt.Publish(ctx, env)
+	if oerr := h.out.Publish(ctx, env); err == nil {
+		err = oerr
+	}
+	return err
+}
+
+// PublishCheckpointed logs env with cp in the child's log
+// (engine.CheckpointedPublisher) and passes env to the parent's side.
+func (h *childHost) PublishCheckpointed(ctx context.Context, env event.Envelope, cp engine.Checkpoint) error {
+	err := h.rt.PublishCheckpointed(ctx, env, cp)
 	if oerr := h.out.Publish(ctx, env); err == nil {
 		err = oerr
 	}

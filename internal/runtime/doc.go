@@ -18,6 +18,13 @@
 // runtime decides what is logged and when: the run.start/run.end framing of
 // every attempt, and which state change each event belongs to.
 //
+// Checkpoints: Host.Checkpoint makes the events published before it
+// durable, then saves the checkpoint; Host.PublishCheckpointed
+// (engine.CheckpointedPublisher) stages the checkpoint with its event in
+// the log (runlog's AppendCheckpointed), so the two are saved in one
+// transaction — an engine relaying a stream (remote) never finds after a
+// crash an event its checkpoint does not cover.
+//
 // Runs: AskUser parks a run in input-required (checkpoint, goroutine
 // released) and the next message to the task resumes it from its latest
 // checkpoint; cancel interrupts cooperatively, then cancels the run's

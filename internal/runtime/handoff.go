@@ -26,9 +26,10 @@ import (
 // watches — REST SSE or A2A — simply goes on with the target's answer.
 // The target's messages join this run's transcript. A target that asks
 // the user parks this run; the next answer resumes it, and the target
-// child with it (its key is the hand-off call's id). A remote target (a
-// peer card URL) runs on the remote engine, whose peer task re-attaches
-// after a crash like a remote agent's.
+// child with it (its key is the hand-off call's id); a cancel instead
+// resumes the run to cancel a peer target's task (cancelHandoff). A remote
+// target (a peer card URL) runs on the remote engine, whose peer task
+// re-attaches after a crash like a remote agent's.
 //
 // Why a child run and not a new top-level run: the client's stream, its
 // task id and its A2A subscription stay valid across the hand-off, the
@@ -52,6 +53,9 @@ type HandoffData struct {
 	From       string `json:"from"`
 	To         string `json:"to"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// ChildRunID is the target's child run: its task, whose
+	// metadata.parent_run_id is this run.
+	ChildRunID string `json:"child_run_id,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	Note       string `json:"note,omitempty"`
 }
@@ -70,6 +74,10 @@ func handoffEvent(env event.Envelope) (string, runlog.Body, error) {
 // result of the whole turn: res with the target's messages added, its
 // status the target's.
 func (x *execution) handoff(ctx context.Context, res *agent.Result, err error) (*agent.Result, error) {
+	if x.resume == ResumedByCancel {
+		x.cancelHandoff(ctx, res)
+		return res, err
+	}
 	if err != nil || res == nil || res.Status != agent.StatusCompleted || len(x.agent.Handoffs) == 0 || res.LastBoard == nil {
 		return res, err
 	}
@@ -84,14 +92,19 @@ func (x *execution) handoff(ctx context.Context, res *agent.Result, err error) (
 	if h == nil {
 		return res, nil
 	}
+	key := "handoff:" + ev.ToolCallID
 	if fresh {
-		x.publishHandoff(ctx, ev)
+		child, err := x.r.childID(ctx, x.runID, key)
+		if err != nil {
+			return res, err
+		}
+		x.publishHandoff(ctx, ev, child)
 	}
 	board := engine.NewBoard()
 	board.SetChannel(engine.MainChannel, res.LastBoard.Channel(engine.MainChannel))
 	start := board.ChannelLen(engine.MainChannel)
 	c := engine.ChildRun{
-		Key: "handoff:" + ev.ToolCallID, Step: "handoff:" + ev.ToAgentID, Host: &handoffHost{x: x, to: ev.ToAgentID},
+		Key: key, Step: "handoff:" + ev.ToAgentID, Host: &handoffHost{x: x, to: ev.ToAgentID},
 		Run: engine.Run{ParentRunID: x.runID, Attributes: map[string]string{event.HeaderAgentID: ev.ToAgentID}, Deps: x.agent.Deps},
 	}
 	if h.Local {
@@ -112,6 +125,35 @@ func (x *execution) handoff(ctx context.Context, res *agent.Result, err error) (
 		}
 	}
 	return res, nil
+}
+
+// cancelHandoff cancels the peer target of the run's pending hand-off in
+// an attempt resumed for a cancel (the run parked while the target asked):
+// the target's child resumes with engine.SignalCancel and its remote
+// engine cancels the peer task (engine.ChildRun.Cancel). Best effort: the
+// run is canceled whatever the peer answers.
+func (x *execution) cancelHandoff(ctx context.Context, res *agent.Result) {
+	if res == nil || res.LastBoard == nil {
+		return
+	}
+	ev, ok := x.resumedHandoff(ctx, res)
+	if h := x.handoffTo(ev.ToAgentID); ok && h != nil && !h.Local {
+		c := engine.ChildRun{Key: "handoff:" + ev.ToolCallID, Step: "handoff:" + ev.ToAgentID, Host: &handoffHost{x: x, to: ev.ToAgentID},
+			Run: engine.Run{ParentRunID: x.runID, Attributes: map[string]string{event.HeaderAgentID: ev.ToAgentID}}, Cancel: true}
+		_, _ = x.host.RunChild(ctx, c, h.Engine, nil)
+	}
+}
+
+// hasPeerHandoffs says a hand-off of a may wait on a peer's task: the
+// runtime then resumes a parked run of a for its cancel (cancelParked),
+// to cancel that task.
+func (a *Agent) hasPeerHandoffs() bool {
+	for _, h := range a.Handoffs {
+		if !h.Local {
+			return true
+		}
+	}
+	return false
 }
 
 // resumedHandoff finds the hand-off of a resumed attempt: its engine
@@ -151,8 +193,8 @@ func (x *execution) handoffTo(target string) *Handoff {
 }
 
 // publishHandoff logs the handoff event.
-func (x *execution) publishHandoff(ctx context.Context, ev agent.HandoffEvent) {
-	b, err := json.Marshal(HandoffData{From: x.agent.ID, To: ev.ToAgentID, ToolCallID: ev.ToolCallID, Reason: ev.Args.Reason, Note: ev.Args.Note})
+func (x *execution) publishHandoff(ctx context.Context, ev agent.HandoffEvent, child string) {
+	b, err := json.Marshal(HandoffData{From: x.agent.ID, To: ev.ToAgentID, ToolCallID: ev.ToolCallID, ChildRunID: child, Reason: ev.Args.Reason, Note: ev.Args.Note})
 	if err != nil {
 		return
 	}

@@ -40,6 +40,17 @@ type host struct {
 // with its own run.start and run.end so that invariant 2 holds whatever the
 // engine does.
 func (h *host) Publish(_ context.Context, env event.Envelope) error {
+	typ, body, err := h.event(env)
+	if err != nil || typ == "" {
+		return err
+	}
+	h.x.log.Append(typ, body)
+	return nil
+}
+
+// event is the log event of env (typ empty: env is not logged), refused
+// once the attempt has ended.
+func (h *host) event(env event.Envelope) (string, runlog.Body, error) {
 	rest, ok := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix)
 	if ok {
 		rest, ok = strings.CutPrefix(rest, h.id)
@@ -48,23 +59,46 @@ func (h *host) Publish(_ context.Context, env event.Envelope) error {
 		rest, ok = strings.CutPrefix(rest, ".")
 	}
 	if !ok {
-		return errdefs.Validationf("publish: subject %q does not belong to run %s", env.Subject, h.x.runID)
+		return "", runlog.Body{}, errdefs.Validationf("publish: subject %q does not belong to run %s", env.Subject, h.x.runID)
 	}
 	kind, actor := kindOf(rest)
 	if kind == kindUnknown {
-		return errdefs.Validationf("publish: unknown subject suffix %q", rest)
+		return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
 	}
 	typ, body, err := h.translate(kind, actor, env)
 	if err != nil || typ == "" {
-		return err
+		return "", runlog.Body{}, err
 	}
 	h.mu.Lock()
 	ended := h.ended
 	h.mu.Unlock()
 	if ended {
-		return errdefs.Conflictf("publish %s: attempt of run %s has ended", env.Subject, h.x.runID)
+		return "", runlog.Body{}, errdefs.Conflictf("publish %s: attempt of run %s has ended", env.Subject, h.x.runID)
 	}
-	h.x.log.Append(typ, body)
+	return typ, body, nil
+}
+
+// PublishCheckpointed publishes env and stages cp, stamped, to be saved
+// in the same store transaction as env's event (engine.CheckpointedPublisher,
+// runlog's AppendCheckpointed): a relaying engine's checkpoint is durable
+// exactly when the events it covers are. A volatile store holds cp as
+// Checkpoint does; an envelope that is not logged saves cp as Checkpoint
+// does.
+func (h *host) PublishCheckpointed(ctx context.Context, env event.Envelope, cp engine.Checkpoint) error {
+	typ, body, err := h.event(env)
+	if err != nil {
+		return err
+	}
+	if typ == "" || h.x.r.volatile {
+		if typ != "" {
+			h.x.log.Append(typ, body)
+		}
+		return h.Checkpoint(ctx, cp)
+	}
+	if err := h.x.checkCheckpoint(&cp); err != nil {
+		return err
+	}
+	h.x.log.AppendCheckpointed(typ, body, h.x.stamp(cp))
 	return nil
 }
 
@@ -231,6 +265,8 @@ func (h *host) FramesRuns() bool { return true }
 func (h *host) Interrupts() <-chan engine.Interrupt { return h.x.interrupts }
 
 // errInputRequired is what AskUser answers when it parks the run.
+var _ engine.CheckpointedPublisher = (*host)(nil)
+
 var errInputRequired = engine.Interrupted(engine.Interrupt{Cause: engine.CauseCustom, Detail: "input-required"})
 
 // AskUser answers with the user's reply when this attempt resumes a run that
@@ -276,14 +312,8 @@ func (h *host) pendingPrompt() *engine.UserPrompt {
 // board (engine.Board Snapshot), so holding it is safe.
 func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	x := h.x
-	if cp.ExecID == "" {
-		cp.ExecID = x.runID
-	}
-	if cp.ExecID != x.runID {
-		return errdefs.Validationf("checkpoint: exec id %q is not run %s", cp.ExecID, x.runID)
-	}
-	if cp.Board == nil {
-		return errdefs.Validationf("checkpoint of run %s at step %q: no board", x.runID, cp.Step)
+	if err := x.checkCheckpoint(&cp); err != nil {
+		return err
 	}
 	if x.r.volatile {
 		x.mu.Lock()
@@ -304,6 +334,21 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		return err
 	}
 	x.pauseAtBoundary() // the safe boundary a pause waits for (signals.go)
+	return nil
+}
+
+// checkCheckpoint refuses a checkpoint of another run or without a
+// board; an unnamed one is the run's.
+func (x *execution) checkCheckpoint(cp *engine.Checkpoint) error {
+	if cp.ExecID == "" {
+		cp.ExecID = x.runID
+	}
+	if cp.ExecID != x.runID {
+		return errdefs.Validationf("checkpoint: exec id %q is not run %s", cp.ExecID, x.runID)
+	}
+	if cp.Board == nil {
+		return errdefs.Validationf("checkpoint of run %s at step %q: no board", x.runID, cp.Step)
+	}
 	return nil
 }
 

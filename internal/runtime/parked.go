@@ -15,7 +15,8 @@ import (
 // A run parked for input has no goroutine and no lease; an answer resumes
 // it (continueTask). Two other things may resume it without an answer,
 // for engines that ask for it (engine.Capabilities):
-//   - a cancel, when the engine HandlesParkedInterrupts: the run resumes
+//   - a cancel, when the engine HandlesParkedInterrupts or the agent hands
+//     off to peers (a peer target's task must be canceled): the run resumes
 //     from its latest checkpoint in an attempt opened by run.start
 //     resumed "cancel", with the interrupt (user_cancel) already pending
 //     on Interrupts, so that the engine's handler runs (a flow says
@@ -129,7 +130,7 @@ func resumedTask(t store.Task, signal string) store.Task {
 // task's canceling mark.
 func (r *Runtime) cancelParked(ctx context.Context, t store.Task) (_ store.Task, handled bool, err error) {
 	a, err := r.Agent(t.AgentID)
-	if !t.State.Interrupted() || err != nil || !engine.CapabilitiesOf(a.Engine).HandlesParkedInterrupts {
+	if !t.State.Interrupted() || err != nil || !engine.CapabilitiesOf(a.Engine).HandlesParkedInterrupts && !a.hasPeerHandoffs() {
 		return t, false, nil
 	}
 	next, err := r.resumeParked(ctx, a, t, ResumedByCancel)

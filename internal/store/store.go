@@ -181,6 +181,12 @@ type Change struct {
 	// was cut off and another took the run over) can then no longer add
 	// to the run's log.
 	Fences []Lease
+	// Checkpoints are saved as SaveCheckpoint saves them (one whose
+	// attempt is older than the run's newest checkpoint is a Conflict),
+	// in the same transaction as the rest: a checkpoint that covers some
+	// of Events becomes durable exactly when they do, never before or
+	// after. At most one per run.
+	Checkpoints []engine.Checkpoint
 	// Release, when set, gives the lease up in the same transaction, as
 	// ReleaseLease would (a lease no longer held is left alone): a run's
 	// final commit ends its claim without a write of its own.

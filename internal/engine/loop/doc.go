@@ -66,5 +66,10 @@
 //   - a request never separates a tool call from its result, always starts
 //     with the system prompt, and is cut (summarised) only between
 //     exchanges, oldest first, never the latest one;
+//   - a run parked by a tool's call (parked.go) and canceled there runs
+//     nothing when it resumes for the cancel: each pending call of a
+//     tool.ParkedCanceler cancels what it left waiting, and Execute ends
+//     with the cancel (HandlesParkedInterrupts, declared only when one of
+//     the agent's tools is such a tool);
 //   - every goroutine Execute starts has returned before Execute does.
 package loop

@@ -67,7 +67,8 @@ func New(cfg Config) (*Engine, error) {
 // expire.
 func (e *Engine) Capabilities() engine.Capabilities {
 	return engine.Capabilities{SupportsResume: true, EmitsCheckpoint: true,
-		EmitsUserPrompt: e.mayAsk(), PromptDeadlines: e.mayAsk() && e.cfg.ApprovalTimeout > 0}
+		EmitsUserPrompt: e.mayAsk(), PromptDeadlines: e.mayAsk() && e.cfg.ApprovalTimeout > 0,
+		HandlesParkedInterrupts: e.cancelsParked()}
 }
 
 // mayAsk reports whether a call may wait for approval.

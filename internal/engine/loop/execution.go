@@ -40,6 +40,9 @@ type execution struct {
 
 // loop runs iterations first … MaxIterations.
 func (x *execution) loop(first int) error {
+	if rc, ok := engine.ResumeContextFromContext(x.ctx); ok && rc.Signal == engine.SignalCancel {
+		return x.cancelParked(first - 1)
+	}
 	if x.waiting == nil && first > 1 {
 		if err := x.resumeParked(first - 1); err != nil {
 			return err

@@ -60,6 +60,46 @@ func (x *execution) resumeParked(n int) error {
 	return firstErr(x.stopped(), x.checkpoint(n))
 }
 
+// A run parked by a tool's call and then canceled: with tools that leave
+// something waiting (tool.ParkedCanceler, a peer tool's peer task), the
+// loop declares HandlesParkedInterrupts, the host resumes the run for its
+// cancel (engine.SignalCancel), and the loop asks each such pending call
+// to cancel what it left, runs nothing else — no model turn, no other
+// pending call, no call waiting for approval — and ends with the cancel.
+
+// cancelsParked reports whether one of the agent's tools leaves something
+// to cancel when its call parks the run.
+func (e *Engine) cancelsParked() bool {
+	for _, name := range e.cfg.ToolNames {
+		if t, ok := e.cfg.Tools.Get(name); ok {
+			if _, ok := t.(tool.ParkedCanceler); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cancelParked cancels what the calls iteration n left pending left
+// waiting, and returns the cancel.
+func (x *execution) cancelParked(n int) error {
+	// Not x.work: the cancel that resumed the run is pending there, and
+	// cancels it at once.
+	ctx := engine.WithRunID(engine.WithHost(x.ctx, x.host), x.run.ID)
+	for _, c := range pendingCalls(x.board.ChannelView(engine.MainChannel)) {
+		t, ok := x.e.cfg.Tools.Get(c.Name)
+		pc, cancels := t.(tool.ParkedCanceler)
+		if !ok || !cancels {
+			continue
+		}
+		call := tool.CallOf(c)
+		call.IdempotencyKey = IdempotencyKey(x.run.ID, n, c.ID)
+		// Best effort: the run is canceled whatever the tool manages.
+		_ = pc.CancelParked(tool.ContextWithCall(ctx, call))
+	}
+	return engine.Interrupted(engine.Interrupt{Cause: engine.CauseUserCancel, Detail: "canceled while waiting for input"})
+}
+
 // pendingCalls returns the tool calls of the last assistant message of
 // msgs that no later message answers.
 func pendingCalls(msgs []model.Message) []model.ToolCall {

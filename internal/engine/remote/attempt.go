@@ -252,11 +252,9 @@ func (x *attempt) onArtifact(v *a2a.TaskArtifactUpdateEvent) error {
 		return nil
 	}
 	a := model.Artifact{ID: x.run.ID + "-" + string(v.Artifact.ID), Name: v.Artifact.Name, Parts: parts}
-	if err := engine.EmitArtifact(x.ctx, x.host, x.run.ID, engine.ArtifactPayload{Artifact: a, Append: v.Append, LastChunk: v.LastChunk}); err != nil {
-		return err
-	}
-	_, err := x.checkpointSoon(stepTask)
-	return err
+	return x.forward(x.st, func(pub engine.Publisher) error {
+		return engine.EmitArtifact(x.ctx, pub, x.run.ID, engine.ArtifactPayload{Artifact: a, Append: v.Append, LastChunk: v.LastChunk})
+	})
 }
 
 // token forwards answer text and records it in the checkpoint.
@@ -264,13 +262,12 @@ func (x *attempt) token(text string) error {
 	if text == "" {
 		return nil
 	}
-	if err := engine.EmitStreamToken(x.ctx, x.host, x.run.ID, x.e.cfg.AgentID, text); err != nil {
-		return err
-	}
-	x.st.Text += text
-	x.st.Answer += text
-	_, err := x.checkpointSoon(stepTask)
-	return err
+	next := x.st
+	next.Text += text
+	next.Answer += text
+	return x.forward(next, func(pub engine.Publisher) error {
+		return engine.EmitStreamToken(x.ctx, pub, x.run.ID, x.e.cfg.AgentID, text)
+	})
 }
 
 // complete ends the run with the answer: the text streamed since the

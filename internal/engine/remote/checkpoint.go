@@ -64,18 +64,49 @@ func decodeState(cp engine.Checkpoint) (state, error) {
 // for the states another attempt must find (the peer task named, a
 // question asked).
 func (x *attempt) checkpoint(step string) error {
-	gen, err := x.checkpointSoon(step)
+	cp, err := x.checkpointOf(step, x.st)
+	if err != nil {
+		return err
+	}
+	gen, err := x.saves.queue(cp)
 	if err != nil {
 		return err
 	}
 	return x.saves.wait(gen)
 }
 
-// checkpointSoon queues x's state at step for the saver.
-func (x *attempt) checkpointSoon(step string) (uint64, error) {
-	payload, err := json.Marshal(x.st)
+// forward publishes one peer update (emit, through the Publisher it is
+// given) and moves x to state next, which covers it. With a host that
+// can (engine.CheckpointedPublisher: agentd's runtime) next's checkpoint
+// is written in the same store transaction as the update's event, so the
+// log and the checkpoint never disagree; otherwise the event is published
+// and the checkpoint queued for the saver, and a crash between the two
+// writes forwards the update again.
+func (x *attempt) forward(next state, emit func(engine.Publisher) error) error {
+	cp, err := x.checkpointOf(stepTask, next)
 	if err != nil {
-		return 0, errdefs.Internalf("remote: encode checkpoint: %w", err)
+		return err
+	}
+	if pub, ok := engine.WithCheckpoint(x.host, cp); ok {
+		if err := emit(pub); err != nil {
+			return err
+		}
+		x.st = next
+		return x.saves.failed()
+	}
+	if err := emit(x.host); err != nil {
+		return err
+	}
+	x.st = next
+	_, err = x.saves.queue(cp)
+	return err
+}
+
+// checkpointOf is the checkpoint of state st at step.
+func (x *attempt) checkpointOf(step string, st state) (engine.Checkpoint, error) {
+	payload, err := json.Marshal(st)
+	if err != nil {
+		return engine.Checkpoint{}, errdefs.Internalf("remote: encode checkpoint: %w", err)
 	}
 	cp := engine.Checkpoint{
 		ExecID: x.run.ID, Step: step, Board: x.board.Snapshot(), Payload: payload,
@@ -84,5 +115,5 @@ func (x *attempt) checkpointSoon(step string) (uint64, error) {
 	if rc, ok := engine.ResumeContextFromContext(x.ctx); ok {
 		cp.OriginalStartedAt = rc.StartedAt
 	}
-	return x.saves.queue(cp)
+	return cp, nil
 }

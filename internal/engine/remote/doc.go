@@ -25,43 +25,51 @@
 // idempotency key; the peer's answer tokens, artifacts and states become
 // progress of the caller's run (engine.EmitToolProgress), the peer's
 // question is the caller's (Host.AskUser parks it, and the resumed caller
-// runs the call again, which continues the same peer task), and the tool's
-// result is the peer's final answer, its artifacts as data.
+// runs the call again, which continues the same peer task; a caller
+// canceled while parked calls CancelParked, which resumes the call's child
+// for the cancel, and the peer task is canceled), and the tool's result is
+// the peer's final answer, its artifacts as data.
 //
 // Files: config.go (Config), engine.go (Execute, connecting), attempt.go
 // (one attempt's stream and its mapping), reattach.go (resuming a peer
-// task), checkpoint.go (the payload), saver.go (writing checkpoints off
-// the stream's path), card.go (the card cache),
+// task), checkpoint.go (the payload, forward), saver.go (writing
+// checkpoints off the stream's path), card.go (the card cache),
 // transport.go (the HTTP client), breaker.go, errors.go, convert.go (parts),
 // interrupt.go, tool.go and toolhost.go (the peer as a tool).
 //
 // Invariants:
 //
 //   - The peer task id is checkpointed as soon as the peer names it, and a
-//     question before it is asked (both written before going on). After
-//     every other update that changed the run (a token, an artifact) the
-//     state is queued for the saver (saver.go), which writes checkpoints in
-//     order off the stream's path: at a model's pace each update gets its
-//     own, in a burst one write covers what arrived during the previous
-//     write. A checkpoint holds the text forwarded so far and, for peers
-//     that declare agentd's resumable-stream extension, the last seq. A
-//     resumed attempt (crash, drain) therefore re-attaches with
-//     SubscribeToTask instead of starting a second task.
+//     question before it is asked (both written before going on). Every
+//     other update that changed the run (a token, an artifact) is
+//     published with the checkpoint of the state it leads to (forward):
+//     through engine.CheckpointedPublisher when the host offers it, as
+//     agentd's runtime does, the checkpoint is written in the same store
+//     transaction as the update's event — one checkpoint per write of the
+//     log, not per token; other hosts get the event, and the checkpoint
+//     queued for the saver (saver.go). A checkpoint holds the text
+//     forwarded so far and, for peers that declare agentd's
+//     resumable-stream extension, the last seq. A resumed attempt (crash,
+//     drain) therefore re-attaches with SubscribeToTask instead of
+//     starting a second task.
 //
 //   - Re-attaching to an agentd peer asks for the updates after the
-//     checkpointed seq (Last-Event-ID): each peer update is forwarded once,
-//     except those that became durable in the host's log after the last
-//     written checkpoint's state was taken and before the replica died:
-//     they are forwarded again (agentd's runtime flushes the log and then
-//     stores the checkpoint, in two commits). At a model's pace that is at
-//     most the one update in flight; in a burst, at most the updates of one
-//     checkpoint write. Nothing is lost: an update is only skipped on
-//     resume when a checkpoint says it was forwarded, and the host makes
-//     events durable before it stores a checkpoint. When the peer task has
+//     checkpointed seq (Last-Event-ID). With agentd's runtime as host each
+//     peer update is in the run's log exactly once, whenever the replica
+//     dies: the log holds an update's event if and only if the newest
+//     checkpoint covers it. (With a host without the capability, the
+//     updates that became durable after the last checkpoint write are
+//     forwarded again.) When the peer task has
 //     moved on by the time of the re-attachment (its snapshot is no longer
 //     working), the replayed updates are forwarded first, questions the
 //     task has since left behind are skipped, and the task's state is
 //     acted on last.
+//
+//   - A peer tool's call is a child run: the peer's answer is in the
+//     child's log exactly once as above; the progress events the caller's
+//     log receives are a second copy, written by the caller's log on its
+//     own, so after a kill they may repeat or miss the updates of the
+//     child's last write.
 //
 //   - Peers without cursors: the Task snapshot that opens SubscribeToTask
 //     (or GetTask when the task has ended) is compared with the checkpointed

@@ -7,7 +7,10 @@ import (
 	"agentd/internal/engine"
 )
 
-// saver writes an attempt's checkpoints in order, off the stream's path.
+// saver writes an attempt's checkpoints in order, off the stream's path:
+// those the attempt waits for (the peer task named, a question asked)
+// and, with hosts that cannot write a checkpoint with its event
+// (engine.CheckpointedPublisher), those of every forwarded update.
 // A checkpoint waits for the events before it to be durable (a commit on
 // PostgreSQL); writing one per token inline would bound a relayed stream
 // by commits. Instead each state is queued and the saver writes the newest
@@ -89,6 +92,13 @@ func (s *saver) queue(cp engine.Checkpoint) (uint64, error) {
 	default:
 	}
 	return gen, err
+}
+
+// failed returns the first write error so far.
+func (s *saver) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 // wait blocks until generation gen is written and returns the first

@@ -116,11 +116,7 @@ func (t *Tool) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, e
 // run executes the call's remote run: a child run of the caller's when
 // the host runs children, else here.
 func (t *Tool) run(ctx context.Context, parent engine.Host, h *toolHost, runID string, call tool.Call, board *engine.Board) (*engine.Board, error) {
-	key := call.IdempotencyKey
-	if key == "" {
-		key = call.ID
-	}
-	key = "tool:" + key
+	key := childKey(call)
 	r := engine.Run{ParentRunID: runID, Attributes: map[string]string{event.HeaderAgentID: t.spec.Name}}
 	if cr, ok := parent.(engine.ChildRunner); ok && runID != "" {
 		return cr.RunChild(ctx, engine.ChildRun{Key: key, Step: "tool:" + t.spec.Name, Run: r, Host: h}, t.eng, board)
@@ -130,6 +126,37 @@ func (t *Tool) run(ctx context.Context, parent engine.Host, h *toolHost, runID s
 		r.ID = runID + "/" + key
 	}
 	return t.eng.Execute(ctx, r, h, board)
+}
+
+var _ tool.ParkedCanceler = (*Tool)(nil)
+
+// CancelParked cancels the peer task a call parked on the peer's question
+// left waiting: the call's child run resumes for the cancel
+// (engine.ChildRun.Cancel) and its remote engine cancels the peer task.
+// A finished call, or one without a child (embedded use), has nothing
+// waiting.
+func (t *Tool) CancelParked(ctx context.Context) error {
+	parent, ok := engine.HostFromContext(ctx)
+	runID, _ := engine.RunIDFromContext(ctx)
+	cr, runs := parent.(engine.ChildRunner)
+	if !ok || !runs || runID == "" {
+		return nil
+	}
+	call, _ := tool.CallFromContext(ctx)
+	h, runCtx := newToolHost(ctx, parent, runID, engine.ToolProgress{Tool: t.spec.Name, CallID: call.ID, Source: t.eng.cfg.Peer}, t.eng.cfg.Timeout)
+	defer h.stop()
+	_, err := cr.RunChild(runCtx, engine.ChildRun{Key: childKey(call), Step: "tool:" + t.spec.Name,
+		Run: engine.Run{ParentRunID: runID, Attributes: map[string]string{event.HeaderAgentID: t.spec.Name}}, Host: h, Cancel: true}, t.eng, nil)
+	return err
+}
+
+// childKey is the child run key of a call.
+func childKey(call tool.Call) string {
+	key := call.IdempotencyKey
+	if key == "" {
+		key = call.ID
+	}
+	return "tool:" + key
 }
 
 // answerOf is the text of the last assistant message of b.

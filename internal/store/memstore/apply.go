@@ -65,6 +65,10 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
+	cps, err := prepareCheckpoints(c.Checkpoints)
+	if err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
 	if c.Lease != nil && (c.TaskID == "" || c.Lease.Owner == "" || c.Lease.TTL <= 0) {
 		return errdefs.Validationf("apply: a lease claim needs the task id, an owner and a positive ttl (got %q, %q, %v)", c.TaskID, c.Lease.Owner, c.Lease.TTL)
 	}
@@ -79,6 +83,11 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 			return fmt.Errorf("apply: %w", errdefs.Conflictf("the lease on run %q is no longer held by %q (generation %d)", f.RunID, f.Owner, f.Generation))
 		}
 	}
+	for _, cp := range cps {
+		if err := t.checkFresh(cp.runID, cp.in); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+	}
 	var lease store.Lease
 	if c.Lease != nil {
 		if lease, err = s.nextLease(c.TaskID, c.Lease.Owner, name, c.Lease.TTL, now); err != nil {
@@ -87,6 +96,9 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	}
 	if r, h := t.commit(&p, enc, now); r != nil {
 		s.noteFinished(t, r, h)
+	}
+	for _, cp := range cps {
+		t.run(cp.runID).addCheckpoint(cp.in)
 	}
 	if c.Lease != nil {
 		s.putLease(lease)

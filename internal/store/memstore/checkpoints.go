@@ -22,13 +22,51 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.writeTenant(ctx).run(cp.ExecID)
-	if history := r.checkpoints; len(history) > 0 {
-		if newest := history[len(history)-1].attempt; in.attempt < newest {
-			return errdefs.Conflictf("save checkpoint of run %q: attempt %d is stale, attempt %d has checkpointed since", cp.ExecID, in.attempt, newest)
-		}
+	t := s.writeTenant(ctx)
+	if err := t.checkFresh(cp.ExecID, in); err != nil {
+		return err
 	}
-	r.addCheckpoint(in)
+	t.run(cp.ExecID).addCheckpoint(in)
+	return nil
+}
+
+// runCheckpoint is a checkpoint of a Change, encoded before the lock.
+type runCheckpoint struct {
+	runID string
+	in    storedCheckpoint
+}
+
+// prepareCheckpoints encodes a change's checkpoints, one per run.
+func prepareCheckpoints(cps []engine.Checkpoint) ([]runCheckpoint, error) {
+	if len(cps) == 0 {
+		return nil, nil
+	}
+	out := make([]runCheckpoint, 0, len(cps))
+	for _, cp := range cps {
+		in, err := encodeCheckpoint(cp)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range out {
+			if o.runID == cp.ExecID {
+				return nil, errdefs.Validationf("checkpoint of run %q: a change holds at most one per run", cp.ExecID)
+			}
+		}
+		out = append(out, runCheckpoint{runID: cp.ExecID, in: in})
+	}
+	return out, nil
+}
+
+// checkFresh refuses a checkpoint of runID older than the newest one
+// stored (a stale writer). Callers hold s.mu.
+func (t *tenant) checkFresh(runID string, in storedCheckpoint) error {
+	r := t.runs[runID]
+	if r == nil || len(r.checkpoints) == 0 {
+		return nil
+	}
+	if newest := r.checkpoints[len(r.checkpoints)-1].attempt; in.attempt < newest {
+		return errdefs.Conflictf("save checkpoint of run %q: attempt %d is stale, attempt %d has checkpointed since", runID, in.attempt, newest)
+	}
 	return nil
 }
 

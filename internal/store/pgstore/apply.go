@@ -21,7 +21,8 @@ const notifyChannel = "agentd_events"
 // pipelined batch (one round trip besides BEGIN and COMMIT); each guarded
 // write reports through its row count whether its condition held, and the
 // first that did not decides the error after the batch, in the contract's
-// order: idempotency key, task creation, task version, event seqs.
+// order: idempotency key, task creation, task version, fences, lease,
+// event seqs, checkpoints.
 //
 // A transient failure before COMMIT is retried: the transaction was rolled
 // back. A COMMIT that got no answer is not: it fails with ErrCommitUnknown.
@@ -67,6 +68,8 @@ type outcome struct {
 	lease store.Lease
 	// fenced[i] says fence i is still held.
 	fenced []bool
+	// saved[i] says checkpoint i was fresh and is saved.
+	saved []bool
 }
 
 func (s *Store) applyOnce(ctx context.Context, p *plan) (err error) {
@@ -159,6 +162,11 @@ func (s *Store) batch(p *plan, out *outcome) *pgx.Batch {
 		b.Queue(sql, p.tenant, r.runID, r.from, r.to, r.frameFrom, r.frameTo, r.frames).
 			Exec(func(ct pgconn.CommandTag) error { out.runAppended[i] = ct.RowsAffected() > 0; return nil })
 		notify = append(notify, fmt.Sprintf("%s:%d", r.runID, r.to))
+	}
+	out.saved = make([]bool, len(p.checkpoints))
+	for i, cp := range p.checkpoints {
+		b.Queue(saveCheckpointSQL, p.tenant, cp.runID, cp.attempt, cp.doc).
+			Exec(func(ct pgconn.CommandTag) error { out.saved[i] = ct.RowsAffected() == 1; return nil })
 	}
 	if l := p.release; l != nil {
 		b.Queue(releaseLeaseSQL, l.RunID, l.Owner, l.Generation, s.now())
@@ -257,6 +265,11 @@ func (s *Store) checkOutcome(ctx context.Context, tx pgx.Tx, p *plan, out *outco
 		}
 		return errdefs.Conflictf("pgstore: run %q: events %d..%d do not continue the log at seq %d",
 			r.runID, r.from, r.to, last)
+	}
+	for i, cp := range p.checkpoints {
+		if !out.saved[i] {
+			return cp.stale()
+		}
 	}
 	return nil
 }

@@ -23,27 +23,14 @@ import (
 // history holds the same checkpoint twice in a row, which changes neither
 // the newest checkpoint nor the fence.
 func (s *Store) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
-	if cp.ExecID == "" || cp.Board == nil {
-		return errdefs.Validationf("pgstore: save checkpoint of run %q: exec id and board are required", cp.ExecID)
-	}
-	if cp.Payload != nil && !json.Valid(cp.Payload) {
-		return errdefs.Validationf("pgstore: save checkpoint of run %q: payload is not valid JSON", cp.ExecID)
-	}
-	attempt, err := checkpointAttempt(cp)
+	row, err := s.encodeCheckpoint(cp)
 	if err != nil {
 		return err
-	}
-	if cp.Timestamp.IsZero() {
-		cp.Timestamp = s.now()
-	}
-	doc, err := json.Marshal(cp)
-	if err != nil {
-		return errdefs.Validationf("pgstore: save checkpoint of run %q: %w", cp.ExecID, err)
 	}
 	tenant := store.TenantFrom(ctx)
 	var saved bool
 	err = s.retry(ctx, func(ctx context.Context) error {
-		ct, err := s.pool.Exec(ctx, saveCheckpointSQL, tenant, cp.ExecID, attempt, doc)
+		ct, err := s.pool.Exec(ctx, saveCheckpointSQL, tenant, row.runID, row.attempt, row.doc)
 		saved = ct.RowsAffected() == 1
 		return err
 	})
@@ -51,9 +38,44 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error 
 		return s.classify(fmt.Sprintf("save checkpoint of run %q", cp.ExecID), err)
 	}
 	if !saved {
-		return errdefs.Conflictf("pgstore: save checkpoint of run %q: attempt %d is stale, a newer attempt saved a checkpoint", cp.ExecID, attempt)
+		return row.stale()
 	}
 	return nil
+}
+
+// checkpointRow is a checkpoint validated and encoded for saveCheckpointSQL.
+type checkpointRow struct {
+	runID   string
+	attempt int
+	doc     []byte
+}
+
+// stale is the error of a save the fence refused.
+func (r checkpointRow) stale() error {
+	return errdefs.Conflictf("pgstore: save checkpoint of run %q: attempt %d is stale, a newer attempt saved a checkpoint", r.runID, r.attempt)
+}
+
+// encodeCheckpoint validates cp and encodes it (stamped now when it has
+// no time), for SaveCheckpoint and for Apply.
+func (s *Store) encodeCheckpoint(cp engine.Checkpoint) (checkpointRow, error) {
+	if cp.ExecID == "" || cp.Board == nil {
+		return checkpointRow{}, errdefs.Validationf("pgstore: save checkpoint of run %q: exec id and board are required", cp.ExecID)
+	}
+	if cp.Payload != nil && !json.Valid(cp.Payload) {
+		return checkpointRow{}, errdefs.Validationf("pgstore: save checkpoint of run %q: payload is not valid JSON", cp.ExecID)
+	}
+	attempt, err := checkpointAttempt(cp)
+	if err != nil {
+		return checkpointRow{}, err
+	}
+	if cp.Timestamp.IsZero() {
+		cp.Timestamp = s.now()
+	}
+	doc, err := json.Marshal(cp)
+	if err != nil {
+		return checkpointRow{}, errdefs.Validationf("pgstore: save checkpoint of run %q: %w", cp.ExecID, err)
+	}
+	return checkpointRow{runID: cp.ExecID, attempt: attempt, doc: doc}, nil
 }
 
 const saveCheckpointSQL = `

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
 )
@@ -23,12 +24,14 @@ type plan struct {
 	lease    *store.LeaseClaim
 	fences   []store.Lease
 	release  *store.Lease
+	// checkpoints are saved with the change, sorted by run id.
+	checkpoints []checkpointRow
 	// leaseExpires is the claimed lease's expiry (now + its TTL).
 	leaseExpires time.Time
 }
 
 func (p *plan) empty() bool {
-	return p.key == nil && p.create == nil && p.update == nil && len(p.contexts) == 0 && len(p.runs) == 0 && p.lease == nil && p.release == nil
+	return p.key == nil && p.create == nil && p.update == nil && len(p.contexts) == 0 && len(p.runs) == 0 && p.lease == nil && p.release == nil && len(p.checkpoints) == 0
 }
 
 // contextAppend is the messages of one Change for one context.
@@ -87,7 +90,30 @@ func (s *Store) plan(tenant string, c store.Change) (*plan, error) {
 	if p.runs, err = planEvents(c.Events, c.EventsValid, now); err != nil {
 		return nil, err
 	}
+	if p.checkpoints, err = s.planCheckpoints(c.Checkpoints); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// planCheckpoints encodes c's checkpoints, at most one per run, in run id
+// order (the runs rows they lock, after the events').
+func (s *Store) planCheckpoints(cps []engine.Checkpoint) ([]checkpointRow, error) {
+	out := make([]checkpointRow, 0, len(cps))
+	for _, cp := range cps {
+		row, err := s.encodeCheckpoint(cp)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	slices.SortFunc(out, func(a, b checkpointRow) int { return cmp.Compare(a.runID, b.runID) })
+	for i := 1; i < len(out); i++ {
+		if out[i].runID == out[i-1].runID {
+			return nil, errdefs.Validationf("pgstore: checkpoint of run %q: a change holds at most one per run", out[i].runID)
+		}
+	}
+	return out, nil
 }
 
 // planMessages groups c's messages by context, keeping their order.

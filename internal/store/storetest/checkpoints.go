@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,7 +21,57 @@ func testCheckpoints(t *testing.T, f Factory) {
 		"Delete":                  testCheckpointDelete,
 		"TimestampDefaultsToNow":  testCheckpointTimestamp,
 		"Validation":              testCheckpointInvalid,
+		"WithEvents":              testCheckpointWithEvents,
+		"WithEventsAllOrNothing":  testCheckpointWithEventsAtomic,
 	})
+}
+
+// A change's checkpoints are saved with its events, one per run, in the
+// history like any other.
+func testCheckpointWithEvents(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	saveCheckpoint(t, ctx, s, checkpoint("r-cw", 1, 1))
+	c := store.Change{
+		Events:      append(runEvents("r-cw", 1, 2), runEvents("r-cw2", 1, 1)...),
+		Checkpoints: []engine.Checkpoint{checkpoint("r-cw", 1, 2), checkpoint("r-cw2", 1, 9)},
+	}
+	apply(t, ctx, s, c)
+	if got := listCheckpointSteps(t, ctx, s, "r-cw"); !slices.Equal(got, []string{"step-1", "step-2"}) {
+		t.Errorf("r-cw checkpoints after a change with one: %v, want [step-1 step-2]", got)
+	}
+	if got := loadStep(t, ctx, s, "r-cw2"); got != "step-9" {
+		t.Errorf("r-cw2 newest checkpoint: %s, want step-9 (saved by the same change)", got)
+	}
+	cp, err := s.LoadCheckpoint(ctx, "r-cw")
+	wantNoError(t, err, "LoadCheckpoint(r-cw)")
+	if want := checkpoint("r-cw", 1, 2); string(cp.Payload) == "" || cp.Iteration != want.Iteration || cp.Attributes[store.AttrAttempt] != "1" {
+		t.Errorf("checkpoint saved by a change: %+v, want %+v", cp, want)
+	}
+	dup := store.Change{Events: runEvents("r-cw", 3, 3), Checkpoints: []engine.Checkpoint{checkpoint("r-cw", 1, 3), checkpoint("r-cw", 1, 4)}}
+	wantClass(t, s.Apply(ctx, dup), errdefs.ClassValidation, "Apply with two checkpoints of one run")
+}
+
+// A change whose checkpoint is stale writes none of its events, and a
+// change whose events are refused (a gap, a lost fence) saves no
+// checkpoint: a checkpoint is durable exactly when the events it covers
+// are.
+func testCheckpointWithEventsAtomic(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	saveCheckpoint(t, ctx, s, checkpoint("r-ca", 2, 1))
+	stale := store.Change{Events: runEvents("r-ca", 1, 1), Checkpoints: []engine.Checkpoint{checkpoint("r-ca", 1, 2)}}
+	wantClass(t, s.Apply(ctx, stale), errdefs.ClassConflict, "Apply with a stale attempt's checkpoint")
+	if page := readAll(t, ctx, s, "r-ca"); page.LastSeq != 0 {
+		t.Errorf("events after a change refused for its stale checkpoint: last seq %d, want 0", page.LastSeq)
+	}
+	gap := store.Change{Events: runEvents("r-ca", 5, 5), Checkpoints: []engine.Checkpoint{checkpoint("r-ca", 2, 3)}}
+	wantClass(t, s.Apply(ctx, gap), errdefs.ClassConflict, "Apply with a checkpoint and events that leave a gap")
+	l := acquire(t, s, "r-ca", "replica-a", longTTL)
+	wantNoError(t, s.ReleaseLease(ctx, l), "ReleaseLease")
+	fenced := store.Change{Events: runEvents("r-ca", 1, 1), Fences: []store.Lease{l}, Checkpoints: []engine.Checkpoint{checkpoint("r-ca", 2, 4)}}
+	wantClass(t, s.Apply(ctx, fenced), errdefs.ClassConflict, "Apply with a checkpoint, fenced by a released lease")
+	if got := listCheckpointSteps(t, ctx, s, "r-ca"); !slices.Equal(got, []string{"step-1"}) {
+		t.Errorf("checkpoints after three refused changes: %v, want [step-1]", got)
+	}
 }
 
 func saveCheckpoint(t *testing.T, ctx context.Context, s store.Store, cp engine.Checkpoint) {
