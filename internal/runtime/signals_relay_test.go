@@ -214,3 +214,73 @@ func testFeedbackSurvivesOwnerDeath(t *testing.T, shared store.Store) {
 		t.Fatalf("the feedback is %d times in the transcript, want once", n)
 	}
 }
+
+// diesAfterFeedback is a replica's store that dies right after saving the
+// first checkpoint that holds a feedback: the replica's removal of the
+// feedback from the task never happens.
+type diesAfterFeedback struct {
+	killable
+	text string
+}
+
+func (d *diesAfterFeedback) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
+	if err := d.killable.SaveCheckpoint(ctx, cp); err != nil {
+		return err
+	}
+	for _, m := range cp.Board.Channels[engine.MainChannel] {
+		if m.Text() == d.text {
+			d.dead.Store(true)
+		}
+	}
+	return nil
+}
+
+// The owner took a relayed feedback and checkpointed it, then died before
+// removing it from the task: the attempt that takes the run over finds it
+// in the checkpoint it resumes from and does not hand it on again.
+func TestRelayedFeedbackNotTakenTwice(t *testing.T) {
+	sharedStores(t, testRelayedFeedbackNotTakenTwice)
+}
+
+func testRelayedFeedbackNotTakenTwice(t *testing.T, shared store.Store) {
+	step, fed := make(chan struct{}), make(chan string, 8)
+	eng := steered{n: 40, step: step, fed: fed}
+	da := &diesAfterFeedback{killable: killable{Store: shared}, text: "steer once"}
+	a := replica(t, da, "A", eng)
+	b := replica(t, shared, "B", eng)
+	task := send(t, a, "c", "count")
+	step <- struct{}{}
+	if _, err := b.Signal(ctxT(t), task.ID, Signal{Type: SignalFeedback, Text: "steer once"}); err != nil {
+		t.Fatal(err)
+	}
+	pace(t, step)
+	fedOnce(t, fed, "steer once")
+	for !da.dead.Load() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	a.crash()
+	if pending := getTaskT(t, shared, task.ID).Signals; len(pending) != 1 {
+		t.Fatalf("signals pending after A died: %+v, want the feedback it could not remove", pending)
+	}
+	done := wait(t, b, task.ID)
+	if done.State != store.StateCompleted || done.Attempt != 2 || len(done.Signals) != 0 {
+		t.Fatalf("after the takeover: %s attempt %d, signals %+v", done.State, done.Attempt, done.Signals)
+	}
+	select {
+	case again := <-fed:
+		t.Fatalf("the engine took feedback %q again", again)
+	default:
+	}
+	if n := feedbackInTranscript(t, b, done, "steer once"); n != 1 {
+		t.Fatalf("the feedback is %d times in the transcript, want once", n)
+	}
+}
+
+func getTaskT(t *testing.T, st store.Store, id string) store.Task {
+	t.Helper()
+	task, err := st.GetTask(ctxT(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
+}
