@@ -48,9 +48,10 @@ import (
 // Every accepted signal is a "signal" event in the run's log: appended
 // live when the run executes here, or written with the state change it
 // makes (the run.start of a resumed attempt). A refused signal writes
-// nothing. Pause and feedback reach a run executing on this replica only
-// (the store does not carry them to another replica, as it carries a
-// cancel): elsewhere they are refused with a Conflict naming the reason.
+// nothing. A pause or feedback for a run executing on another replica is
+// recorded on the task and relayed to that replica by its lease renewal
+// round (signals_relay.go), as a cancel is; only a run not started yet
+// (queued) refuses them, with a Conflict naming the reason.
 
 // The signal types.
 const (
