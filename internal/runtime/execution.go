@@ -264,6 +264,7 @@ func (x *execution) execute() (*agent.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.deliverStored(x.task.Signals) // pending since an earlier attempt (signals_relay.go)
 	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
 	res, err := agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
 	res, err = x.handoff(ctx, res, err)
@@ -316,6 +317,7 @@ func (x *execution) runOptions(ctx context.Context, opts *[5]agent.RunOption, hi
 	if err != nil {
 		return n, ctx, err
 	}
+	x.skipCheckpointed(cp)
 	if cp != nil && engine.CapabilitiesOf(x.agent.Engine).SupportsResume {
 		opts[n] = agent.WithResumeFrom(cp)
 		n++
@@ -507,14 +509,19 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	x.host.ended = true
 	x.host.mu.Unlock()
 	release := x.leaseToGive(o.state)
-	rebase := x.rebaseFinish(t, msgs, release)
-	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: msgs, Release: release}, rebase, evs...); err != nil {
+	var settled []store.Message // msgs and the relayed feedback the commit stores
+	settle := func(msgs []store.Message) []store.Message {
+		settled = x.settleSignals(t, o, msgs)
+		return settled
+	}
+	rebase := x.rebaseFinish(t, msgs, release, settle)
+	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: settle(msgs), Release: release}, rebase, evs...); err != nil {
 		x.keepLease(release)
 		return err
 	}
 	stored = true
 	t.Version++
-	x.finished, x.stored = true, msgs
+	x.finished, x.stored = true, settled
 	x.handover = o.state == store.StateWorking
 	if o.state.Terminal() {
 		x.log.End()
@@ -607,7 +614,8 @@ func finishEvents(o outcome, t *store.Task) []stateEvent {
 // rebaseFinish resolves a conflict of the final commit of t: someone else
 // wrote the task meanwhile (a cancel request from another replica), so
 // the outcome goes on top of their version, a few times at most.
-func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message, release *store.Lease) runlog.Rebase {
+// The signals pending on the task are settled again on its version (settle).
+func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message, release *store.Lease, settle func([]store.Message) []store.Message) runlog.Rebase {
 	tries := 0
 	return func(conflict error) (store.Change, error) {
 		if tries++; tries > 5 {
@@ -620,8 +628,8 @@ func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message, release *s
 		if fresh.State.Terminal() {
 			return store.Change{}, fmt.Errorf("run %s ended elsewhere as %s: %w", t.ID, fresh.State, conflict)
 		}
-		t.Version, t.CancelRequested = fresh.Version, fresh.CancelRequested
-		return store.Change{UpdateTask: t, Messages: msgs, Release: release}, nil
+		t.Version, t.CancelRequested, t.Signals = fresh.Version, fresh.CancelRequested, fresh.Signals
+		return store.Change{UpdateTask: t, Messages: settle(msgs), Release: release}, nil
 	}
 }
 

@@ -333,6 +333,8 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	if err := x.r.saveCheckpoint(ctx, x.stamp(cp)); err != nil {
 		return err
 	}
+	// Relayed feedback the checkpoint holds leaves the task (signals_relay.go).
+	x.consumeCheckpointed(ctx, cp)
 	x.pauseAtBoundary() // the safe boundary a pause waits for (signals.go)
 	return nil
 }

@@ -125,7 +125,8 @@ func (r *Runtime) keepLeases(ctx context.Context) {
 
 // renewAll renews the leases of xs in one store call (however many runs a
 // replica executes, a round is one round trip), abandons the attempts whose
-// lease was lost, and interrupts those whose task records a cancel.
+// lease was lost, interrupts those whose task records a cancel, and hands
+// each the pause and feedback signals recorded on its task.
 func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
 	// Each execution's leaseMu is held across the call, so that a renewal
 	// cannot read a lease before its release or hand-over and write it
@@ -177,6 +178,9 @@ func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
 			x.abandon(errdefs.Conflictf("the lease on run %s was taken over by another replica", x.runID))
 		case rl.CancelRequested:
 			x.interrupt(engine.CauseUserCancel, "canceled by the user")
+		}
+		if ok && len(rl.Signals) > 0 {
+			x.deliverStored(rl.Signals) // recorded by another replica (signals_relay.go)
 		}
 	}
 }

@@ -48,9 +48,10 @@ import (
 // Every accepted signal is a "signal" event in the run's log: appended
 // live when the run executes here, or written with the state change it
 // makes (the run.start of a resumed attempt). A refused signal writes
-// nothing. Pause and feedback reach a run executing on this replica only
-// (the store does not carry them to another replica, as it carries a
-// cancel): elsewhere they are refused with a Conflict naming the reason.
+// nothing. A pause or feedback for a run executing on another replica is
+// recorded on the task and relayed to that replica by its lease renewal
+// round (signals_relay.go), as a cancel is; only a run not started yet
+// (queued) refuses them, with a Conflict naming the reason.
 
 // The signal types.
 const (
@@ -99,6 +100,8 @@ type steering struct {
 	pause, armed bool
 	pauseNote    string
 	feedback     []model.Message
+	// relay tracks the signals stored on the task (signals_relay.go).
+	relay relayed
 }
 
 // Signal applies s to task taskID (see the comment above). It returns the
@@ -122,11 +125,11 @@ func (r *Runtime) Signal(ctx context.Context, taskID string, s Signal) (store.Ta
 	}
 	switch s.Type {
 	case SignalPause:
-		return r.pause(t, s)
+		return r.pauseTo(ctx, t, s, false)
 	case SignalResume:
 		return r.resume(ctx, t, s)
 	case SignalFeedback:
-		return r.feedback(ctx, t, s)
+		return r.feedbackTo(ctx, t, s, false)
 	case SignalRetry:
 		return r.retryFailed(ctx, t, s)
 	}
@@ -163,8 +166,10 @@ func pausedData(t store.Task) (PausedData, bool) {
 	return PausedData{}, false
 }
 
-// pause asks the run executing here to pause at its next checkpoint.
-func (r *Runtime) pause(t store.Task, s Signal) (store.Task, error) {
+// pauseTo asks the run to pause at its next checkpoint: directly when it
+// executes here, else through the store (recordSignal; again says this
+// is a second look).
+func (r *Runtime) pauseTo(ctx context.Context, t store.Task, s Signal, again bool) (store.Task, error) {
 	if err := notRunning(t, s.Type); err != nil {
 		return store.Task{}, err
 	}
@@ -177,6 +182,9 @@ func (r *Runtime) pause(t store.Task, s Signal) (store.Task, error) {
 	}
 	x := r.executing(t.ID)
 	if x == nil {
+		if t.State == store.StateWorking {
+			return r.recordSignal(ctx, t, s, again)
+		}
 		return store.Task{}, notHere(t, s.Type)
 	}
 	x.steer.mu.Lock()
@@ -198,15 +206,22 @@ func (r *Runtime) resume(ctx context.Context, t store.Task, s Signal) (store.Tas
 			return t, nil
 		}
 	}
+	if t.State == store.StateWorking && r.executing(t.ID) == nil {
+		// A pause recorded for another replica, not delivered yet.
+		next, withdrawn, err := r.withdrawPause(ctx, t)
+		if err != nil || withdrawn {
+			return next, err
+		}
+	}
 	if !Paused(t) {
 		return store.Task{}, errdefs.Conflictf("task %s is %s, not paused: only a paused run can be resumed", t.ID, t.State)
 	}
 	return r.resumePaused(ctx, t, s)
 }
 
-// feedback hands a message to the run executing here, or resumes a
-// paused run with it.
-func (r *Runtime) feedback(ctx context.Context, t store.Task, s Signal) (store.Task, error) {
+// feedbackTo hands a message to the run: directly when it executes here,
+// else through the store (recordSignal); a paused run resumes with it.
+func (r *Runtime) feedbackTo(ctx context.Context, t store.Task, s Signal, again bool) (store.Task, error) {
 	if Paused(t) {
 		return r.resumePaused(ctx, t, s)
 	}
@@ -215,6 +230,9 @@ func (r *Runtime) feedback(ctx context.Context, t store.Task, s Signal) (store.T
 	}
 	x := r.executing(t.ID)
 	if x == nil {
+		if t.State == store.StateWorking {
+			return r.recordSignal(ctx, t, s, again)
+		}
 		return store.Task{}, notHere(t, s.Type)
 	}
 	x.steer.mu.Lock()
@@ -394,6 +412,7 @@ func (x *execution) takeSteeredFeedback() []model.Message {
 	defer x.steer.mu.Unlock()
 	out := x.steer.feedback
 	x.steer.feedback = nil
+	x.markGone(out)
 	return out
 }
 

@@ -103,13 +103,34 @@ type Task struct {
 	Attempt int `json:"attempt"`
 	// CancelRequested records a cancel so that the replica owning the run
 	// can react to it.
-	CancelRequested bool           `json:"cancel_requested,omitempty"`
-	Metadata        map[string]any `json:"metadata,omitempty"`
+	CancelRequested bool `json:"cancel_requested,omitempty"`
+	// Signals are the pause and feedback signals recorded for the replica
+	// executing the run (by whichever replica took them), oldest first,
+	// until it acts on them; see PendingSignal.
+	Signals  []PendingSignal `json:"signals,omitempty"`
+	Metadata map[string]any  `json:"metadata,omitempty"`
 	// Version is the optimistic-concurrency token; the store sets it (1 on
 	// create) and bumps it on every update.
 	Version   int64     `json:"version"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PendingSignal is a signal recorded on a task for the replica that
+// executes the run: any replica may take a signal, and the owner learns
+// of it in its next lease renewal round (RenewedLease.Signals), like a
+// cancel. The owner removes it (a versioned task update) once it acted on
+// it — a feedback once a checkpoint holds it — so that a signal reaches
+// the run exactly once, and one its owner did not act on before it died
+// reaches the next attempt.
+type PendingSignal struct {
+	// ID names the signal; a feedback's message carries it as its id.
+	ID string `json:"id"`
+	// Type is "pause" or "feedback".
+	Type string `json:"type"`
+	// Text is the feedback, or the pause's note.
+	Text string    `json:"text,omitempty"`
+	At   time.Time `json:"at"`
 }
 
 // TaskError explains a failed or rejected task.
@@ -384,6 +405,8 @@ type RenewedLease struct {
 	Lease
 	// CancelRequested is the run's task's cancel request.
 	CancelRequested bool
+	// Signals are the run's task's pending signals (Task.Signals).
+	Signals []PendingSignal
 }
 
 // Leases coordinates which replica executes which run. A store that can
@@ -400,8 +423,9 @@ type Leases interface {
 	// RenewLeases extends every lease of ls that is still held as it says
 	// (owner and generation), in one round trip however many there are,
 	// and returns those it extended, each with its run's cancel request
-	// (so that a cancel recorded elsewhere reaches the owner in the same
-	// round). A lease missing from the answer was lost.
+	// and pending signals (so that a cancel, pause or feedback recorded
+	// elsewhere reaches the owner in the same round). A lease missing from
+	// the answer was lost.
 	RenewLeases(ctx context.Context, ls []Lease, ttl time.Duration) ([]RenewedLease, error)
 	// ReleaseLease gives the lease up; releasing a lost lease is a no-op.
 	ReleaseLease(ctx context.Context, l Lease) error

@@ -88,7 +88,7 @@ func (s *Store) RenewLease(ctx context.Context, l store.Lease, ttl time.Duration
 }
 
 // RenewLeases extends each lease of ls still held as it says and returns
-// those, with their tasks' cancel requests.
+// those, with their tasks' cancel requests and pending signals.
 func (s *Store) RenewLeases(ctx context.Context, ls []store.Lease, ttl time.Duration) ([]store.RenewedLease, error) {
 	if err := live(ctx); err != nil {
 		return nil, err
@@ -110,7 +110,8 @@ func (s *Store) RenewLeases(ctx context.Context, ls []store.Lease, ttl time.Dura
 		rl := store.RenewedLease{Lease: held}
 		if t := s.tenants[held.Tenant]; t != nil {
 			if rec := t.task(l.RunID); rec != "" {
-				rl.CancelRequested = readTask(rec).CancelRequested
+				task := readTask(rec)
+				rl.CancelRequested, rl.Signals = task.CancelRequested, task.Signals
 			}
 		}
 		out = append(out, rl)

@@ -68,7 +68,35 @@ func putTaskBody(b []byte, t store.Task, field fieldName) ([]byte, error) {
 	if b, err = putArtifacts(b, t.Artifacts, func() string { return field() + ".artifacts" }); err != nil {
 		return b, err
 	}
-	return putJSONMap(b, t.Metadata, func() string { return field() + ".metadata" })
+	if b, err = putJSONMap(b, t.Metadata, func() string { return field() + ".metadata" }); err != nil {
+		return b, err
+	}
+	return putSignals(b, t.Signals), nil
+}
+
+// putSignals appends a task's pending signals (count+1, 0 for none).
+func putSignals(b []byte, sigs []store.PendingSignal) []byte {
+	if len(sigs) == 0 {
+		return putUint(b, 0)
+	}
+	b = putUint(b, uint64(len(sigs))+1)
+	for _, s := range sigs {
+		b = putTime(putString(putString(putString(b, s.ID), s.Type), s.Text), store.StoredTime(s.At))
+	}
+	return b
+}
+
+// signals reads what putSignals wrote.
+func (r *reader) signals() []store.PendingSignal {
+	n := int(r.uint())
+	if n == 0 {
+		return nil
+	}
+	out := make([]store.PendingSignal, n-1)
+	for i := range out {
+		out[i] = store.PendingSignal{ID: r.str(), Type: r.str(), Text: r.str(), At: r.time()}
+	}
+	return out
 }
 
 func putArtifacts(b []byte, arts []model.Artifact, field fieldName) ([]byte, error) {
@@ -142,5 +170,6 @@ func readTask(rec string) store.Task {
 		}
 	}
 	t.Metadata = r.jsonMap()
+	t.Signals = r.signals()
 	return t
 }

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -67,8 +68,8 @@ WHERE leases.owner = EXCLUDED.owner OR leases.owner = ''
 RETURNING generation, tenant`
 
 // RenewLeases extends, in one statement, every lease of ls still held as
-// it says, and reads the cancel requests of their runs in the same round
-// trip.
+// it says, and reads the cancel requests and pending signals of their runs
+// in the same round trip.
 func (s *Store) RenewLeases(ctx context.Context, ls []store.Lease, ttl time.Duration) ([]store.RenewedLease, error) {
 	if ttl <= 0 {
 		return nil, errdefs.Validationf("pgstore: renew leases: ttl %v is not positive", ttl)
@@ -89,7 +90,13 @@ func (s *Store) RenewLeases(ctx context.Context, ls []store.Lease, ttl time.Dura
 		}
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.RenewedLease, error) {
 			r := store.RenewedLease{Lease: store.Lease{ExpiresAt: expires}}
-			err := row.Scan(&r.RunID, &r.Tenant, &r.Owner, &r.Generation, &r.CancelRequested)
+			var signals []byte
+			err := row.Scan(&r.RunID, &r.Tenant, &r.Owner, &r.Generation, &r.CancelRequested, &signals)
+			if err == nil && signals != nil {
+				if err = json.Unmarshal(signals, &r.Signals); err != nil {
+					err = errdefs.Internalf("pgstore: task %q: corrupt signals column: %w", r.RunID, err)
+				}
+			}
 			return r, err
 		})
 		return err
@@ -102,7 +109,7 @@ func (s *Store) RenewLeases(ctx context.Context, ls []store.Lease, ttl time.Dura
 
 // renewLeasesSQL: $1 run ids, $2 owners, $3 generations, $4 the new
 // expiry, $5 the TTL in µs. A lease of a run whose task is gone still renews (the run ends
-// soon); its cancel request reads false.
+// soon); its cancel request reads false, its signals none.
 const renewLeasesSQL = `
 WITH renewed AS (
 	UPDATE leases SET expires_at = $4, ttl_us = $5
@@ -110,7 +117,7 @@ WITH renewed AS (
 	WHERE leases.run_id = u.run_id AND leases.owner = u.owner AND leases.generation = u.generation
 	RETURNING leases.run_id, leases.tenant, leases.owner, leases.generation
 )
-SELECT r.run_id, r.tenant, r.owner, r.generation, coalesce(t.cancel_requested, false)
+SELECT r.run_id, r.tenant, r.owner, r.generation, coalesce(t.cancel_requested, false), t.signals
 FROM renewed r LEFT JOIN tasks t ON t.tenant = r.tenant AND t.id = r.run_id`
 
 // RenewLease extends l to now+ttl if it is still held as l says (owner and

@@ -16,7 +16,7 @@ import (
 // taskRow is a task validated and encoded for its columns.
 type taskRow struct {
 	store.Task
-	statusMessage, taskError, artifacts, usage, metadata []byte // json; nil is NULL
+	statusMessage, taskError, artifacts, usage, metadata, signals []byte // json; nil is NULL
 }
 
 // newTaskRow validates t for creation (create) or update and encodes it.
@@ -58,45 +58,46 @@ func newTaskRow(t store.Task, now time.Time, create bool) (*taskRow, error) {
 	r.artifacts = encode(t.Artifacts, t.Artifacts == nil)
 	r.usage = encode(t.Usage, false)
 	r.metadata = encode(t.Metadata, t.Metadata == nil)
+	r.signals = encode(t.Signals, len(t.Signals) == 0)
 	return r, err
 }
 
 const insertTaskSQL = `
 INSERT INTO tasks (tenant, id, context_id, agent_id, state, status_message, error, artifacts,
-	usage, attempt, cancel_requested, metadata, version, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1, $13, $14)
+	usage, attempt, cancel_requested, metadata, signals, version, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15, 1, $13, $14)
 ON CONFLICT (tenant, id) DO NOTHING`
 
 func (r *taskRow) args(tenant string) []any {
 	return []any{tenant, r.ID, r.ContextID, r.AgentID, string(r.State), r.statusMessage, r.taskError,
-		r.artifacts, r.usage, r.Attempt, r.CancelRequested, r.metadata, r.CreatedAt, r.UpdatedAt}
+		r.artifacts, r.usage, r.Attempt, r.CancelRequested, r.metadata, r.CreatedAt, r.UpdatedAt, r.signals}
 }
 
 // updateTaskSQL replaces the mutable fields; tenant, context, agent and
 // creation time are the stored ones whatever the update says.
 const updateTaskSQL = `
 UPDATE tasks SET state = $4, status_message = $5, error = $6, artifacts = $7, usage = $8,
-	attempt = $9, cancel_requested = $10, metadata = $11, updated_at = $12, version = version + 1
+	attempt = $9, cancel_requested = $10, metadata = $11, updated_at = $12, signals = $13, version = version + 1
 WHERE tenant = $1 AND id = $2 AND version = $3`
 
 func (r *taskRow) updateArgs(tenant string) []any {
 	return []any{tenant, r.ID, r.Version, string(r.State), r.statusMessage, r.taskError, r.artifacts,
-		r.usage, r.Attempt, r.CancelRequested, r.metadata, r.UpdatedAt}
+		r.usage, r.Attempt, r.CancelRequested, r.metadata, r.UpdatedAt, r.signals}
 }
 
 // taskColumns are the columns scanTask reads, in order.
 const taskColumns = `id, context_id, agent_id, tenant, state, status_message, error, artifacts,
-	usage, attempt, cancel_requested, metadata, version, created_at, updated_at`
+	usage, attempt, cancel_requested, metadata, version, created_at, updated_at, signals`
 
 // scanTask decodes one row of taskColumns.
 func scanTask(row pgx.Row) (store.Task, error) {
 	var (
-		t                                                    store.Task
-		state                                                string
-		statusMessage, taskError, artifacts, usage, metadata []byte
+		t                                                             store.Task
+		state                                                         string
+		statusMessage, taskError, artifacts, usage, metadata, signals []byte
 	)
 	err := row.Scan(&t.ID, &t.ContextID, &t.AgentID, &t.Tenant, &state, &statusMessage, &taskError,
-		&artifacts, &usage, &t.Attempt, &t.CancelRequested, &metadata, &t.Version, &t.CreatedAt, &t.UpdatedAt)
+		&artifacts, &usage, &t.Attempt, &t.CancelRequested, &metadata, &t.Version, &t.CreatedAt, &t.UpdatedAt, &signals)
 	if err != nil {
 		return store.Task{}, err
 	}
@@ -110,7 +111,7 @@ func scanTask(row pgx.Row) (store.Task, error) {
 	for _, f := range []struct {
 		b []byte
 		v any
-	}{{statusMessage, t.StatusMessage}, {taskError, t.Error}, {artifacts, &t.Artifacts}, {usage, &t.Usage}, {metadata, &t.Metadata}} {
+	}{{statusMessage, t.StatusMessage}, {taskError, t.Error}, {artifacts, &t.Artifacts}, {usage, &t.Usage}, {metadata, &t.Metadata}, {signals, &t.Signals}} {
 		if f.b == nil {
 			continue
 		}

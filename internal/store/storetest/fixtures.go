@@ -58,8 +58,12 @@ func fullTask(id, contextID string) *store.Task {
 		Usage:           model.TokenUsage{InputTokens: 120, OutputTokens: 30, TotalTokens: 150},
 		Attempt:         2,
 		CancelRequested: true,
-		Metadata:        map[string]any{"z": "last", "a": map[string]any{"nested": true, "n": 1.5}, "list": []any{1, "two", nil}},
-		CreatedAt:       at(1),
+		Signals: []store.PendingSignal{
+			{ID: "sig-1", Type: "pause", Text: "lunch", At: at(2)},
+			{ID: "sig-2", Type: "feedback", Text: "steer left " + nulText, At: at(3)},
+		},
+		Metadata:  map[string]any{"z": "last", "a": map[string]any{"nested": true, "n": 1.5}, "list": []any{1, "two", nil}},
+		CreatedAt: at(1),
 	}
 }
 

@@ -34,6 +34,7 @@ func testLeases(t *testing.T, f Factory) {
 		"RenewMany":                testRenewLeases,
 		"Fences":                   testLeaseFences,
 		"ReleasedByChange":         testLeaseReleasedByChange,
+		"PendingSignals":           testPendingSignals,
 	})
 }
 

@@ -124,6 +124,7 @@ func testUpdate(t *testing.T, s store.Store) {
 	upd.Usage = model.TokenUsage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3}
 	upd.Attempt = 3
 	upd.CancelRequested = false
+	upd.Signals = upd.Signals[1:] // the owner took the first
 	upd.Metadata = map[string]any{"only": "this"}
 	// Immutable fields: the store keeps the stored values.
 	upd.Tenant = "other"
