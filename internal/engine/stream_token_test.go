@@ -96,10 +96,6 @@ func BenchmarkEmitToken(b *testing.B) {
 	})
 }
 
-func envelopeOf(payload []byte) event.Envelope {
-	return event.Envelope{Subject: engine.SubjectStreamDelta("run-1", "agent"), Payload: payload}
-}
-
 // discard is a Publisher that keeps nothing.
 type discard struct{}
 

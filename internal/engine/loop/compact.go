@@ -69,7 +69,7 @@ func (x *execution) contextMessages(n int) ([]model.Message, error) {
 		return recent, nil // the common case: the history as it is
 	}
 	view := x.view(c, summary, mark, recent)
-	elided := view.elideResults(limit)
+	view.elideResults(limit)
 	if view.tokens() > limit {
 		cut := compactionCut(c, recent, limit/2-x.e.summaryTokens())
 		if cut > 0 {
@@ -79,8 +79,7 @@ func (x *execution) contextMessages(n int) ([]model.Message, error) {
 			}
 			summary, mark, recent = regions(x.board.ChannelView(engine.MainChannel))
 			view = x.view(c, summary, mark, recent)
-			elided = view.elideResults(limit)
-			x.cm.last.ToolResultsElided = elided
+			x.cm.last.ToolResultsElided = view.elideResults(limit)
 			x.publishCompaction(view)
 		}
 	}
