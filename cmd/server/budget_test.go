@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 )
 
 // A budget per agent per period, through the HTTP API of real servers, on
@@ -98,4 +101,61 @@ func toolSteps(evs []event) int {
 		}
 	}
 	return n
+}
+
+// Over A2A the spent budget fails the task, its status message naming the
+// budget: the looping task mid-tool-loop, the next one before it starts —
+// on PostgreSQL on a second server sharing the counter.
+func TestBudgetPerPeriodOverA2A(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string) {
+		cfg := writeYAML(t, budgetConfig)
+		a := startStore(t, cfg, dsn)
+		task := sendA2A(t, agentA2A(t, a, "metered"), "loop")
+		if task.Status.State != a2a.TaskStateFailed || !strings.Contains(statusText(task), "over its budget max_tokens_per_period of 150") {
+			t.Fatalf("looping task: %s %q; want failed naming max_tokens_per_period", task.Status.State, statusText(task))
+		}
+		evs := readUntilEnd(t, bufio.NewReader(a.get(t, "/v1/runs/"+string(task.ID)+"/events").Body))
+		if calls := toolSteps(evs); calls < 2 {
+			t.Fatalf("the task made %d tool calls before its budget stopped it; want a tool loop (at least 2)", calls)
+		}
+		servers := []*server{a}
+		if dsn != "" {
+			servers = append(servers, startStore(t, cfg, dsn))
+		}
+		for i, s := range servers {
+			task := sendA2A(t, agentA2A(t, s, "metered"), "hi")
+			if task.Status.State != a2a.TaskStateFailed || !strings.Contains(statusText(task), "its whole budget max_tokens_per_period of 150") {
+				t.Fatalf("server %d: a task after the budget was spent: %s %q; want failed before it started", i+1, task.Status.State, statusText(task))
+			}
+			if len(task.History) != 1 || task.History[0].Role != a2a.MessageRoleUser {
+				t.Fatalf("server %d: the refused task's history %v, want the user's message alone", i+1, task.History)
+			}
+		}
+	})
+}
+
+// sendA2A sends text in a new task and returns the task answered.
+func sendA2A(t *testing.T, c *a2aclient.Client, text string) *a2a.Task {
+	t.Helper()
+	res, err := c.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))})
+	if err != nil {
+		t.Fatalf("send %q: %v", text, err)
+	}
+	task, ok := res.(*a2a.Task)
+	if !ok {
+		t.Fatalf("send %q: %#v, want a task", text, res)
+	}
+	return task
+}
+
+// statusText is the text of a task's status message.
+func statusText(task *a2a.Task) string {
+	if task.Status.Message == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range task.Status.Message.Parts {
+		b.WriteString(p.Text())
+	}
+	return b.String()
 }

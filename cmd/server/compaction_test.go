@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"sigs.k8s.io/yaml"
 
 	"agentd/internal/config"
+	"agentd/internal/engine/loop"
 )
 
 // Context compaction through the REST API of a real server, on memstore
@@ -136,4 +138,54 @@ func runIDOfLast(t *testing.T, s *server, contextID string) string {
 		t.Fatalf("transcript: %d messages, the last without a task", len(page.Messages))
 	}
 	return page.Messages[len(page.Messages)-1].TaskID
+}
+
+// The same conversation through a2a-go's client: every message names the
+// context of the first task, the tasks complete, and the task that
+// compacted carries the summary in its history — an agent message whose
+// metadata marks it as the compaction — which its run's log records as a
+// context.compaction event.
+func TestCompactionOverA2A(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string) {
+		s := startStore(t, compactConfig(t), dsn)
+		c := agentA2A(t, s, "compact")
+		long := strings.Repeat("Here is some background I want you to keep in mind. ", 8)
+		turns := []string{long, "calculate 2*(3+4)", long, long, "calculate 6*7", long, long, "calculate 1+1"}
+		contextID, summarised := "", 0
+		for i, text := range turns {
+			msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
+			msg.ContextID = contextID
+			res, err := c.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: msg})
+			if err != nil {
+				t.Fatalf("turn %d: %v", i, err)
+			}
+			task, ok := res.(*a2a.Task)
+			if !ok || task.Status.State != a2a.TaskStateCompleted || len(task.History) == 0 {
+				t.Fatalf("turn %d: %#v, want a completed task", i, res)
+			}
+			if contextID != "" && task.ContextID != contextID {
+				t.Fatalf("turn %d ran in context %s, not the conversation's %s", i, task.ContextID, contextID)
+			}
+			contextID = task.ContextID
+			if last := task.History[len(task.History)-1].Parts[0].Text(); strings.HasPrefix(text, "calculate 6*7") && !strings.Contains(last, "The result is 42") {
+				t.Fatalf("turn %d answered %q", i, last)
+			}
+			summaries := 0
+			for _, m := range task.History {
+				if _, ok := m.Metadata[loop.MetadataCompaction]; ok && m.Role == a2a.MessageRoleAgent && m.Parts[0].Text() != "" {
+					summaries++
+				}
+			}
+			if events := len(compactionEvents(t, s, string(task.ID))); events != summaries {
+				t.Fatalf("turn %d: %d summaries in the task's history, %d context.compaction events in its run's log", i, summaries, events)
+			}
+			summarised += summaries
+		}
+		if summarised == 0 {
+			t.Fatal("the conversation outgrew the window without a summary in any task's history")
+		}
+		if summarised >= len(turns)-1 {
+			t.Fatalf("%d summaries in %d turns: the summaries in the transcript are not reused", summarised, len(turns))
+		}
+	})
 }

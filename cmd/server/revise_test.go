@@ -5,9 +5,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// The revise loop from configuration, through the REST API on memstore:
+// The revise loop from configuration, through the HTTP API (REST and
+// a2a-go's client), on memstore and on PostgreSQL:
 // a judge model (scripted) rejects the first answer with feedback, the
 // agent runs again seeing its answer and the feedback, and the revised
 // answer is the run's; the transcript holds only the final answer, the
@@ -47,7 +50,11 @@ agents:
 `
 
 func TestReviseFromConfigOverREST(t *testing.T) {
-	s := startStore(t, writeYAML(t, reviseConfig), "")
+	eachStore(t, testReviseOverREST)
+}
+
+func testReviseOverREST(t *testing.T, dsn string) {
+	s := startStore(t, writeYAML(t, reviseConfig), dsn)
 	_, run := s.postJSONRun(t, "/v1/agents/careful/messages", `{"text":"where is the Eiffel Tower?"}`)
 	if run.Status != "completed" || run.lastText() != "The Eiffel Tower is in Paris, France." {
 		t.Fatalf("careful: %s %q; want the revised answer", run.Status, run.lastText())
@@ -75,4 +82,32 @@ func TestReviseFromConfigOverREST(t *testing.T) {
 	if models != 2 {
 		t.Fatalf("doomed made %d model turns, want 2 (max_revisions 1)", models)
 	}
+}
+
+// Over A2A the revised answer is the task's: its history holds the
+// question and the final answer alone (the draft "It is in Europe." is
+// what the writer says unless a judge asked for a revision).
+func TestReviseFromConfigOverA2A(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string) {
+		s := startStore(t, writeYAML(t, reviseConfig), dsn)
+		for _, agent := range []string{"careful", "doomed"} {
+			res, err := agentA2A(t, s, agent).SendMessage(t.Context(), &a2a.SendMessageRequest{
+				Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("where is the Eiffel Tower?"))})
+			if err != nil {
+				t.Fatalf("%s: %v", agent, err)
+			}
+			task, ok := res.(*a2a.Task)
+			if !ok || task.Status.State != a2a.TaskStateCompleted {
+				t.Fatalf("%s: %#v, want a completed task", agent, res)
+			}
+			if len(task.History) != 2 || task.History[1].Role != a2a.MessageRoleAgent ||
+				task.History[1].Parts[0].Text() != "The Eiffel Tower is in Paris, France." {
+				t.Fatalf("%s: history %v; want the question and the revised answer alone", agent, task.History)
+			}
+			evs := readUntilEnd(t, bufio.NewReader(s.get(t, "/v1/runs/"+string(task.ID)+"/events").Body))
+			if text := strings.Join(deltas(evs), ""); !strings.Contains(text, "Europe") {
+				t.Fatalf("%s: the run's streamed text %q: want the draft before the revision", agent, text)
+			}
+		}
+	})
 }

@@ -501,6 +501,8 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 	failed.State, failed.StatusMessage, failed.Error = store.StateFailed, &full, taskErr
 	failed.Artifacts, failed.Usage, failed.Metadata = []model.Artifact{artifact}, usage, map[string]any{"x": 1}
 	fullView := viewOf(failed)
+	cost := 0.25
+	fullView.Cost, fullView.UnpricedModels = &cost, []string{"local-model"}
 	fullView.Messages = []model.Message{hi, full}
 	echo := agentView(&runtime.Agent{Agent: agent.Agent{ID: "echo", Card: agent.AgentCard{
 		Name: "Echo", Description: "echoes",

@@ -74,9 +74,14 @@ type RunView struct {
 	Messages      []model.Message  `json:"messages,omitempty"`
 	Artifacts     []model.Artifact `json:"artifacts,omitempty"`
 	Usage         model.TokenUsage `json:"usage"`
-	Error         *store.TaskError `json:"error"`
-	Attempt       int              `json:"attempt"`
-	Metadata      map[string]any   `json:"metadata,omitempty"`
+	// Cost prices the run's usage by model with the configuration's
+	// prices (nil when none applies); UnpricedModels names the models
+	// without a price (runtime.Runtime.Cost).
+	Cost           *float64         `json:"cost,omitempty"`
+	UnpricedModels []string         `json:"unpriced_models,omitempty"`
+	Error          *store.TaskError `json:"error"`
+	Attempt        int              `json:"attempt"`
+	Metadata       map[string]any   `json:"metadata,omitempty"`
 	// PendingApprovals are the tool calls an input-required run waits to
 	// have approved (the loop engine's approval prompt).
 	PendingApprovals []engine.ApprovalRequest `json:"pending_approvals,omitempty"`
@@ -93,9 +98,16 @@ func viewOf(t store.Task) RunView {
 	}
 }
 
+// view is viewOf t with its cost.
+func (s *Server) view(t store.Task) RunView {
+	v := viewOf(t)
+	v.Cost, v.UnpricedModels = s.rt.Cost(t.ModelUsage)
+	return v
+}
+
 // fullView adds the run's transcript messages.
 func (s *Server) fullView(r *http.Request, t store.Task) (RunView, error) {
-	v := viewOf(t)
+	v := s.view(t)
 	page, err := s.rt.ListMessages(r.Context(), store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
 	if err != nil {
 		return v, err
@@ -186,7 +198,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		defer st.Close()
 		streamRun(r.Context(), startSSE(w, http.StatusOK), st, s.opts.Heartbeat, true)
 	case !wait:
-		v := viewOf(t)
+		v := s.view(t)
 		writeRunView(w, http.StatusAccepted, &v)
 	default:
 		t, msgs, err := s.rt.WaitView(r.Context(), t.ID)
@@ -197,7 +209,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 			writeError(w, r, err)
 			return
 		}
-		v := viewOf(t)
+		v := s.view(t)
 		v.Messages = msgs
 		writeRunView(w, http.StatusOK, &v)
 	}
@@ -282,7 +294,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	out := RunList{Runs: make([]RunView, len(page.Tasks)), NextCursor: page.NextCursor, Total: page.Total}
 	for i, t := range page.Tasks {
-		out.Runs[i] = viewOf(t)
+		out.Runs[i] = s.view(t)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -302,7 +314,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	if !t.State.Terminal() {
 		status = http.StatusAccepted // cancel requested; the run is stopping
 	}
-	v := viewOf(t)
+	v := s.view(t)
 	writeRunView(w, status, &v)
 }
 

@@ -49,6 +49,6 @@ func (s *Server) postSignal(w http.ResponseWriter, r *http.Request) {
 	if t.State.Terminal() || runtime.Paused(t) {
 		status = http.StatusOK
 	}
-	v := viewOf(t)
+	v := s.view(t)
 	writeRunView(w, status, &v)
 }

@@ -53,12 +53,14 @@ type Checkpointer interface {
 	Checkpoint(ctx context.Context, cp Checkpoint) error
 }
 
-// UsageReporter receives the token usage of each model call, as a delta.
-// The host accumulates it. An errdefs.BudgetExceeded error means the budget
+// UsageReporter receives the token usage of each model call, as a delta,
+// with the name of the model called ("" when the engine's configuration
+// names none). The host accumulates it — by model, so that it can be
+// priced. An errdefs.BudgetExceeded error means the budget
 // is spent: the engine stops cost-incurring work and returns that error
 // from Execute. Any other error is observability only and is ignored.
 type UsageReporter interface {
-	ReportUsage(ctx context.Context, usage model.TokenUsage) error
+	ReportUsage(ctx context.Context, modelName string, usage model.TokenUsage) error
 }
 
 // UserPrompt is what an engine asks the host to relay to the user. It is
@@ -122,7 +124,7 @@ func (NoopHost) AskUser(_ context.Context, prompt UserPrompt) (UserReply, error)
 func (NoopHost) Checkpoint(context.Context, Checkpoint) error { return nil }
 
 // ReportUsage discards usage; NoopHost has no budget.
-func (NoopHost) ReportUsage(context.Context, model.TokenUsage) error { return nil }
+func (NoopHost) ReportUsage(context.Context, string, model.TokenUsage) error { return nil }
 
 // NoopCheckpointStore keeps nothing: Save discards, Load finds nothing. It
 // is the default when checkpointing is not configured.

@@ -14,9 +14,9 @@ import (
 //
 //	engine.HostFuncs{
 //		Inner: base,
-//		ReportUsageFn: func(ctx context.Context, u model.TokenUsage) error {
+//		ReportUsageFn: func(ctx context.Context, name string, u model.TokenUsage) error {
 //			// budget enforcement, then:
-//			return base.ReportUsage(ctx, u)
+//			return base.ReportUsage(ctx, name, u)
 //		},
 //	}
 type HostFuncs struct {
@@ -25,7 +25,7 @@ type HostFuncs struct {
 	InterruptsFn  func() <-chan Interrupt
 	AskUserFn     func(ctx context.Context, prompt UserPrompt) (UserReply, error)
 	CheckpointFn  func(ctx context.Context, cp Checkpoint) error
-	ReportUsageFn func(ctx context.Context, usage model.TokenUsage) error
+	ReportUsageFn func(ctx context.Context, modelName string, usage model.TokenUsage) error
 }
 
 func (h HostFuncs) inner() Host {
@@ -68,11 +68,11 @@ func (h HostFuncs) Checkpoint(ctx context.Context, cp Checkpoint) error {
 }
 
 // ReportUsage routes to ReportUsageFn, else Inner, else discards.
-func (h HostFuncs) ReportUsage(ctx context.Context, usage model.TokenUsage) error {
+func (h HostFuncs) ReportUsage(ctx context.Context, modelName string, usage model.TokenUsage) error {
 	if h.ReportUsageFn != nil {
-		return h.ReportUsageFn(ctx, usage)
+		return h.ReportUsageFn(ctx, modelName, usage)
 	}
-	return h.inner().ReportUsage(ctx, usage)
+	return h.inner().ReportUsage(ctx, modelName, usage)
 }
 
 // HostMiddleware decorates a Host with policy or observability (audit,

@@ -26,7 +26,7 @@ func TestHostFuncsFallsBackToNoop(t *testing.T) {
 	if err := h.Checkpoint(ctx, engine.Checkpoint{}); err != nil {
 		t.Errorf("Checkpoint: %v", err)
 	}
-	if err := h.ReportUsage(ctx, model.TokenUsage{}); err != nil {
+	if err := h.ReportUsage(ctx, "", model.TokenUsage{}); err != nil {
 		t.Errorf("ReportUsage: %v", err)
 	}
 }

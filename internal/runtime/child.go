@@ -295,6 +295,7 @@ func (x *execution) endChild(out *engine.Board, runErr error) error {
 	t.State, t.UpdatedAt = state, time.Now().UTC()
 	x.mu.Lock()
 	t.Usage = t.Usage.Add(x.usage)
+	t.ModelUsage = mergeModelUsage(t.ModelUsage, x.modelUsage)
 	if len(x.artifacts) > 0 {
 		t.Artifacts = mergeArtifacts(t.Artifacts, x.artifacts)
 	}
@@ -390,12 +391,13 @@ func (h *childHost) Checkpoint(ctx context.Context, cp engine.Checkpoint) error 
 	return h.rt.Checkpoint(ctx, cp)
 }
 
-func (h *childHost) ReportUsage(ctx context.Context, u model.TokenUsage) error {
+func (h *childHost) ReportUsage(ctx context.Context, modelName string, u model.TokenUsage) error {
 	x := h.rt.x
 	x.mu.Lock()
 	x.usage = x.usage.Add(u)
+	x.modelUsage = addModelUsage(x.modelUsage, modelName, u)
 	x.mu.Unlock()
-	return h.out.ReportUsage(ctx, u)
+	return h.out.ReportUsage(ctx, modelName, u)
 }
 
 // RunChild runs a grandchild: a child of this child.

@@ -106,11 +106,13 @@ type execution struct {
 	// checkpoint, not yet written (see host.Checkpoint).
 	heldCheckpoint *engine.Checkpoint
 	usage          model.TokenUsage
-	artifacts      []model.Artifact
-	cancelCause    engine.Cause
-	cancelNote     string
-	lostErr        error
-	graceTimer     *time.Timer
+	// modelUsage splits usage by model name, to price the run.
+	modelUsage  map[string]model.TokenUsage
+	artifacts   []model.Artifact
+	cancelCause engine.Cause
+	cancelNote  string
+	lostErr     error
+	graceTimer  *time.Timer
 
 	// steer holds the signals not acted on yet (signals.go).
 	steer steering
@@ -134,9 +136,10 @@ func (x *execution) noteArtifact(a ArtifactData) {
 }
 
 // addUsage accumulates usage and checks the budgets.
-func (x *execution) addUsage(u model.TokenUsage) error {
+func (x *execution) addUsage(modelName string, u model.TokenUsage) error {
 	x.mu.Lock()
 	x.usage = x.usage.Add(u)
+	x.modelUsage = addModelUsage(x.modelUsage, modelName, u)
 	// The run's usage: its earlier attempts' (recorded on the task, which
 	// only this execution writes, at its end) and this one's.
 	run := x.task.Usage.Add(x.usage)
@@ -534,6 +537,7 @@ func (x *execution) foldTotals(t *store.Task) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	t.Usage = t.Usage.Add(x.usage)
+	t.ModelUsage = mergeModelUsage(t.ModelUsage, x.modelUsage)
 	if len(x.artifacts) > 0 {
 		t.Artifacts = mergeArtifacts(t.Artifacts, x.artifacts)
 	}

@@ -256,6 +256,6 @@ func (h *handoffHost) AskUser(ctx context.Context, p engine.UserPrompt) (engine.
 // Checkpoint: the child's own are kept by the child's host.
 func (h *handoffHost) Checkpoint(context.Context, engine.Checkpoint) error { return nil }
 
-func (h *handoffHost) ReportUsage(ctx context.Context, u model.TokenUsage) error {
-	return h.x.host.ReportUsage(ctx, u)
+func (h *handoffHost) ReportUsage(ctx context.Context, modelName string, u model.TokenUsage) error {
+	return h.x.host.ReportUsage(ctx, modelName, u)
 }

@@ -389,10 +389,10 @@ func (x *execution) stamp(cp engine.Checkpoint) engine.Checkpoint {
 
 func unnamed(m model.Message) bool { return m.ID == "" }
 
-// ReportUsage accumulates usage and enforces the run's and the agent's
-// token budgets.
-func (h *host) ReportUsage(_ context.Context, u model.TokenUsage) error {
-	return h.x.addUsage(u)
+// ReportUsage accumulates usage (by model, too) and enforces the run's
+// and the agent's token budgets.
+func (h *host) ReportUsage(_ context.Context, modelName string, u model.TokenUsage) error {
+	return h.x.addUsage(modelName, u)
 }
 
 // messageNS namespaces derived message ids.

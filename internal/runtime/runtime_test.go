@@ -451,7 +451,7 @@ func TestBudgetExceededFailsTheRun(t *testing.T) {
 		_ = engine.PublishRunStart(ctx, h, run)
 		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		for i := 0; i < 10; i++ {
-			if err := h.ReportUsage(ctx, model.TokenUsage{InputTokens: 40, OutputTokens: 10}); err != nil {
+			if err := h.ReportUsage(ctx, "m", model.TokenUsage{InputTokens: 40, OutputTokens: 10}); err != nil {
 				return b, err
 			}
 		}

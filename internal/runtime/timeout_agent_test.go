@@ -34,7 +34,7 @@ func TestAgentTimeoutFailsTheRun(t *testing.T) {
 // BudgetExceeded naming the budget, run.end last.
 func TestRunBudgets(t *testing.T) {
 	spender := engine.EngineFunc(func(ctx context.Context, _ engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
-		if err := h.ReportUsage(ctx, model.TokenUsage{InputTokens: 100, OutputTokens: 5, TotalTokens: 105}); err != nil {
+		if err := h.ReportUsage(ctx, "m", model.TokenUsage{InputTokens: 100, OutputTokens: 5, TotalTokens: 105}); err != nil {
 			return b, err
 		}
 		b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, "spent"))

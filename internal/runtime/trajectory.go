@@ -23,10 +23,13 @@ type Trajectory struct {
 	Steps []TrajectoryStep `json:"steps"`
 	// Usage totals the run's token use (as the task records it).
 	Usage model.TokenUsage `json:"usage"`
-	// Cost adds up the cost of the model steps whose model has a price
-	// (Options.Prices); nil when none has. UnpricedModels names the models
-	// of steps that were not priced, so a partial cost is never mistaken
-	// for the whole.
+	// Cost is the run's cost, as its view shows it: Runtime.Cost of the
+	// task's usage by model (compactions included), which an attempt
+	// records when it ends; for a run with none recorded yet (in its first
+	// attempt, or stored by an older version), the cost of its model steps
+	// so far. nil when no model has a price (Options.Prices).
+	// UnpricedModels names the models that were not priced, so a partial
+	// cost is never mistaken for the whole.
 	Cost           *float64 `json:"cost,omitempty"`
 	UnpricedModels []string `json:"unpriced_models,omitempty"`
 }
@@ -115,11 +118,14 @@ func (r *Runtime) Trajectory(ctx context.Context, runID string) (Trajectory, err
 	}
 	tr := Trajectory{RunID: runID, Steps: b.steps, Usage: t.Usage}
 	r.price(&tr)
+	if len(t.ModelUsage) > 0 {
+		tr.Cost, tr.UnpricedModels = r.Cost(t.ModelUsage)
+	}
 	return tr, nil
 }
 
-// price sets the cost of each model step whose model has a price, and the
-// total.
+// price sets the cost of each model step whose model has a price, and
+// their total.
 func (r *Runtime) price(tr *Trajectory) {
 	if len(r.prices) == 0 {
 		return

@@ -99,6 +99,10 @@ type Task struct {
 	Error     *TaskError       `json:"error,omitempty"`
 	Artifacts []model.Artifact `json:"artifacts,omitempty"`
 	Usage     model.TokenUsage `json:"usage"`
+	// ModelUsage splits Usage by the name of the model called ("" for an
+	// agent whose configuration names none), so that the run can be
+	// priced. nil when no model was called.
+	ModelUsage map[string]model.TokenUsage `json:"model_usage,omitempty"`
 	// Attempt counts engine executions (1 on the first).
 	Attempt int `json:"attempt"`
 	// CancelRequested records a cancel so that the replica owning the run

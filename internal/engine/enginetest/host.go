@@ -101,7 +101,7 @@ func roundTrip(cp engine.Checkpoint) (engine.Checkpoint, error) {
 }
 
 // ReportUsage adds usage to the total and consults UsageFn.
-func (h *RecordingHost) ReportUsage(_ context.Context, usage model.TokenUsage) error {
+func (h *RecordingHost) ReportUsage(_ context.Context, _ string, usage model.TokenUsage) error {
 	h.mu.Lock()
 	h.usage = h.usage.Add(usage)
 	total := h.usage

@@ -122,11 +122,11 @@ func (h *childHost) Checkpoint(context.Context, engine.Checkpoint) error { retur
 
 // ReportUsage counts the step's usage and passes it on; the parent's
 // BudgetExceeded answer reaches the child.
-func (h *childHost) ReportUsage(ctx context.Context, u model.TokenUsage) error {
+func (h *childHost) ReportUsage(ctx context.Context, modelName string, u model.TokenUsage) error {
 	h.mu.Lock()
 	h.usage = h.usage.Add(u)
 	h.mu.Unlock()
-	return h.x.host.ReportUsage(ctx, u)
+	return h.x.host.ReportUsage(ctx, modelName, u)
 }
 
 func (h *childHost) total() model.TokenUsage {

@@ -132,7 +132,7 @@ func (x *execution) stopped() error {
 // answer matters: it stops the run. Anything else is the host's
 // observability problem.
 func (x *execution) reportUsage(n int, usage model.TokenUsage) error {
-	err := x.host.ReportUsage(x.ctx, usage)
+	err := x.host.ReportUsage(x.ctx, x.e.cfg.Model, usage)
 	if errdefs.IsBudgetExceeded(err) {
 		return fmt.Errorf("loop agent %q: after model turn %d: %w", x.actor, n, err)
 	}

@@ -46,7 +46,7 @@ func (h *goldenHost) Publish(ctx context.Context, env event.Envelope) error {
 	return h.RecordingHost.Publish(ctx, env)
 }
 
-func (h *goldenHost) ReportUsage(_ context.Context, u model.TokenUsage) error {
+func (h *goldenHost) ReportUsage(_ context.Context, _ string, u model.TokenUsage) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	fmt.Fprintf(&h.log, "usage %+v\n", u)

@@ -144,8 +144,8 @@ func (h *toolHost) AskUser(ctx context.Context, p engine.UserPrompt) (engine.Use
 
 func (h *toolHost) Checkpoint(context.Context, engine.Checkpoint) error { return nil }
 
-func (h *toolHost) ReportUsage(ctx context.Context, u model.TokenUsage) error {
-	return h.parent.ReportUsage(ctx, u)
+func (h *toolHost) ReportUsage(ctx context.Context, modelName string, u model.TokenUsage) error {
+	return h.parent.ReportUsage(ctx, modelName, u)
 }
 
 // result is the tool's result: the peer's answer as content, its

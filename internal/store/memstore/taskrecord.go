@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -71,7 +72,35 @@ func putTaskBody(b []byte, t store.Task, field fieldName) ([]byte, error) {
 	if b, err = putJSONMap(b, t.Metadata, func() string { return field() + ".metadata" }); err != nil {
 		return b, err
 	}
-	return putSignals(b, t.Signals), nil
+	return putModelUsage(putSignals(b, t.Signals), t.ModelUsage), nil
+}
+
+// putModelUsage appends a task's usage by model (count+1, 0 for none), in
+// the order of the model names so that equal tasks encode alike.
+func putModelUsage(b []byte, byModel map[string]model.TokenUsage) []byte {
+	if len(byModel) == 0 {
+		return putUint(b, 0)
+	}
+	b = putUint(b, uint64(len(byModel))+1)
+	for _, name := range slices.Sorted(maps.Keys(byModel)) {
+		u := byModel[name]
+		b = putInt(putInt(putInt(putString(b, name), u.InputTokens), u.OutputTokens), u.TotalTokens)
+	}
+	return b
+}
+
+// modelUsage reads what putModelUsage wrote.
+func (r *reader) modelUsage() map[string]model.TokenUsage {
+	n := int(r.uint())
+	if n == 0 {
+		return nil
+	}
+	out := make(map[string]model.TokenUsage, n-1)
+	for range n - 1 {
+		name := r.str()
+		out[name] = model.TokenUsage{InputTokens: r.int(), OutputTokens: r.int(), TotalTokens: r.int()}
+	}
+	return out
 }
 
 // putSignals appends a task's pending signals (count+1, 0 for none).
@@ -171,5 +200,6 @@ func readTask(rec string) store.Task {
 	}
 	t.Metadata = r.jsonMap()
 	t.Signals = r.signals()
+	t.ModelUsage = r.modelUsage()
 	return t
 }

@@ -17,7 +17,8 @@
 //     created_at DESC, id DESC) serve "a context's tasks newest first", "an
 //     agent's tasks newest first" (A2A ListTasks) and the keyset cursor of
 //     ListTasks. Filtered scalars are columns; structured parts (status
-//     message, error, artifacts, usage, metadata) are json documents.
+//     message, error, artifacts, usage and usage by model, metadata, pending
+//     signals) are json documents.
 //   - contexts (tenant, context_id, last_position) + messages (tenant,
 //     context_id, position): a context's transcript in order is a primary-key
 //     range. The head row is upserted by every append, which locks it and

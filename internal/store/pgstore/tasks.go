@@ -16,7 +16,7 @@ import (
 // taskRow is a task validated and encoded for its columns.
 type taskRow struct {
 	store.Task
-	statusMessage, taskError, artifacts, usage, metadata, signals []byte // json; nil is NULL
+	statusMessage, taskError, artifacts, usage, metadata, signals, modelUsage []byte // json; nil is NULL
 }
 
 // newTaskRow validates t for creation (create) or update and encodes it.
@@ -59,45 +59,47 @@ func newTaskRow(t store.Task, now time.Time, create bool) (*taskRow, error) {
 	r.usage = encode(t.Usage, false)
 	r.metadata = encode(t.Metadata, t.Metadata == nil)
 	r.signals = encode(t.Signals, len(t.Signals) == 0)
+	r.modelUsage = encode(t.ModelUsage, len(t.ModelUsage) == 0)
 	return r, err
 }
 
 const insertTaskSQL = `
 INSERT INTO tasks (tenant, id, context_id, agent_id, state, status_message, error, artifacts,
-	usage, attempt, cancel_requested, metadata, signals, version, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15, 1, $13, $14)
+	usage, attempt, cancel_requested, metadata, signals, model_usage, version, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15, $16, 1, $13, $14)
 ON CONFLICT (tenant, id) DO NOTHING`
 
 func (r *taskRow) args(tenant string) []any {
 	return []any{tenant, r.ID, r.ContextID, r.AgentID, string(r.State), r.statusMessage, r.taskError,
-		r.artifacts, r.usage, r.Attempt, r.CancelRequested, r.metadata, r.CreatedAt, r.UpdatedAt, r.signals}
+		r.artifacts, r.usage, r.Attempt, r.CancelRequested, r.metadata, r.CreatedAt, r.UpdatedAt, r.signals, r.modelUsage}
 }
 
 // updateTaskSQL replaces the mutable fields; tenant, context, agent and
 // creation time are the stored ones whatever the update says.
 const updateTaskSQL = `
 UPDATE tasks SET state = $4, status_message = $5, error = $6, artifacts = $7, usage = $8,
-	attempt = $9, cancel_requested = $10, metadata = $11, updated_at = $12, signals = $13, version = version + 1
+	attempt = $9, cancel_requested = $10, metadata = $11, updated_at = $12, signals = $13, model_usage = $14,
+	version = version + 1
 WHERE tenant = $1 AND id = $2 AND version = $3`
 
 func (r *taskRow) updateArgs(tenant string) []any {
 	return []any{tenant, r.ID, r.Version, string(r.State), r.statusMessage, r.taskError, r.artifacts,
-		r.usage, r.Attempt, r.CancelRequested, r.metadata, r.UpdatedAt, r.signals}
+		r.usage, r.Attempt, r.CancelRequested, r.metadata, r.UpdatedAt, r.signals, r.modelUsage}
 }
 
 // taskColumns are the columns scanTask reads, in order.
 const taskColumns = `id, context_id, agent_id, tenant, state, status_message, error, artifacts,
-	usage, attempt, cancel_requested, metadata, version, created_at, updated_at, signals`
+	usage, attempt, cancel_requested, metadata, version, created_at, updated_at, signals, model_usage`
 
 // scanTask decodes one row of taskColumns.
 func scanTask(row pgx.Row) (store.Task, error) {
 	var (
-		t                                                             store.Task
-		state                                                         string
-		statusMessage, taskError, artifacts, usage, metadata, signals []byte
+		t                                                                         store.Task
+		state                                                                     string
+		statusMessage, taskError, artifacts, usage, metadata, signals, modelUsage []byte
 	)
 	err := row.Scan(&t.ID, &t.ContextID, &t.AgentID, &t.Tenant, &state, &statusMessage, &taskError,
-		&artifacts, &usage, &t.Attempt, &t.CancelRequested, &metadata, &t.Version, &t.CreatedAt, &t.UpdatedAt, &signals)
+		&artifacts, &usage, &t.Attempt, &t.CancelRequested, &metadata, &t.Version, &t.CreatedAt, &t.UpdatedAt, &signals, &modelUsage)
 	if err != nil {
 		return store.Task{}, err
 	}
@@ -111,7 +113,7 @@ func scanTask(row pgx.Row) (store.Task, error) {
 	for _, f := range []struct {
 		b []byte
 		v any
-	}{{statusMessage, t.StatusMessage}, {taskError, t.Error}, {artifacts, &t.Artifacts}, {usage, &t.Usage}, {metadata, &t.Metadata}, {signals, &t.Signals}} {
+	}{{statusMessage, t.StatusMessage}, {taskError, t.Error}, {artifacts, &t.Artifacts}, {usage, &t.Usage}, {metadata, &t.Metadata}, {signals, &t.Signals}, {modelUsage, &t.ModelUsage}} {
 		if f.b == nil {
 			continue
 		}

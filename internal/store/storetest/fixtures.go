@@ -55,7 +55,11 @@ func fullTask(id, contextID string) *store.Task {
 			Parts:       richParts(),
 			Metadata:    map[string]any{"pages": 3, "tags": []any{"a", "b"}},
 		}},
-		Usage:           model.TokenUsage{InputTokens: 120, OutputTokens: 30, TotalTokens: 150},
+		Usage: model.TokenUsage{InputTokens: 120, OutputTokens: 30, TotalTokens: 150},
+		ModelUsage: map[string]model.TokenUsage{
+			"gpt-small": {InputTokens: 100, OutputTokens: 20, TotalTokens: 120},
+			"":          {InputTokens: 20, OutputTokens: 10, TotalTokens: 30},
+		},
 		Attempt:         2,
 		CancelRequested: true,
 		Signals: []store.PendingSignal{

@@ -122,6 +122,7 @@ func testUpdate(t *testing.T, s store.Store) {
 	upd.Error = nil
 	upd.Artifacts = []model.Artifact{{ID: "art-2", Parts: []model.Part{model.TextPart("done")}}}
 	upd.Usage = model.TokenUsage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3}
+	upd.ModelUsage = map[string]model.TokenUsage{"gpt-large": {InputTokens: 1, OutputTokens: 2, TotalTokens: 3}}
 	upd.Attempt = 3
 	upd.CancelRequested = false
 	upd.Signals = upd.Signals[1:] // the owner took the first
