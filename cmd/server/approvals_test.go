@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -107,37 +106,13 @@ func silentGovernor(t *testing.T) string {
 // on PostgreSQL when dsn is set, else on memstore.
 func startStore(t *testing.T, cfg, dsn string) *server {
 	t.Helper()
-	ctx, stop := context.WithCancel(context.Background())
-	s := &server{stop: stop, done: make(chan error, 1), logs: &syncBuffer{}}
-	ready := make(chan string, 1)
 	getenv := func(k string) string {
 		if k == "DATABASE_URL" {
 			return dsn
 		}
 		return ""
 	}
-	args := []string{"--addr", "127.0.0.1:0", "--log-level", "warn", "--config", cfg}
-	go func() { s.done <- run(ctx, args, getenv, s.logs, ready) }()
-	select {
-	case addr := <-ready:
-		s.base = "http://" + addr
-	case err := <-s.done:
-		stop()
-		t.Fatalf("run returned before listening: %v\n%s", err, s.logs)
-	case <-time.After(testTimeout):
-		stop()
-		t.Fatal("server did not listen")
-	}
-	tr := &http.Transport{}
-	s.client = &http.Client{Transport: tr}
-	t.Cleanup(func() {
-		s.stop()
-		if err := s.wait(); err != nil {
-			t.Errorf("run: %v", err)
-		}
-		tr.CloseIdleConnections()
-	})
-	return s
+	return startEnv(t, getenv, "--config", cfg)
 }
 
 // postApproval posts body as JSON to path and decodes the run answered.

@@ -13,7 +13,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -81,36 +80,6 @@ func writeAuthConfig(t *testing.T, extra string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// startEnv is start with an environment.
-func startEnv(t *testing.T, getenv func(string) string, args ...string) *server {
-	t.Helper()
-	ctx, stop := context.WithCancel(context.Background())
-	s := &server{stop: stop, done: make(chan error, 1), logs: &syncBuffer{}}
-	ready := make(chan string, 1)
-	args = append([]string{"--addr", "127.0.0.1:0", "--log-level", "warn"}, args...)
-	go func() { s.done <- run(ctx, args, getenv, s.logs, ready) }()
-	select {
-	case addr := <-ready:
-		s.base = "http://" + addr
-	case err := <-s.done:
-		stop()
-		t.Fatalf("run returned before listening: %v\n%s", err, s.logs)
-	case <-time.After(testTimeout):
-		stop()
-		t.Fatal("server did not listen")
-	}
-	tr := &http.Transport{}
-	s.client = &http.Client{Transport: tr}
-	t.Cleanup(func() {
-		s.stop()
-		if err := s.wait(); err != nil {
-			t.Errorf("run: %v", err)
-		}
-		tr.CloseIdleConnections()
-	})
-	return s
 }
 
 // reply is an HTTP answer, read whole.

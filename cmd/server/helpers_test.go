@@ -67,13 +67,19 @@ type server struct {
 
 // start runs the command with args on 127.0.0.1:0 and waits until it
 // listens. Cleanup stops it and waits for run to return.
-func start(t *testing.T, args ...string) *server {
+func start(t testing.TB, args ...string) *server {
+	t.Helper()
+	return startEnv(t, noEnv, args...)
+}
+
+// startEnv is start with an environment: run reads getenv instead of none.
+func startEnv(t testing.TB, getenv func(string) string, args ...string) *server {
 	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &server{stop: stop, done: make(chan error, 1), logs: &syncBuffer{}}
 	ready := make(chan string, 1)
 	args = append([]string{"--addr", "127.0.0.1:0", "--log-level", "warn"}, args...)
-	go func() { s.done <- run(ctx, args, noEnv, s.logs, ready) }()
+	go func() { s.done <- run(ctx, args, getenv, s.logs, ready) }()
 	select {
 	case addr := <-ready:
 		s.base = "http://" + addr

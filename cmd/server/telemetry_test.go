@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"agentd/internal/telemetry/otlptest"
 )
@@ -20,32 +18,7 @@ import (
 // none.
 func startWithEnv(t testing.TB, env map[string]string, args ...string) *server {
 	t.Helper()
-	ctx, stop := context.WithCancel(context.Background())
-	s := &server{stop: stop, done: make(chan error, 1), logs: &syncBuffer{}}
-	ready := make(chan string, 1)
-	args = append([]string{"--addr", "127.0.0.1:0", "--log-level", "warn"}, args...)
-	getenv := func(k string) string { return env[k] }
-	go func() { s.done <- run(ctx, args, getenv, s.logs, ready) }()
-	select {
-	case addr := <-ready:
-		s.base = "http://" + addr
-	case err := <-s.done:
-		stop()
-		t.Fatalf("run returned before listening: %v\n%s", err, s.logs)
-	case <-time.After(testTimeout):
-		stop()
-		t.Fatal("server did not listen")
-	}
-	tr := &http.Transport{}
-	s.client = &http.Client{Transport: tr}
-	t.Cleanup(func() {
-		s.stop()
-		if err := s.wait(); err != nil {
-			t.Errorf("run: %v", err)
-		}
-		tr.CloseIdleConnections()
-	})
-	return s
+	return startEnv(t, func(k string) string { return env[k] }, args...)
 }
 
 // writeYAML writes a configuration file and returns its path.
