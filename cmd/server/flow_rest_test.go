@@ -105,3 +105,25 @@ func runEvents(t *testing.T, s *server, runID string) []event {
 		out = append(out, ev)
 	}
 }
+
+// TestRefundRollbackSaysWhy: order A-1002's notification bounces, the
+// refund is undone, and the run fails saying why — the bounce, not a
+// "retry later" that would hide it.
+func TestRefundRollbackSaysWhy(t *testing.T) {
+	s := start(t)
+	run := readJSON[refundRun](t, s.post(t, "/v1/agents/refund/messages", `{"text":"I want a refund"}`), http.StatusOK)
+	for _, answer := range []string{"A-1002", "wrong item", "yes"} {
+		run = readJSON[refundRun](t, s.post(t, "/v1/runs/"+run.ID+"/input", `{"text":"`+answer+`"}`), http.StatusOK)
+	}
+	type failedRun struct {
+		Status string `json:"status"`
+		Error  struct {
+			Class   string `json:"class"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	failed := readJSON[failedRun](t, s.get(t, "/v1/runs/"+run.ID), http.StatusOK)
+	if failed.Status != "failed" || !strings.Contains(failed.Error.Message, "bounced") || !strings.Contains(failed.Error.Message, "rolled back") {
+		t.Fatalf("run %s %+v, want failed naming the bounce and the rollback", failed.Status, failed.Error)
+	}
+}

@@ -14,6 +14,7 @@ func (x *execution) startRollback(n *node, failed *actionError) error {
 	if failed != nil {
 		rb.Reason = failed.Error()
 		rb.ReasonClass = string(errdefs.ClassOf(failed.err))
+		rb.ReasonPublic = errdefs.IsPublic(failed.err)
 	}
 	x.st.Rollback = rb
 	x.st.Pending = nil
@@ -89,7 +90,13 @@ func (x *execution) rollbackErr() error {
 		return nil
 	}
 	err := fmt.Errorf("flow %s: %s (rolled back from node %q)", x.f.name, strings.Join(parts, "; "), rb.From)
-	return errdefs.New(failureClass(errdefs.Class(rb.ReasonClass), len(rb.Failures) > 0), err)
+	err = errdefs.New(failureClass(errdefs.Class(rb.ReasonClass), len(rb.Failures) > 0), err)
+	if rb.ReasonPublic && len(rb.Failures) == 0 {
+		// The action's own message was fit for clients (a demo tool's
+		// bounce), and nothing else was added to it: keep it visible.
+		err = errdefs.Public(err)
+	}
+	return err
 }
 
 // failureClass keeps the failed action's class for the run, except the

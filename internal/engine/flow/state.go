@@ -78,10 +78,13 @@ type handled struct {
 type rollback struct {
 	// Reason is the action failure that started it; empty for an
 	// explicit "to: rollback".
-	Reason      string   `json:"reason,omitempty"`
-	ReasonClass string   `json:"reason_class,omitempty"`
-	From        string   `json:"from"`
-	Failures    []string `json:"failures,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	ReasonClass string `json:"reason_class,omitempty"`
+	// ReasonPublic says the failure's message may reach clients as is
+	// (errdefs.IsPublic): the run's error keeps it visible.
+	ReasonPublic bool     `json:"reason_public,omitempty"`
+	From         string   `json:"from"`
+	Failures     []string `json:"failures,omitempty"`
 }
 
 // newState is the state of a fresh run of f, with initial values over
