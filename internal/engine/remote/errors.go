@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -26,7 +29,30 @@ func classifyTransport(ctx context.Context, what string, err error) error {
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		return errdefs.Timeoutf("%s: %v", what, err)
 	}
+	switch code := httpStatusOf(err); {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return errdefs.Unauthorizedf("%s: the peer refused our credentials (HTTP %d); set the agent's auth", what, code)
+	case code >= 400 && code < 500:
+		return errdefs.Validationf("%s: the peer refused the request (HTTP %d)", what, code)
+	case code >= 500:
+		return errdefs.NotAvailablef("%s: the peer is failing (HTTP %d)", what, code)
+	}
 	return errdefs.NotAvailablef("%s: peer unreachable: %v", what, err)
+}
+
+// httpStatusOf is the HTTP status a2a-go's JSON-RPC client reports in its
+// error text ("unexpected HTTP status: 401 Unauthorized", v2.4.0 pinned:
+// it has no typed error for it), or 0.
+func httpStatusOf(err error) int {
+	_, rest, ok := strings.Cut(err.Error(), "unexpected HTTP status: ")
+	if !ok || len(rest) < 3 {
+		return 0
+	}
+	code, err := strconv.Atoi(rest[:3])
+	if err != nil {
+		return 0
+	}
+	return code
 }
 
 // classifyCall classifies an error from an a2a-go client call: errors
