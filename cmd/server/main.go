@@ -31,7 +31,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "agentd:", err)
 		os.Exit(exitCode(err))
 	}
@@ -64,6 +64,16 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage:
+  server [flags]                     serve (the embedded demo configuration unless --config)
+  server validate FILE...            check configuration, workflow and flow files, then exit
+  server healthcheck [--url URL]     probe a running server's /healthz (the container's HEALTHCHECK)
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&f.addr, "addr", "", "listen address (default: the config's server.addr, else 127.0.0.1:8080)")
 	fs.StringVar(&f.configPath, "config", "", "configuration file (default: the embedded demo configuration)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -74,6 +84,9 @@ func parseFlags(args []string, stderr io.Writer) (flags, error) {
 	fs.DurationVar(&f.shutdownTimout, "shutdown-timeout", 0, "how long to drain on SIGTERM (default: the config's server.shutdown_timeout, else 30s)")
 	fs.StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof/ profiles on this loopback address (default: off)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return f, err // the usage is printed: exit 0
+		}
 		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {

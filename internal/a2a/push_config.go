@@ -146,7 +146,11 @@ func (h *handler) checkWebhook(ctx context.Context, cfg *a2a.PushConfig, field s
 // loopback, link-local (cloud metadata) or otherwise internal address.
 func publicHost(ctx context.Context, host, field string) error {
 	refuse := func(ip netip.Addr) error {
-		return invalidParams("%surl: host %s is %s, not a public address (private, loopback, link-local, shared or reserved); webhooks there are refused unless the server's configuration sets push.allow_private", field, host, ip.Unmap())
+		what := host
+		if a := ip.Unmap().String(); a != host {
+			what = host + " resolves to " + a + ", which"
+		}
+		return invalidParams("%surl: %s is not a public address (private, loopback, link-local, shared or reserved); webhooks there are refused unless the server's configuration sets push.allow_private", field, what)
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if netguard.Private(ip) {
