@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -143,13 +144,12 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s.provider: %w", path, err)
 	}
-	model := a.Model
+	// The agent's model, else its provider's; OPENAI_MODEL overrides both
+	// for an OpenAI-compatible provider. A scripted provider ignores the
+	// name but reports it (trajectories, prices).
+	model := cmp.Or(a.Model, b.c.Providers[name].Model)
 	if b.c.Providers[name].Type == "openai" {
-		if m := b.opts.Getenv("OPENAI_MODEL"); m != "" {
-			model = m
-		} else if model == "" {
-			model = b.c.Providers[name].Model
-		}
+		model = cmp.Or(b.opts.Getenv("OPENAI_MODEL"), model)
 	}
 	guards, err := a.guards(path)
 	if err != nil {
