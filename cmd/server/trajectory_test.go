@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,6 +94,14 @@ type costJSON struct {
 	UnpricedModels []string  `json:"unpriced_models"`
 }
 
+// costString shows a cost that may be absent.
+func costString(c *float64) string {
+	if c == nil {
+		return "none"
+	}
+	return strconv.FormatFloat(*c, 'g', -1, 64)
+}
+
 // demoSmallCost is what in and out tokens of demo-small cost at
 // pricedConfig's prices.
 func demoSmallCost(in, out int64) float64 { return (float64(in)*2.5 + float64(out)*10) / 1e6 }
@@ -139,12 +148,12 @@ func TestTrajectoryCostAndGovernance(t *testing.T) {
 			t.Fatalf("first step %+v: want the model turn that proposed the call, with its finish reason", first)
 		}
 		if tr.Cost == nil || math.Abs(*tr.Cost-sum) > 1e-12 || tr.Usage.TotalTokens != tokens || len(tr.UnpricedModels) != 0 {
-			t.Fatalf("totals: cost %v (steps add up to %g), usage %d (steps %d), unpriced %q", tr.Cost, sum, tr.Usage.TotalTokens, tokens, tr.UnpricedModels)
+			t.Fatalf("totals: cost %s (steps add up to %g), usage %d (steps %d), unpriced %q", costString(tr.Cost), sum, tr.Usage.TotalTokens, tokens, tr.UnpricedModels)
 		}
 		// The run shows the same cost, from its usage.
 		rv := readJSON[costJSON](t, s.get(t, "/v1/runs/"+run.ID), http.StatusOK)
 		if rv.Cost == nil || math.Abs(*rv.Cost-sum) > 1e-12 || rv.Usage.TotalTokens != tokens || len(rv.UnpricedModels) != 0 {
-			t.Fatalf("the run: cost %v, usage %+v, unpriced %q; want the trajectory's cost %g", rv.Cost, rv.Usage, rv.UnpricedModels, sum)
+			t.Fatalf("the run: cost %s, usage %+v, unpriced %q; want the trajectory's cost %g", costString(rv.Cost), rv.Usage, rv.UnpricedModels, sum)
 		}
 
 		// The demo's guarded agent names no model: its steps are unpriced,
@@ -152,10 +161,10 @@ func TestTrajectoryCostAndGovernance(t *testing.T) {
 		_, run = s.postJSONRun(t, "/v1/agents/guarded/messages", `{"text":"read notes.txt"}`)
 		tr = readJSON[trajectoryJSON](t, s.get(t, "/v1/runs/"+run.ID+"/trajectory"), http.StatusOK)
 		if tr.Cost != nil || len(tr.UnpricedModels) != 1 {
-			t.Fatalf("unpriced run: cost %v, unpriced models %q; want no cost and one unpriced model", tr.Cost, tr.UnpricedModels)
+			t.Fatalf("unpriced run: cost %s, unpriced models %q; want no cost and one unpriced model", costString(tr.Cost), tr.UnpricedModels)
 		}
 		if rv := readJSON[costJSON](t, s.get(t, "/v1/runs/"+run.ID), http.StatusOK); rv.Cost != nil || len(rv.UnpricedModels) != 1 || rv.UnpricedModels[0] != "" {
-			t.Fatalf("unpriced run: cost %v, unpriced models %q; want no cost and the unnamed model", rv.Cost, rv.UnpricedModels)
+			t.Fatalf("unpriced run: cost %s, unpriced models %q; want no cost and the unnamed model", costString(rv.Cost), rv.UnpricedModels)
 		}
 	})
 }
@@ -231,10 +240,10 @@ func TestRunCostIncludesCompaction(t *testing.T) {
 			rv := readJSON[costJSON](t, s.get(t, "/v1/runs/"+run.ID), http.StatusOK)
 			want := steps + summaries
 			if rv.Cost == nil || math.Abs(*rv.Cost-want) > 1e-12 || math.Abs(*rv.Cost-demoSmallCost(rv.Usage.InputTokens, rv.Usage.OutputTokens)) > 1e-12 {
-				t.Fatalf("turn %d: the run's cost %v (usage %+v); want its steps' %g plus its summaries' %g", i, rv.Cost, rv.Usage, steps, summaries)
+				t.Fatalf("turn %d: the run's cost %s (usage %+v); want its steps' %g plus its summaries' %g", i, costString(rv.Cost), rv.Usage, steps, summaries)
 			}
 			if tr.Cost == nil || math.Abs(*tr.Cost-*rv.Cost) > 1e-12 {
-				t.Fatalf("turn %d: the trajectory's cost %v, the run's %g", i, tr.Cost, *rv.Cost)
+				t.Fatalf("turn %d: the trajectory's cost %s, the run's %g", i, costString(tr.Cost), *rv.Cost)
 			}
 			return
 		}
