@@ -70,7 +70,9 @@ async function webhook() {
       wake = () => { if (cond(bodies)) { clearTimeout(timer); resolve(); } };
       wake();
     }),
-    close: () => server.close(),
+    // agentd's webhook client keeps its connection alive: close it too, or
+    // the server (and node) would wait for the client to hang up.
+    close: () => { server.close(); server.closeAllConnections(); },
   };
 }
 
