@@ -3,6 +3,7 @@ package limits
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // bodyShape is what the edge reads of a JSON request body without
@@ -119,15 +120,16 @@ func skipSpace(b []byte, i int) int {
 }
 
 // unquote returns the content of the string b[start:end+1] (quotes at
-// both ends) as encoding/json reads it: escapes resolved. Plain strings
-// (no backslash) are returned in place; one that does not decode is nil,
-// since the face refuses the body anyway.
+// both ends) as encoding/json reads it: escapes resolved, invalid UTF-8
+// replaced by U+FFFD. Plain strings (no backslash, valid UTF-8) are
+// returned in place; one that does not decode is nil, since the face
+// refuses the body anyway.
 func unquote(b []byte, start, end int) []byte {
 	if end >= len(b) {
 		return nil
 	}
 	s := b[start+1 : end]
-	if bytes.IndexByte(s, '\\') < 0 {
+	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
 		return s
 	}
 	var out string
