@@ -235,6 +235,17 @@ func TestApprovalsOverA2A(t *testing.T) {
 		if done.Status.State != a2a.TaskStateCompleted || !strings.Contains(last, "rejected by the user: keep the plan") {
 			t.Fatalf("after the rejection: %s %q", done.Status.State, last)
 		}
+		// Governance over A2A: an enforce rule denies a read under /etc,
+		// and the model reads why.
+		res, err = c.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("read /etc/passwd"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		denied := res.(*a2a.Task)
+		last = denied.History[len(denied.History)-1].Parts[0].Text()
+		if denied.Status.State != a2a.TaskStateCompleted || !strings.Contains(last, "denied by policy: nothing under /etc") {
+			t.Fatalf("read /etc over A2A: %s %q, want completed with the policy's denial", denied.Status.State, last)
+		}
 	})
 }
 
