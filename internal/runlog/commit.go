@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
 )
@@ -136,7 +137,15 @@ func (l *Log) endCommit(ok bool, last int64) {
 // Flush makes l's pending events durable now, waiting for a state commit
 // that holds the log to finish first.
 func (l *Log) Flush(ctx context.Context) error {
-	return l.logs.flusher.flushLog(ctx, l)
+	return l.logs.flusher.flushLog(ctx, l, nil)
+}
+
+// FlushCheckpoint makes l's pending events durable together with cp, in
+// one store transaction: a checkpoint is never durable before the events
+// published before it, and an engine that checkpoints costs the store one
+// write for both rather than two. The caller stamps cp.
+func (l *Log) FlushCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
+	return l.logs.flusher.flushLog(ctx, l, &cp)
 }
 
 // storedPrefix counts how many of evs (consecutive events of one run) the

@@ -111,19 +111,27 @@ func (f *flusher) takeUrgent() bool {
 
 // flushLog writes l's pending events now, waiting for a state commit that
 // holds the log to finish first.
-func (f *flusher) flushLog(ctx context.Context, l *Log) error {
+// With cp, the write also saves cp, in the same store transaction.
+func (f *flusher) flushLog(ctx context.Context, l *Log, cp *engine.Checkpoint) error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
 	p := l.pending()
-	if len(p) == 0 {
+	if len(p) == 0 && cp == nil {
 		return nil
 	}
-	if err := f.st.Apply(l.scoped(ctx), l.change(p)); err != nil {
+	c := l.change(p)
+	if cp != nil {
+		// Newer than a staged one, and covering the same events.
+		c.Checkpoints = []engine.Checkpoint{*cp}
+	}
+	if err := f.st.Apply(l.scoped(ctx), c); err != nil {
 		l.markDirty()
 		f.mark(l, false)
 		return err
 	}
-	l.markPersisted(p[len(p)-1].Seq)
+	if len(p) > 0 {
+		l.markPersisted(p[len(p)-1].Seq)
+	}
 	return nil
 }
 

@@ -323,14 +323,13 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 		return nil
 	}
 	// A resumed attempt trusts the checkpoint not to need what it covers
-	// again, so the events published before it must be durable first:
-	// otherwise a lost attempt leaves deltas no stream will ever carry.
-	if err := x.r.retry(ctx, "event write before a checkpoint", x.runID, func() error {
-		return x.log.Flush(ctx)
+	// again, so the events published before it are made durable with it,
+	// in one write: a lost attempt never leaves deltas no stream will
+	// ever carry.
+	stamped := x.stamp(cp)
+	if err := x.r.retry(ctx, "checkpoint save", x.runID, func() error {
+		return x.log.FlushCheckpoint(ctx, stamped)
 	}); err != nil {
-		return err
-	}
-	if err := x.r.saveCheckpoint(ctx, x.stamp(cp)); err != nil {
 		return err
 	}
 	// Relayed feedback the checkpoint holds leaves the task (signals_relay.go).
