@@ -582,3 +582,33 @@ func TestQueuedTaskSeesPreviousAnswer(t *testing.T) {
 		t.Errorf("queued task does not see the answer of the task before it: %v", second)
 	}
 }
+
+// An answer sent as soon as the task reads input-required — while the
+// attempt that parked it has stored its outcome but not yet left the
+// runtime (an A2A stream ends on that update) — resumes the task; it was
+// refused as "being resumed or canceled already".
+func TestAnswerWhileTheParkingAttemptLeaves(t *testing.T) {
+	h := &hooked{Store: memstore.New()}
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	h.release = func() { close(entered); <-proceed }
+	r := newTestRuntime(t, h, testAgent("a", asker{}))
+	task := send(t, r, "a", "hi")
+	<-entered // finish committed input-required; the attempt has not left
+	got, err := h.GetTask(ctxT(t), task.ID)
+	if err != nil || got.State != store.StateInputRequired {
+		t.Fatalf("task %s %v, want input-required stored", got.State, err)
+	}
+	answered := make(chan error, 1)
+	go func() {
+		_, err := r.Send(ctxT(t), SendRequest{AgentID: "a", TaskID: task.ID, Message: model.NewText(model.RoleUser, "Ada")})
+		answered <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the answer meets the leaving attempt
+	close(proceed)
+	if err := <-answered; err != nil {
+		t.Fatalf("answer while the parking attempt leaves: %v", err)
+	}
+	if done := wait(t, r, task.ID); done.State != store.StateCompleted {
+		t.Fatalf("task %s after the answer, want completed", done.State)
+	}
+}

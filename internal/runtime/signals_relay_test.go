@@ -227,12 +227,29 @@ func (d *diesAfterFeedback) SaveCheckpoint(ctx context.Context, cp engine.Checkp
 	if err := d.killable.SaveCheckpoint(ctx, cp); err != nil {
 		return err
 	}
+	d.saved(cp)
+	return nil
+}
+
+// Apply: a checkpoint written with the events before it (host.Checkpoint)
+// kills the store too.
+func (d *diesAfterFeedback) Apply(ctx context.Context, c store.Change) error {
+	if err := d.killable.Apply(ctx, c); err != nil {
+		return err
+	}
+	for _, cp := range c.Checkpoints {
+		d.saved(cp)
+	}
+	return nil
+}
+
+// saved kills the store once a checkpoint holding the feedback is stored.
+func (d *diesAfterFeedback) saved(cp engine.Checkpoint) {
 	for _, m := range cp.Board.Channels[engine.MainChannel] {
 		if m.Text() == d.text {
 			d.dead.Store(true)
 		}
 	}
-	return nil
 }
 
 // The owner took a relayed feedback and checkpointed it, then died before

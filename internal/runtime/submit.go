@@ -295,6 +295,9 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		return Submission{}, err
 	}
 	x, err := r.admitResume(ctx, a, t, msg)
+	if errors.Is(err, errResumeBusy) && r.awaitLeaving(ctx, t.ID) {
+		x, err = r.admitResume(ctx, a, t, msg)
+	}
 	if err != nil {
 		return Submission{}, err
 	}
@@ -341,6 +344,37 @@ func (r *Runtime) checkContinue(ctx context.Context, a *Agent, req SendRequest, 
 	return errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
 }
 
+// errResumeBusy says a parked task has an execution here already.
+var errResumeBusy = errors.New("being resumed or canceled already")
+
+// leavingWait bounds how long an answer waits for the attempt that parked
+// its task to leave (see awaitLeaving).
+const leavingWait = time.Second
+
+// awaitLeaving waits, briefly, for the execution of task id registered
+// here to end, and reports whether it did. The attempt that parked a task
+// stores its outcome before it leaves the runtime, so a client that answers
+// as soon as it reads input-required (an A2A stream ends on that update)
+// can meet it still here; a concurrent resume runs on, and its caller
+// gets the conflict after the wait.
+func (r *Runtime) awaitLeaving(ctx context.Context, id string) bool {
+	r.mu.Lock()
+	prev := r.runs[id]
+	r.mu.Unlock()
+	if prev == nil {
+		return true
+	}
+	timer := time.NewTimer(leavingWait)
+	defer timer.Stop()
+	select {
+	case <-prev.ended:
+		return true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
 // admitResume decides under r.mu whether parked task t resumes here with
 // msg, and registers the resuming execution: the task must not be resumed
 // or canceled already, and its context must be free. On success the caller
@@ -354,7 +388,7 @@ func (r *Runtime) admitResume(ctx context.Context, a *Agent, t store.Task, msg s
 	defer r.mu.Unlock()
 	if r.runs[t.ID] != nil || r.canceling[t.ID] {
 		r.logs.Release(l) // still active for the execution that owns it
-		return nil, errdefs.Conflictf("task %s is being resumed or canceled already", t.ID)
+		return nil, errdefs.Conflictf("task %s is %w", t.ID, errResumeBusy)
 	}
 	if r.draining {
 		r.logs.Release(l)
