@@ -142,7 +142,9 @@ async function run(transport) {
       const got = await echo.getTaskPushNotificationConfig({ taskId: started.id, id: 'js-2' });
       assert.equal(got.url, hook.url + '/2');
       await echo.deleteTaskPushNotificationConfig({ taskId: started.id, id: 'js-2' });
-      await hook.until((bodies) => bodies.some((b) => b.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'));
+      // Each webhook is delivered on its own: wait for this one's last update
+      // (the second config's may come first).
+      await hook.until((bodies) => bodies.some((b) => b.path === '/hook' && b.body.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED'));
       const first = hook.bodies.filter((b) => b.path === '/hook');
       assert.equal(first[0].headers['a2a-notification-token'], 'tok-js');
       assert.equal(first[0].headers['x-a2a-notification-token'], 'tok-js');
