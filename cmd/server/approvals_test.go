@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -13,9 +12,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
-	"sigs.k8s.io/yaml"
-
-	"agentd/internal/config"
 )
 
 // Approvals and governance of a loop agent's tool calls, through the HTTP
@@ -52,33 +48,15 @@ func (r approvalRun) lastText() string {
 // governorURL) is asked about every read.
 func guardedConfig(t *testing.T, governorURL string) string {
 	t.Helper()
-	path, err := config.WriteDemo(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := yaml.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	governed := func(id, mode string) map[string]any {
-		return map[string]any{"id": id, "engine": "loop", "provider": "guarded-script", "tools": []string{"read_file"},
-			"governance": map[string]any{"mode": mode, "governor": map[string]any{"url": governorURL, "timeout": "200ms", "allow_private": true}}}
-	}
-	cfg["agents"] = append(cfg["agents"].([]any),
-		map[string]any{"id": "hasty", "engine": "loop", "provider": "guarded-script", "tools": []string{"delete_file"}, "approval_timeout": "300ms"},
-		governed("governed", "enforce"), governed("audited", "audit"))
-	out, err := yaml.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return demoConfigWith(t, func(cfg map[string]any) {
+		governed := func(id, mode string) map[string]any {
+			return map[string]any{"id": id, "engine": "loop", "provider": "guarded-script", "tools": []string{"read_file"},
+				"governance": map[string]any{"mode": mode, "governor": map[string]any{"url": governorURL, "timeout": "200ms", "allow_private": true}}}
+		}
+		cfg["agents"] = append(cfg["agents"].([]any),
+			map[string]any{"id": "hasty", "engine": "loop", "provider": "guarded-script", "tools": []string{"delete_file"}, "approval_timeout": "300ms"},
+			governed("governed", "enforce"), governed("audited", "audit"))
+	})
 }
 
 // silentGovernor is a governor that never answers: it holds each review

@@ -3,14 +3,11 @@ package main
 import (
 	"bufio"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"sigs.k8s.io/yaml"
 
-	"agentd/internal/config"
 	"agentd/internal/engine/loop"
 )
 
@@ -26,30 +23,12 @@ import (
 // assistant with a 1,000-token window compacted at half of it.
 func compactConfig(t *testing.T) string {
 	t.Helper()
-	path, err := config.WriteDemo(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := yaml.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg["agents"] = append(cfg["agents"].([]any), map[string]any{
-		"id": "compact", "engine": "loop", "provider": "assistant-script", "tools": []string{"calculator"},
-		"system_prompt": "You are a concise assistant.", "context_window": 1000, "compact_threshold": 0.5,
+	return demoConfigWith(t, func(cfg map[string]any) {
+		cfg["agents"] = append(cfg["agents"].([]any), map[string]any{
+			"id": "compact", "engine": "loop", "provider": "assistant-script", "tools": []string{"calculator"},
+			"system_prompt": "You are a concise assistant.", "context_window": 1000, "compact_threshold": 0.5,
+		})
 	})
-	out, err := yaml.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // compactionEvents reads a finished run's event log and returns the data

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +21,9 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"sigs.k8s.io/yaml"
 
+	"agentd/internal/config"
 	"agentd/internal/pgtest"
 )
 
@@ -286,4 +289,31 @@ func checkSeqs(t *testing.T, evs []event) {
 	if len(evs) == 0 || evs[0].typ != "run.start" || evs[len(evs)-1].typ != "run.end" {
 		t.Fatalf("want run.start first and run.end last")
 	}
+}
+
+// demoConfigWith writes the demo configuration (with the files it refers
+// to) changed by edit, and returns its path.
+func demoConfigWith(t *testing.T, edit func(cfg map[string]any)) string {
+	t.Helper()
+	path, err := config.WriteDemo(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	edit(cfg)
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,9 +12,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
-	"sigs.k8s.io/yaml"
-
-	"agentd/internal/config"
 )
 
 // Signals on running runs (pause, resume, feedback, retry, cancel)
@@ -28,40 +24,22 @@ import (
 // signalsConfig writes the demo configuration plus the test agents.
 func signalsConfig(t *testing.T) string {
 	t.Helper()
-	path, err := config.WriteDemo(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := yaml.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg["providers"].(map[string]any)["signals-script"] = map[string]any{"type": "scripted", "rules": []any{
-		map[string]any{"name": "steered", "match": `^steer (.+)$`, "reply": "Steered: {{index .Groups 1}}."},
-		map[string]any{"name": "answer", "after_tool": "calculator", "count": map[string]any{"number": "20", "format": "ans%d"}, "delay": "30ms"},
-		map[string]any{"name": "work", "match": `^work (\d+)$`, "count": map[string]any{"number": "{{index .Groups 1}}", "format": "tok%d"}, "delay": "30ms",
-			"tool_calls": []any{map[string]any{"name": "calculator", "arguments": map[string]any{"expression": "6*7"}}}},
-	}}
-	loopAgent := func(id string) map[string]any {
-		return map[string]any{"id": id, "engine": "loop", "provider": "signals-script", "tools": []string{"calculator"}, "max_iterations": 4}
-	}
-	flaky := loopAgent("flaky")
-	// Turn 1 (20 tokens) and turn 2 (20 tokens), 30 ms apart each, take
-	// 1.2 s together: over the timeout; the retried turn 2 alone is not.
-	flaky["timeout"] = "1s"
-	cfg["agents"] = append(cfg["agents"].([]any), loopAgent("stepper"), flaky)
-	out, err := yaml.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return demoConfigWith(t, func(cfg map[string]any) {
+		cfg["providers"].(map[string]any)["signals-script"] = map[string]any{"type": "scripted", "rules": []any{
+			map[string]any{"name": "steered", "match": `^steer (.+)$`, "reply": "Steered: {{index .Groups 1}}."},
+			map[string]any{"name": "answer", "after_tool": "calculator", "count": map[string]any{"number": "20", "format": "ans%d"}, "delay": "30ms"},
+			map[string]any{"name": "work", "match": `^work (\d+)$`, "count": map[string]any{"number": "{{index .Groups 1}}", "format": "tok%d"}, "delay": "30ms",
+				"tool_calls": []any{map[string]any{"name": "calculator", "arguments": map[string]any{"expression": "6*7"}}}},
+		}}
+		loopAgent := func(id string) map[string]any {
+			return map[string]any{"id": id, "engine": "loop", "provider": "signals-script", "tools": []string{"calculator"}, "max_iterations": 4}
+		}
+		flaky := loopAgent("flaky")
+		// Turn 1 (20 tokens) and turn 2 (20 tokens), 30 ms apart each, take
+		// 1.2 s together: over the timeout; the retried turn 2 alone is not.
+		flaky["timeout"] = "1s"
+		cfg["agents"] = append(cfg["agents"].([]any), loopAgent("stepper"), flaky)
+	})
 }
 
 // sigRun is a run as the signals API answers it.

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
-
-	"agentd/internal/config"
 )
 
 // A run's trajectory through the HTTP API, on memstore and on PostgreSQL:
@@ -24,39 +22,21 @@ import (
 // name that has a price.
 func pricedConfig(t *testing.T) string {
 	t.Helper()
-	path, err := config.WriteDemo(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg map[string]any
-	if err := yaml.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range cfg["agents"].([]any) {
-		if a := a.(map[string]any); a["id"] == "guarded" {
-			priced := map[string]any{}
-			for k, v := range a {
-				priced[k] = v
+	return demoConfigWith(t, func(cfg map[string]any) {
+		for _, a := range cfg["agents"].([]any) {
+			if a := a.(map[string]any); a["id"] == "guarded" {
+				priced := map[string]any{}
+				for k, v := range a {
+					priced[k] = v
+				}
+				priced["id"], priced["model"] = "priced", "demo-small"
+				delete(priced, "skills")
+				cfg["agents"] = append(cfg["agents"].([]any), priced)
+				break
 			}
-			priced["id"], priced["model"] = "priced", "demo-small"
-			delete(priced, "skills")
-			cfg["agents"] = append(cfg["agents"].([]any), priced)
-			break
 		}
-	}
-	cfg["prices"] = map[string]any{"demo-small": map[string]any{"input_per_million": 2.5, "output_per_million": 10}}
-	out, err := yaml.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+		cfg["prices"] = map[string]any{"demo-small": map[string]any{"input_per_million": 2.5, "output_per_million": 10}}
+	})
 }
 
 type trajectoryJSON struct {
