@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,15 +16,19 @@ import (
 // a run's log grows; the payload is "<run id>:<last seq>".
 const notifyChannel = "agentd_events"
 
-// Apply writes c in one transaction. The statements go to the server as one
-// pipelined batch (one round trip besides BEGIN and COMMIT); each guarded
-// write reports through its row count whether its condition held, and the
-// first that did not decides the error after the batch, in the contract's
-// order: idempotency key, task creation, task version, fences, lease,
-// event seqs, checkpoints.
+// Apply writes c in one transaction, in one round trip: the statements go
+// to the server as one pipelined batch that ends in a single Sync, which
+// PostgreSQL runs as one implicit transaction — committed at the Sync, or
+// rolled back as a whole when a statement fails. Each guarded write checks
+// its own condition (agentd_check, migration 00011) and fails the
+// transaction when it does not hold; the first to fail, in the contract's
+// order — idempotency key, task creation, task version, fences, lease,
+// event seqs, checkpoints — is explained after the rollback (explain).
 //
-// A transient failure before COMMIT is retried: the transaction was rolled
-// back. A COMMIT that got no answer is not: it fails with ErrCommitUnknown.
+// A failure the server answered with an ERROR rolled the transaction back,
+// and a transient one is retried. A batch that got no complete answer (the
+// connection broke, the server shut down, ctx ended while it was in
+// flight) may have committed: it fails with ErrCommitUnknown.
 func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	tenant := store.TenantFrom(ctx)
 	p, err := s.plan(tenant, c)
@@ -58,123 +61,117 @@ func (s *Store) recordedKey(ctx context.Context, tenant string, key *store.Idemp
 	return &store.DuplicateError{Key: *key, TaskID: owner}
 }
 
-// outcome collects what the guarded writes of one batch reported.
-type outcome struct {
-	keyRecorded bool
-	taskCreated bool
-	taskUpdated bool
-	runAppended []bool
-	// lease is the lease the change claimed (RunID empty: refused).
-	lease store.Lease
-	// fenced[i] says fence i is still held.
-	fenced []bool
-	// saved[i] says checkpoint i was fresh and is saved.
-	saved []bool
-}
-
-func (s *Store) applyOnce(ctx context.Context, p *plan) (err error) {
-	tx, err := s.pool.Begin(ctx)
+func (s *Store) applyOnce(ctx context.Context, p *plan) error {
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return err // nothing was sent
 	}
-	defer func() {
-		if err != nil {
-			// The transaction is abandoned; a failed rollback only means
-			// the connection is gone, and the server rolls back then.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = tx.Rollback(rctx)
-		}
-	}()
-	var out outcome
-	if err := tx.SendBatch(ctx, s.batch(p, &out)).Close(); err != nil {
-		return err
-	}
-	if err := s.checkOutcome(ctx, tx, p, &out); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err // not committed: an unknown outcome needs no guessing
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return commitError(err)
+	defer conn.Release()
+	var granted store.Lease
+	err = conn.SendBatch(ctx, s.batch(p, &granted)).Close()
+	if err != nil {
+		return s.sentError(ctx, p, err)
 	}
 	if p.lease != nil {
-		p.lease.Granted = out.lease
+		p.lease.Granted = granted
 	}
+	s.notify.add(p.runs)
 	return nil
 }
 
-// batch queues the statements of p; their callbacks fill out.
-func (s *Store) batch(p *plan, out *outcome) *pgx.Batch {
+// sentError explains the failure of a batch that was sent. Only an ERROR
+// the server answered proves the transaction rolled back: a guard's is
+// explained, another is returned for retry or classification. Anything
+// else — the connection broke, the server shut down (FATAL), ctx ended
+// while the batch was in flight — leaves the outcome unknown, and a retry
+// could apply the change twice. (pgconn.SafeToRetry does not help: a
+// connection that died in flight can report itself "closed" as if nothing
+// had been sent.) A failure while pgx prepared the statements or encoded
+// their arguments is before anything ran.
+func (s *Store) sentError(ctx context.Context, p *plan, err error) error {
+	var pe *pgconn.PgError
+	var pre pgx.ErrPreprocessingBatch
+	switch {
+	case errors.As(err, &pre):
+		return err
+	case errors.As(err, &pe) && pe.Code == checkFailed:
+		return s.explain(ctx, p, pe)
+	case errors.As(err, &pe) && pe.Severity == "ERROR":
+		return err
+	}
+	return errdefs.NotAvailable(fmt.Errorf("%w: %w", ErrCommitUnknown, err))
+}
+
+// checkFailed is the SQLSTATE of agentd_check: a guarded write's condition
+// did not hold.
+const checkFailed = "AG409"
+
+// checked makes a guarded write fail the transaction when it writes no row:
+// write is an INSERT or UPDATE without RETURNING, ctes the WITH entries it
+// reads ("" for none, else ending in a comma). The failure names the guard
+// (what) and the id in parameter $idParam.
+func checked(ctes, write, what string, idParam int) string {
+	return fmt.Sprintf("WITH %s w AS (%s RETURNING 1) SELECT agentd_check(EXISTS (SELECT FROM w), '%s', $%d::text)",
+		ctes, write, what, idParam)
+}
+
+var (
+	keySQL = checked("", `INSERT INTO idempotency_keys (tenant, context_id, message_id, task_id)
+		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, "key", 4)
+	checkedInsertTaskSQL = checked("", insertTaskSQL, "create", 2)
+	checkedUpdateTaskSQL = checked("", updateTaskSQL, "update", 2)
+	checkedFramesSQL     = checked(framesHead+",", framesInsert, "run", 2)
+	checkedFirstFrames   = checked(firstFramesHead+",", framesInsert, "run", 2)
+	checkedCheckpointSQL = checked(checkpointHead+",", checkpointInsert, "checkpoint", 2)
+)
+
+// Fences first: FOR SHARE holds each lease row until the commit, so a
+// takeover waits for this change rather than slipping in under it.
+const fenceSQL = `SELECT agentd_check(EXISTS (
+	SELECT 1 FROM leases WHERE run_id = $1 AND owner = $2 AND generation = $3 FOR SHARE), 'fence', $1)`
+
+// claimSQL is claimLeaseSQL failing when the lease is held by another.
+const claimSQL = `WITH w AS (` + claimLeaseSQL + `)
+SELECT w.generation, w.tenant FROM (SELECT agentd_check(EXISTS (SELECT FROM w), 'lease', $1)) AS c LEFT JOIN w ON true`
+
+// batch queues the statements of p; the lease claim's callback fills
+// granted.
+func (s *Store) batch(p *plan, granted *store.Lease) *pgx.Batch {
 	b := &pgx.Batch{}
 	if k := p.key; k != nil {
-		b.Queue(`INSERT INTO idempotency_keys (tenant, context_id, message_id, task_id)
-			VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-			p.tenant, k.ContextID, k.MessageID, p.taskID).
-			Exec(func(ct pgconn.CommandTag) error { out.keyRecorded = ct.RowsAffected() == 1; return nil })
+		b.Queue(keySQL, p.tenant, k.ContextID, k.MessageID, p.taskID)
 	}
 	if t := p.create; t != nil {
-		b.Queue(insertTaskSQL, t.args(p.tenant)...).
-			Exec(func(ct pgconn.CommandTag) error { out.taskCreated = ct.RowsAffected() == 1; return nil })
+		b.Queue(checkedInsertTaskSQL, t.args(p.tenant)...)
 	}
 	if t := p.update; t != nil {
-		b.Queue(updateTaskSQL, t.updateArgs(p.tenant)...).
-			Exec(func(ct pgconn.CommandTag) error { out.taskUpdated = ct.RowsAffected() == 1; return nil })
+		b.Queue(checkedUpdateTaskSQL, t.updateArgs(p.tenant)...)
 	}
-	// Fences first: FOR SHARE holds each lease row until the commit, so a
-	// takeover waits for this change rather than slipping in under it.
-	out.fenced = make([]bool, len(p.fences))
-	for i, f := range p.fences {
-		b.Queue(`SELECT 1 FROM leases WHERE run_id = $1 AND owner = $2 AND generation = $3 FOR SHARE`, f.RunID, f.Owner, f.Generation).
-			QueryRow(func(row pgx.Row) error {
-				var one int
-				err := row.Scan(&one)
-				out.fenced[i] = err == nil
-				if errNoRows(err) {
-					return nil
-				}
-				return err
-			})
+	for _, f := range p.fences {
+		b.Queue(fenceSQL, f.RunID, f.Owner, f.Generation)
 	}
 	if l := p.lease; l != nil {
-		b.Queue(claimLeaseSQL, p.taskID, l.Owner, p.leaseExpires, s.now(), p.tenant, l.TTL.Microseconds()).
+		b.Queue(claimSQL, p.taskID, l.Owner, p.leaseExpires, s.now(), p.tenant, l.TTL.Microseconds()).
 			QueryRow(func(row pgx.Row) error {
-				out.lease = store.Lease{RunID: p.taskID, Owner: l.Owner, ExpiresAt: p.leaseExpires}
-				err := row.Scan(&out.lease.Generation, &out.lease.Tenant)
-				if errNoRows(err) {
-					out.lease = store.Lease{}
-					return nil
-				}
-				return err
+				*granted = store.Lease{RunID: p.taskID, Owner: l.Owner, ExpiresAt: p.leaseExpires}
+				return row.Scan(&granted.Generation, &granted.Tenant)
 			})
 	}
 	for _, a := range p.contexts {
 		b.Queue(appendMessagesSQL, p.tenant, a.contextID, len(a.bodies), a.taskIDs, a.bodies)
 	}
-	out.runAppended = make([]bool, len(p.runs))
-	notify := make([]string, 0, len(p.runs))
-	for i, r := range p.runs {
-		sql := appendFramesSQL
+	for _, r := range p.runs {
+		sql := checkedFramesSQL
 		if r.from == 1 {
-			sql = appendFirstFramesSQL
+			sql = checkedFirstFrames
 		}
-		b.Queue(sql, p.tenant, r.runID, r.from, r.to, r.frameFrom, r.frameTo, r.frames).
-			Exec(func(ct pgconn.CommandTag) error { out.runAppended[i] = ct.RowsAffected() > 0; return nil })
-		notify = append(notify, fmt.Sprintf("%s:%d", r.runID, r.to))
+		b.Queue(sql, p.tenant, r.runID, r.from, r.to, r.frameFrom, r.frameTo, r.frames)
 	}
-	out.saved = make([]bool, len(p.checkpoints))
-	for i, cp := range p.checkpoints {
-		b.Queue(saveCheckpointSQL, p.tenant, cp.runID, cp.attempt, cp.doc).
-			Exec(func(ct pgconn.CommandTag) error { out.saved[i] = ct.RowsAffected() == 1; return nil })
+	for _, cp := range p.checkpoints {
+		b.Queue(checkedCheckpointSQL, p.tenant, cp.runID, cp.attempt, cp.doc)
 	}
 	if l := p.release; l != nil {
 		b.Queue(releaseLeaseSQL, l.RunID, l.Owner, l.Generation, s.now())
-	}
-	if len(notify) > 0 {
-		// One notification per run per Apply, delivered on commit only;
-		// listeners read the log, so the payload is a wake-up, not data.
-		b.Queue(`SELECT pg_notify('`+notifyChannel+`', n) FROM unnest($1::text[]) AS n`, notify)
 	}
 	return b
 }
@@ -196,82 +193,85 @@ FROM head, unnest($4::text[], $5::text[]) WITH ORDINALITY AS m(task_id, body, or
 // the conditional UPDATE locks the head row, so of two writers appending the
 // same seqs the second re-reads the head after the first commits, finds it
 // moved and inserts nothing (a Conflict).
-const appendFramesSQL = `
-WITH head AS (
+const framesHead = `head AS (
 	UPDATE runs SET last_seq = $4
 	WHERE tenant = $1 AND run_id = $2 AND last_seq = $3::bigint - 1
 	RETURNING 1
-)
-INSERT INTO event_frames (tenant, run_id, seq_from, seq_to, events)
-SELECT $1, $2, f.seq_from, f.seq_to, f.events::json
-FROM head, unnest($5::bigint[], $6::bigint[], $7::text[]) AS f(seq_from, seq_to, events)`
+)`
 
-// appendFirstFramesSQL starts a log: the head may not exist yet, or exist
-// empty because a checkpoint created it.
-const appendFirstFramesSQL = `
-WITH head AS (
+// firstFramesHead starts a log: the head may not exist yet, or exist empty
+// because a checkpoint created it.
+const firstFramesHead = `head AS (
 	INSERT INTO runs (tenant, run_id, last_seq) VALUES ($1, $2, $4)
 	ON CONFLICT (tenant, run_id) DO UPDATE SET last_seq = EXCLUDED.last_seq
 	WHERE runs.last_seq = $3::bigint - 1
 	RETURNING 1
-)
+)`
+
+const framesInsert = `
 INSERT INTO event_frames (tenant, run_id, seq_from, seq_to, events)
 SELECT $1, $2, f.seq_from, f.seq_to, f.events::json
 FROM head, unnest($5::bigint[], $6::bigint[], $7::text[]) AS f(seq_from, seq_to, events)`
 
-// checkOutcome turns the first unmet condition of the batch into the
-// contract's error, reading what it needs to explain it inside tx.
-func (s *Store) checkOutcome(ctx context.Context, tx pgx.Tx, p *plan, out *outcome) error {
-	if p.key != nil && !out.keyRecorded {
-		owner, err := s.keyOwner(ctx, tx, p.tenant, *p.key)
+// explain turns the guard that failed (pe, from agentd_check) into the
+// contract's error, reading what it needs to say why. The transaction has
+// rolled back: these reads see the state that made the guard fail, or a
+// later one.
+func (s *Store) explain(ctx context.Context, p *plan, pe *pgconn.PgError) error {
+	id := pe.Detail
+	switch pe.Message {
+	case "key":
+		owner, err := s.keyOwner(ctx, s.pool, p.tenant, *p.key)
 		if err != nil {
 			return err
 		}
 		return &store.DuplicateError{Key: *p.key, TaskID: owner}
-	}
-	if p.create != nil && !out.taskCreated {
-		return errdefs.Conflictf("pgstore: task %q already exists", p.create.ID)
-	}
-	if p.update != nil && !out.taskUpdated {
+	case "create":
+		return errdefs.Conflictf("pgstore: task %q already exists", id)
+	case "update":
 		var version int64
-		err := tx.QueryRow(ctx, `SELECT version FROM tasks WHERE tenant = $1 AND id = $2`,
-			p.tenant, p.update.ID).Scan(&version)
+		err := s.pool.QueryRow(ctx, `SELECT version FROM tasks WHERE tenant = $1 AND id = $2`, p.tenant, id).Scan(&version)
 		if errNoRows(err) {
-			return errdefs.NotFoundf("pgstore: task %q not found", p.update.ID)
+			return errdefs.NotFoundf("pgstore: task %q not found", id)
 		}
 		if err != nil {
 			return err
 		}
-		return errdefs.Conflictf("pgstore: task %q is at version %d, the update was for version %d",
-			p.update.ID, version, p.update.Version)
-	}
-	for i, f := range p.fences {
-		if !out.fenced[i] {
-			return errdefs.Conflictf("pgstore: the lease on run %q is no longer held by %q (generation %d)", f.RunID, f.Owner, f.Generation)
+		return errdefs.Conflictf("pgstore: task %q is at version %d, the update was for version %d", id, version, p.update.Version)
+	case "fence":
+		for _, f := range p.fences {
+			if f.RunID == id {
+				return errdefs.Conflictf("pgstore: the lease on run %q is no longer held by %q (generation %d)", f.RunID, f.Owner, f.Generation)
+			}
+		}
+	case "lease":
+		return errdefs.Conflictf("pgstore: lease on run %q is held by another owner than %q", id, p.lease.Owner)
+	case "run":
+		return s.explainSeqs(ctx, p, id)
+	case "checkpoint":
+		for _, cp := range p.checkpoints {
+			if cp.runID == id {
+				return cp.stale()
+			}
 		}
 	}
-	if p.lease != nil && out.lease.RunID == "" {
-		return errdefs.Conflictf("pgstore: lease on run %q is held by another owner than %q", p.taskID, p.lease.Owner)
-	}
-	for i, r := range p.runs {
-		if out.runAppended[i] {
+	return errdefs.Internalf("pgstore: apply: unexpected check failure %q on %q", pe.Message, id)
+}
+
+// explainSeqs says why the events of run id did not continue its log.
+func (s *Store) explainSeqs(ctx context.Context, p *plan, id string) error {
+	for _, r := range p.runs {
+		if r.runID != id {
 			continue
 		}
 		var last int64
-		err := tx.QueryRow(ctx, `SELECT last_seq FROM runs WHERE tenant = $1 AND run_id = $2`,
-			p.tenant, r.runID).Scan(&last)
+		err := s.pool.QueryRow(ctx, `SELECT last_seq FROM runs WHERE tenant = $1 AND run_id = $2`, p.tenant, id).Scan(&last)
 		if err != nil && !errNoRows(err) {
 			return err
 		}
-		return errdefs.Conflictf("pgstore: run %q: events %d..%d do not continue the log at seq %d",
-			r.runID, r.from, r.to, last)
+		return errdefs.Conflictf("pgstore: run %q: events %d..%d do not continue the log at seq %d", id, r.from, r.to, last)
 	}
-	for i, cp := range p.checkpoints {
-		if !out.saved[i] {
-			return cp.stale()
-		}
-	}
-	return nil
+	return errdefs.Internalf("pgstore: apply: check failed on run %q, which the change does not append to", id)
 }
 
 // querier is what keyOwner needs of a pool or a transaction.
@@ -289,20 +289,4 @@ func (s *Store) keyOwner(ctx context.Context, q querier, tenant string, key stor
 		return "", nil
 	}
 	return owner, err
-}
-
-// commitError explains a failed COMMIT. Only an ERROR the server answered
-// to it proves the transaction rolled back (a serialization failure at
-// commit); that error is returned for retry. Anything else — the connection
-// broke, the server shut down (FATAL), the context ended while COMMIT was in
-// flight — leaves the outcome unknown, and retrying could apply the change
-// twice. pgconn.SafeToRetry does not help here: a connection that died
-// while COMMIT was in flight can report itself "closed" as if nothing had
-// been sent.
-func commitError(err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Severity == "ERROR" {
-		return err
-	}
-	return errdefs.NotAvailable(fmt.Errorf("%w: %w", ErrCommitUnknown, err))
 }

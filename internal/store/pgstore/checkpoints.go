@@ -78,16 +78,21 @@ func (s *Store) encodeCheckpoint(cp engine.Checkpoint) (checkpointRow, error) {
 	return checkpointRow{runID: cp.ExecID, attempt: attempt, doc: doc}, nil
 }
 
-const saveCheckpointSQL = `
-WITH head AS (
+// checkpointHead moves the run's checkpoint head unless a newer attempt
+// saved one; checkpointInsert writes the checkpoint only if it moved.
+const (
+	checkpointHead = `head AS (
 	INSERT INTO runs (tenant, run_id, checkpoint_attempt, checkpoint_seq) VALUES ($1, $2, $3, 1)
 	ON CONFLICT (tenant, run_id) DO UPDATE
 	SET checkpoint_attempt = EXCLUDED.checkpoint_attempt, checkpoint_seq = runs.checkpoint_seq + 1
 	WHERE runs.checkpoint_attempt <= EXCLUDED.checkpoint_attempt
 	RETURNING checkpoint_seq
-)
+)`
+	checkpointInsert = `
 INSERT INTO checkpoints (tenant, run_id, seq, attempt, checkpoint)
 SELECT $1, $2, head.checkpoint_seq, $3, $4 FROM head`
+	saveCheckpointSQL = `WITH ` + checkpointHead + checkpointInsert
+)
 
 // checkpointAttempt reads the attempt that wrote cp (0 when unrecorded).
 func checkpointAttempt(cp engine.Checkpoint) (int, error) {

@@ -2,12 +2,16 @@ package pgstore_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/url"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/pgtest"
@@ -27,6 +31,9 @@ type proxy struct {
 	pattern []byte
 	after   bool // forward the matching message, then cut
 	conns   []net.Conn
+	// cutPort is the proxy's port on the server side of the connection
+	// it cut last (pg_stat_activity's client_port of its backend).
+	cutPort int
 }
 
 // newProxy starts a proxy to the server of dsn and returns it with dsn
@@ -89,6 +96,7 @@ func (p *proxy) pipe(client, server net.Conn) {
 		after := p.after
 		if hit {
 			p.pattern = nil // one shot
+			p.cutPort = server.LocalAddr().(*net.TCPAddr).Port
 		}
 		p.mu.Unlock()
 		if hit && !after {
@@ -97,6 +105,36 @@ func (p *proxy) pipe(client, server net.Conn) {
 		if _, err := server.Write(buf[:n]); err != nil || hit {
 			return
 		}
+	}
+}
+
+// waitCutBackend waits until the backend of the connection the proxy cut
+// has ended: a change it received runs on the server after the cut, and
+// must have committed or rolled back before the test looks.
+func (p *proxy) waitCutBackend(t *testing.T, dsn string) {
+	t.Helper()
+	p.mu.Lock()
+	port := p.cutPort
+	p.mu.Unlock()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(context.Background())
+	deadline := time.Now().Add(waitLimit)
+	for {
+		var n int
+		err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE client_port = $1`, port).Scan(&n)
+		if err != nil {
+			t.Fatalf("pg_stat_activity: %v", err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cut connection's backend still runs after %v", waitLimit)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -110,12 +148,14 @@ func (p *proxy) close() {
 	p.wg.Wait()
 }
 
-// A connection lost before COMMIT leaves nothing behind: Apply retries on
-// a new connection and the change is written once.
-func TestApplyRetriesAConnectionLostBeforeCommit(t *testing.T) {
+// A connection lost while the statements of a change are being prepared
+// (the first use of them on a connection) leaves nothing behind: nothing
+// ran yet, so Apply retries on a new connection and the change is written
+// once.
+func TestApplyRetriesAConnectionLostWhilePreparing(t *testing.T) {
 	p, dsn := newProxy(t, pgtest.DSN(t))
 	s := openDSN(t, dsn)
-	p.arm("event_frames", false) // the batch's statement
+	p.arm("event_frames", false) // the Parse of the frames statement
 	if err := s.Apply(t.Context(), store.Change{Events: events("r", 1, 3)}); err != nil {
 		t.Fatalf("Apply across a lost connection: got %v, want success after a retry", err)
 	}
@@ -125,29 +165,37 @@ func TestApplyRetriesAConnectionLostBeforeCommit(t *testing.T) {
 	}
 }
 
-// A connection lost during COMMIT leaves the outcome unknown: Apply does
-// not retry and says so. The caller resolves it by applying the same change
-// again: success means the first never committed, a Conflict (seq, version
-// or a DuplicateError naming the same task) that it did.
+// A connection lost once the change was sent leaves the outcome unknown
+// (the change is one implicit transaction, committed when the server
+// reaches the batch's end): Apply does not retry and says so. The caller
+// resolves it by applying the same change again: success means the first
+// never committed, a Conflict (seq, version or a DuplicateError naming the
+// same task) that it did.
 func TestApplyCommitOutcomeUnknown(t *testing.T) {
 	tests := []struct {
 		name          string
 		serverGotIt   bool
 		wantReapplied bool
 	}{
-		{"COMMIT never reached the server", false, true},
-		{"the answer to COMMIT was lost", true, false},
+		{"the change never reached the server", false, true},
+		{"the answer was lost", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, dsn := newProxy(t, pgtest.DSN(t))
 			s := openDSN(t, dsn)
-			change := store.Change{Events: events("r", 1, 2)}
-			p.arm("commit", tt.serverGotIt)
+			// Prepare the statements on the connection first, so that the
+			// cut meets the batch that runs them.
+			if err := s.Apply(t.Context(), store.Change{Events: events("warm", 1, 1)}); err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			change := store.Change{Events: events("run-cut", 1, 2)}
+			p.arm("run-cut", tt.serverGotIt) // the batch's arguments
 			err := s.Apply(t.Context(), change)
 			if !errors.Is(err, pgstore.ErrCommitUnknown) || !errdefs.IsNotAvailable(err) {
-				t.Fatalf("Apply with COMMIT cut: got %v, want ErrCommitUnknown classified NotAvailable", err)
+				t.Fatalf("Apply with its connection cut: got %v, want ErrCommitUnknown classified NotAvailable", err)
 			}
+			p.waitCutBackend(t, dsn)
 			err = s.Apply(t.Context(), change)
 			if reapplied := err == nil; reapplied != tt.wantReapplied {
 				t.Fatalf("re-Apply: got %v, want success %v", err, tt.wantReapplied)
@@ -155,7 +203,7 @@ func TestApplyCommitOutcomeUnknown(t *testing.T) {
 			if err != nil && !errdefs.IsConflict(err) {
 				t.Fatalf("re-Apply of a committed change: got %v, want Conflict", err)
 			}
-			page, err := s.ReadEvents(t.Context(), "r", 0, 0)
+			page, err := s.ReadEvents(t.Context(), "run-cut", 0, 0)
 			if err != nil || page.LastSeq != 2 || len(page.Events) != 2 {
 				t.Fatalf("ReadEvents: got %d events (last %d), %v; want 1..2 once", len(page.Events), page.LastSeq, err)
 			}

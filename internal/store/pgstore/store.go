@@ -16,8 +16,9 @@ import (
 // Store is the PostgreSQL implementation of store.Store. It is safe for
 // concurrent use; every method is scoped by store.TenantFrom(ctx).
 type Store struct {
-	pool *pgxpool.Pool
-	cfg  config
+	pool   *pgxpool.Pool
+	cfg    config
+	notify *notifier
 }
 
 var _ store.Store = (*Store)(nil)
@@ -83,7 +84,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, cfg: cfg}, nil
+	return &Store{pool: pool, cfg: cfg, notify: newNotifier(pool)}, nil
 }
 
 // Migrate applies the pending migrations to the database named by dsn and
@@ -137,6 +138,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the pool, waiting for acquired connections to be released.
 func (s *Store) Close() error {
+	s.notify.wait()
 	s.pool.Close()
 	return nil
 }
