@@ -40,3 +40,16 @@ type checkpointed struct {
 func (c checkpointed) Publish(ctx context.Context, env event.Envelope) error {
 	return c.pub.PublishCheckpointed(ctx, env, c.cp)
 }
+
+// CheckpointStager is an optional capability of a Host, found by type
+// assertion: StageCheckpoint records cp as the run's checkpoint, made
+// durable by the next write of the run's log (the same store transaction)
+// rather than by a write of its own. It is for a checkpoint after which
+// nothing happens that a later attempt must not repeat before the run
+// writes again — a final answer, followed by the run's end — so that a
+// crash in between costs at most a repeat of work the engine can redo,
+// and a run costs the store one write fewer. Hosts without it, and every
+// other checkpoint: Checkpoint.
+type CheckpointStager interface {
+	StageCheckpoint(ctx context.Context, cp Checkpoint) error
+}

@@ -22,6 +22,15 @@ func (l *Log) AppendCheckpointed(typ string, body Body, cp engine.Checkpoint) {
 	l.appendLive(typ, body, &cp)
 }
 
+// StageCheckpoint stages cp as the run's checkpoint covering every event
+// appended so far, without an event of its own: the log's next write saves
+// it, as for AppendCheckpointed. The caller stamps cp.
+func (l *Log) StageCheckpoint(cp engine.Checkpoint) {
+	l.mu.Lock()
+	l.staged, l.stagedAt = &cp, l.last()
+	l.mu.Unlock()
+}
+
 // takeStagedLocked hands the staged checkpoint to the write about to
 // start (pending): it covers only events that write holds. A newer
 // checkpoint replaces the one a failed write carried, since the next

@@ -338,6 +338,24 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	return nil
 }
 
+// StageCheckpoint stages cp, stamped, to be saved by the log's next write
+// (engine.CheckpointStager): the loop's checkpoint of a final answer rides
+// in the run's final commit instead of a write of its own. A checkpoint
+// that settles relayed feedback is saved at once, as Checkpoint does: the
+// feedback leaves the task only once a checkpoint holding it is durable.
+func (h *host) StageCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
+	x := h.x
+	if x.r.volatile || x.holdsRelayedFeedback(cp) {
+		return h.Checkpoint(ctx, cp)
+	}
+	if err := x.checkCheckpoint(&cp); err != nil {
+		return err
+	}
+	x.log.StageCheckpoint(x.stamp(cp))
+	x.pauseAtBoundary()
+	return nil
+}
+
 // checkCheckpoint refuses a checkpoint of another run or without a
 // board; an unnamed one is the run's.
 func (x *execution) checkCheckpoint(cp *engine.Checkpoint) error {

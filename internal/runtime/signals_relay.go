@@ -201,6 +201,20 @@ func (x *execution) consumeCheckpointed(ctx context.Context, cp engine.Checkpoin
 	}
 }
 
+// holdsRelayedFeedback reports whether cp's board holds relayed feedback
+// that no durable checkpoint held yet (consumeCheckpointed would remove it).
+func (x *execution) holdsRelayedFeedback(cp engine.Checkpoint) bool {
+	st := &x.steer
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, m := range cp.Board.Channels[engine.MainChannel] {
+		if held, ok := st.relay.feedback[m.ID]; ok && !held {
+			return true
+		}
+	}
+	return false
+}
+
 // removeSignals removes the signals ids from x's task, provided x still
 // holds the run's lease.
 func (x *execution) removeSignals(ctx context.Context, ids []string) error {

@@ -29,12 +29,16 @@ type RecordingHost struct {
 	changed     chan struct{} // closed and replaced on every publish
 	envelopes   []event.Envelope
 	checkpoints []engine.Checkpoint
+	staged      []string // steps of the checkpoints staged
 	cpErrs      []error
 	prompts     []engine.UserPrompt
 	usage       model.TokenUsage
 }
 
-var _ engine.Host = (*RecordingHost)(nil)
+var (
+	_ engine.Host             = (*RecordingHost)(nil)
+	_ engine.CheckpointStager = (*RecordingHost)(nil)
+)
 
 // NewRecordingHost returns an empty recording host.
 func NewRecordingHost() *RecordingHost {
@@ -88,6 +92,26 @@ func (h *RecordingHost) Checkpoint(_ context.Context, cp engine.Checkpoint) erro
 	}
 	h.checkpoints = append(h.checkpoints, stored)
 	return nil
+}
+
+// StageCheckpoint (engine.CheckpointStager) records cp as Checkpoint does
+// — a test host has no later write to carry it — and notes its step as
+// staged (Staged).
+func (h *RecordingHost) StageCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
+	if err := h.Checkpoint(ctx, cp); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.staged = append(h.staged, cp.Step)
+	h.mu.Unlock()
+	return nil
+}
+
+// Staged returns the steps of the checkpoints staged, in order.
+func (h *RecordingHost) Staged() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.staged)
 }
 
 func roundTrip(cp engine.Checkpoint) (engine.Checkpoint, error) {

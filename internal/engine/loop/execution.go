@@ -99,7 +99,7 @@ func (x *execution) iterate(n int) (done bool, err error) {
 		}
 		// A complete answer stands even if an interrupt raced its
 		// last chunk: there is nothing left to stop.
-		return true, firstErr(budget, x.checkpoint(n))
+		return true, firstErr(budget, x.finalCheckpoint(n))
 	}
 	// A spent budget or an interrupt before dispatch answers the calls
 	// without running them, so the transcript stays well formed.
@@ -146,10 +146,41 @@ func (x *execution) reportUsage(n int, usage model.TokenUsage) error {
 // tool calls that already ran.
 func (x *execution) checkpoint(n int) error { return x.checkpointWith(n, nil) }
 
+// finalCheckpoint records iteration n, a final answer: the run ends next,
+// and no tool runs in between, so a host that can stages the checkpoint to
+// be saved with the run's end (engine.CheckpointStager) — after a crash
+// before that, the answer is asked for again.
+func (x *execution) finalCheckpoint(n int) error {
+	stager, ok := x.host.(engine.CheckpointStager)
+	if !ok {
+		return x.checkpoint(n)
+	}
+	cp, err := x.snapshot(n, nil)
+	if err != nil {
+		return err
+	}
+	if err := stager.StageCheckpoint(x.ctx, cp); err != nil {
+		return fmt.Errorf("loop agent %q: checkpoint after iteration %d: %w", x.actor, n, err)
+	}
+	return nil
+}
+
 // checkpointWith records iteration n with payload p (nil: none).
 func (x *execution) checkpointWith(n int, p *checkpointPayload) error {
+	cp, err := x.snapshot(n, p)
+	if err != nil {
+		return err
+	}
+	if err := x.host.Checkpoint(x.ctx, cp); err != nil {
+		return fmt.Errorf("loop agent %q: checkpoint after iteration %d: %w", x.actor, n, err)
+	}
+	return nil
+}
+
+// snapshot is the checkpoint of iteration n with payload p (nil: none).
+func (x *execution) snapshot(n int, p *checkpointPayload) (engine.Checkpoint, error) {
 	if x.ctx.Err() != nil {
-		return x.ctx.Err()
+		return engine.Checkpoint{}, x.ctx.Err()
 	}
 	cp := engine.Checkpoint{
 		ExecID:            x.run.ID,
@@ -164,14 +195,11 @@ func (x *execution) checkpointWith(n int, p *checkpointPayload) error {
 	if p != nil {
 		b, err := json.Marshal(p)
 		if err != nil {
-			return fmt.Errorf("loop agent %q: checkpoint of iteration %d: %w", x.actor, n, err)
+			return engine.Checkpoint{}, fmt.Errorf("loop agent %q: checkpoint of iteration %d: %w", x.actor, n, err)
 		}
 		cp.Payload = b
 	}
-	if err := x.host.Checkpoint(x.ctx, cp); err != nil {
-		return fmt.Errorf("loop agent %q: checkpoint after iteration %d: %w", x.actor, n, err)
-	}
-	return nil
+	return cp, nil
 }
 
 // appendMessage stamps msg with a fresh id, its time and author, and

@@ -347,3 +347,24 @@ func TestMessageIDsComeFromConfig(t *testing.T) {
 		t.Errorf("appended message ids = %q, want %q", ids, want)
 	}
 }
+
+// Only the final answer's checkpoint is staged (engine.CheckpointStager):
+// the one before a tool call must be durable before the tool runs, so that
+// a crash never runs it twice; the last is saved with the run's end.
+func TestOnlyTheFinalAnswersCheckpointIsStaged(t *testing.T) {
+	eng := newEngine(t, loop.Config{Provider: newScripted(t, calcRules()...)})
+	host := enginetest.NewRecordingHost()
+	if _, err := execute(t, eng, engine.Run{ID: "run-stage"}, userBoard("what is 6*7?"), host); err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, cp := range host.Checkpoints() {
+		steps = append(steps, cp.Step)
+	}
+	if len(steps) != 2 {
+		t.Fatalf("checkpoints %v, want one per iteration (tool call, answer)", steps)
+	}
+	if staged := host.Staged(); !slices.Equal(staged, steps[1:]) {
+		t.Fatalf("staged %v of checkpoints %v, want only the answer's", staged, steps)
+	}
+}

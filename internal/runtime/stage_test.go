@@ -1,0 +1,85 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"agentd/internal/engine"
+	"agentd/internal/store"
+	"agentd/internal/store/memstore"
+)
+
+// applies records the Applies of a (non-volatile) store: the events and
+// checkpoints each carried.
+type applies struct {
+	store.Store
+	mu      sync.Mutex
+	changes []store.Change
+	saves   int
+}
+
+func (a *applies) Apply(ctx context.Context, c store.Change) error {
+	err := a.Store.Apply(ctx, c)
+	if err == nil {
+		a.mu.Lock()
+		a.changes = append(a.changes, c)
+		a.mu.Unlock()
+	}
+	return err
+}
+
+func (a *applies) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
+	a.mu.Lock()
+	a.saves++
+	a.mu.Unlock()
+	return a.Store.SaveCheckpoint(ctx, cp)
+}
+
+// A staged checkpoint (engine.CheckpointStager, the loop's final answer)
+// costs no write of its own: the run's final commit — the one that logs
+// run.end — saves it, and it is the run's newest checkpoint afterwards.
+func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
+	st := &applies{Store: memstore.New()} // wrapped: not volatile
+	eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
+		stager, ok := h.(engine.CheckpointStager)
+		if !ok {
+			t.Fatal("the runtime's host is not an engine.CheckpointStager")
+		}
+		if err := engine.EmitStreamToken(ctx, h, run.ID, "c", "answer"); err != nil {
+			return nil, err
+		}
+		cp := engine.Checkpoint{ExecID: run.ID, Step: "final", Board: b.Snapshot()}
+		if err := stager.StageCheckpoint(ctx, cp); err != nil {
+			return nil, err
+		}
+		return b, nil
+	})
+	r := replica(t, st, "A", eng)
+	task := send(t, r, "c", "go")
+	if done := wait(t, r, task.ID); done.State != store.StateCompleted {
+		t.Fatalf("run ended %s, want completed", done.State)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.saves != 0 {
+		t.Fatalf("SaveCheckpoint called %d times, want none", st.saves)
+	}
+	var with []store.Change
+	for _, c := range st.changes {
+		if len(c.Checkpoints) > 0 {
+			with = append(with, c)
+		}
+	}
+	if len(with) != 1 {
+		t.Fatalf("%d writes carried a checkpoint, want exactly one", len(with))
+	}
+	c := with[0]
+	if last := c.Events[len(c.Events)-1]; last.Type != EventRunEnd || c.UpdateTask == nil {
+		t.Fatalf("the checkpoint rode with a write ending in %s (task update %v), want the final commit", last.Type, c.UpdateTask != nil)
+	}
+	cp, err := st.LoadCheckpoint(ctxT(t), task.ID)
+	if err != nil || cp == nil || cp.Step != "final" {
+		t.Fatalf("LoadCheckpoint after the run: %+v, %v; want the staged checkpoint", cp, err)
+	}
+}
