@@ -75,8 +75,11 @@ type execution struct {
 	// only that message when the attempt starts (see history).
 	createdTask, newContext bool
 	// finished says finish stored the attempt's outcome, with the
-	// transcript messages stored.
+	// transcript messages stored; final is the task as the store then
+	// held it, which blocking callers of a run that ended are answered
+	// with (wait).
 	finished bool
+	final    store.Task
 	// handover is set when the attempt stopped for a drain: the run goes on
 	// elsewhere.
 	handover bool
@@ -518,7 +521,8 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		return settled
 	}
 	rebase := x.rebaseFinish(t, msgs, release, settle)
-	if _, err := x.r.commitRebasing(x.bg, x.log, store.Change{UpdateTask: t, Messages: settle(msgs), Release: release}, rebase, evs...); err != nil {
+	change := store.Change{UpdateTask: t, Stored: &x.final, Messages: settle(msgs), Release: release}
+	if _, err := x.r.commitRebasing(x.bg, x.log, change, rebase, evs...); err != nil {
 		x.keepLease(release)
 		return err
 	}
@@ -633,7 +637,7 @@ func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message, release *s
 			return store.Change{}, fmt.Errorf("run %s ended elsewhere as %s: %w", t.ID, fresh.State, conflict)
 		}
 		t.Version, t.CancelRequested, t.Signals = fresh.Version, fresh.CancelRequested, fresh.Signals
-		return store.Change{UpdateTask: t, Messages: settle(msgs), Release: release}, nil
+		return store.Change{UpdateTask: t, Stored: &x.final, Messages: settle(msgs), Release: release}, nil
 	}
 }
 

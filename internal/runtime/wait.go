@@ -61,6 +61,11 @@ func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *executi
 			case <-x.ended:
 			}
 			last = x
+			if x.finished && x.final.State.Terminal() {
+				// Ended here: a terminal task changes no more, and its
+				// final commit answered it as stored.
+				return x.final, x, nil
+			}
 		}
 		t, err := r.st.GetTask(ctx, taskID)
 		if errdefs.IsNotFound(err) && last != nil && last.finished && (last.task.State.Terminal() || last.task.State.Interrupted()) {

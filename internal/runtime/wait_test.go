@@ -369,9 +369,11 @@ func (c *askedContext) Done() <-chan struct{} {
 	return c.Context.Done()
 }
 
-// A run that ended here answers its waiter even when the store's retention
-// forgot it before the waiter read it back (it takes many runs ending
-// meanwhile; here a retention of one).
+// A run that ended here answers its waiter without a read of the store —
+// its final commit answered the task as stored, and a terminal task
+// changes no more — so the answer stands even when the store's retention
+// forgets the run right after (it takes many runs ending meanwhile; here a
+// retention of one). A read of the ended run would block the waiter.
 func TestWaitViewAnswersARunForgottenMeanwhile(t *testing.T) {
 	logModes(t, func(t *testing.T) {
 		st := &gatedTaskStore{Store: memstore.New(memstore.WithRetention(1)), reading: make(chan struct{}), release: make(chan struct{})}
@@ -392,7 +394,12 @@ func TestWaitViewAnswersARunForgottenMeanwhile(t *testing.T) {
 		}()
 		<-ctx.asked // the waiter waits on the first run's execution
 		close(gate)
-		<-st.reading // the first run ended; its waiter is about to read it
+		var a answer
+		select {
+		case a = <-got:
+		case <-st.reading:
+			t.Fatal("the waiter read the ended run back from the store")
+		}
 		second := send(t, r, "s", "two")
 		if done := wait(t, r, second.ID); done.State != store.StateCompleted {
 			t.Fatalf("second run %s", done.State)
@@ -400,8 +407,6 @@ func TestWaitViewAnswersARunForgottenMeanwhile(t *testing.T) {
 		if _, err := st.Store.GetTask(ctxT(t), first.ID); !errdefs.IsNotFound(err) {
 			t.Fatalf("the first run is still stored; the test needs it forgotten (err %v)", err)
 		}
-		close(st.release)
-		a := <-got
 		if a.err != nil || a.task.ID != first.ID || a.task.State != store.StateCompleted {
 			t.Fatalf("WaitView = %+v, %v; want the completed first run", a.task, a.err)
 		}

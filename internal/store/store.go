@@ -186,6 +186,11 @@ type Change struct {
 	// UpdateTask replaces a task if its Version equals the stored version;
 	// on success the stored version is Version+1. Otherwise Conflict.
 	UpdateTask *Task
+	// Stored, when set with UpdateTask, receives on success the task as
+	// the store now holds it — its new version and the store's time
+	// stamps, what GetTask would return — so that a writer answering with
+	// the task needs no read after its write.
+	Stored *Task
 	// Messages are appended to the transcript of their ContextID in order;
 	// the store assigns their positions.
 	Messages []Message

@@ -97,6 +97,9 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if r, h := t.commit(&p, enc, now); r != nil {
 		s.noteFinished(t, r, h)
 	}
+	if c.UpdateTask != nil && c.Stored != nil {
+		*c.Stored = readTask(t.task(c.UpdateTask.ID))
+	}
 	for _, cp := range cps {
 		t.run(cp.runID).addCheckpoint(cp.in)
 	}

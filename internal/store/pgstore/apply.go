@@ -68,12 +68,16 @@ func (s *Store) applyOnce(ctx context.Context, p *plan) error {
 	}
 	defer conn.Release()
 	var granted store.Lease
-	err = conn.SendBatch(ctx, s.batch(p, &granted)).Close()
+	var stored store.Task
+	err = conn.SendBatch(ctx, s.batch(p, &granted, &stored)).Close()
 	if err != nil {
 		return s.sentError(ctx, p, err)
 	}
 	if p.lease != nil {
 		p.lease.Granted = granted
+	}
+	if p.stored != nil {
+		*p.stored = stored
 	}
 	s.notify.add(p.runs)
 	return nil
@@ -119,7 +123,6 @@ var (
 	keySQL = checked("", `INSERT INTO idempotency_keys (tenant, context_id, message_id, task_id)
 		VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, "key", 4)
 	checkedInsertTaskSQL = checked("", insertTaskSQL, "create", 2)
-	checkedUpdateTaskSQL = checked("", updateTaskSQL, "update", 2)
 	checkedFramesSQL     = checked(framesHead+",", framesInsert, "run", 2)
 	checkedFirstFrames   = checked(firstFramesHead+",", framesInsert, "run", 2)
 	checkedCheckpointSQL = checked(checkpointHead+",", checkpointInsert, "checkpoint", 2)
@@ -130,13 +133,18 @@ var (
 const fenceSQL = `SELECT agentd_check(EXISTS (
 	SELECT 1 FROM leases WHERE run_id = $1 AND owner = $2 AND generation = $3 FOR SHARE), 'fence', $1)`
 
+// checkedUpdateTaskSQL is updateTaskSQL failing when the version moved,
+// answering the task as stored (Change.Stored).
+const checkedUpdateTaskSQL = `WITH w AS (` + updateTaskSQL + ` RETURNING ` + taskColumns + `)
+SELECT w.* FROM (SELECT agentd_check(EXISTS (SELECT FROM w), 'update', $2::text)) AS c LEFT JOIN w ON true`
+
 // claimSQL is claimLeaseSQL failing when the lease is held by another.
 const claimSQL = `WITH w AS (` + claimLeaseSQL + `)
 SELECT w.generation, w.tenant FROM (SELECT agentd_check(EXISTS (SELECT FROM w), 'lease', $1)) AS c LEFT JOIN w ON true`
 
 // batch queues the statements of p; the lease claim's callback fills
-// granted.
-func (s *Store) batch(p *plan, granted *store.Lease) *pgx.Batch {
+// granted, the task update's stored (when p asks for it).
+func (s *Store) batch(p *plan, granted *store.Lease, stored *store.Task) *pgx.Batch {
 	b := &pgx.Batch{}
 	if k := p.key; k != nil {
 		b.Queue(keySQL, p.tenant, k.ContextID, k.MessageID, p.taskID)
@@ -145,7 +153,13 @@ func (s *Store) batch(p *plan, granted *store.Lease) *pgx.Batch {
 		b.Queue(checkedInsertTaskSQL, t.args(p.tenant)...)
 	}
 	if t := p.update; t != nil {
-		b.Queue(checkedUpdateTaskSQL, t.updateArgs(p.tenant)...)
+		q := b.Queue(checkedUpdateTaskSQL, t.updateArgs(p.tenant)...)
+		if p.stored != nil {
+			q.QueryRow(func(row pgx.Row) (err error) {
+				*stored, err = scanTask(row)
+				return err
+			})
+		}
 	}
 	for _, f := range p.fences {
 		b.Queue(fenceSQL, f.RunID, f.Owner, f.Generation)

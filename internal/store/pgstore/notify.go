@@ -59,10 +59,20 @@ func (n *notifier) add(runs []runAppend) {
 	}
 }
 
-// send sends what is pending until nothing is.
+// notifyPace is the least time between two wake-up transactions: under
+// load the wake-ups of a few milliseconds share one, so that they cost
+// the database a transaction per pace rather than one per Apply; the
+// first after a quiet spell goes at once.
+const notifyPace = 2 * time.Millisecond
+
+// send sends what is pending until nothing is, at most once per
+// notifyPace.
 func (n *notifier) send() {
 	defer n.sending.Done()
-	for {
+	for first := true; ; first = false {
+		if !first {
+			time.Sleep(notifyPace)
+		}
 		n.mu.Lock()
 		if len(n.pending) == 0 {
 			n.busy = false

@@ -19,6 +19,7 @@ type plan struct {
 	key      *store.IdempotencyKey
 	create   *taskRow
 	update   *taskRow
+	stored   *store.Task // Change.Stored: the updated task as stored
 	contexts []contextAppend // sorted by context id: a fixed lock order
 	runs     []runAppend     // sorted by run id: a fixed lock order
 	lease    *store.LeaseClaim
@@ -81,7 +82,7 @@ func (s *Store) plan(tenant string, c store.Change) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.update = row
+		p.update, p.stored = row, c.Stored
 	}
 	var err error
 	if p.contexts, err = planMessages(c, now); err != nil {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"agentd/internal/errdefs"
@@ -76,9 +77,16 @@ func fullChange() store.Change {
 func testFullChange(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	seedAtomicity(t, ctx, s)
-	apply(t, ctx, s, fullChange())
-	if v := getTask(t, ctx, s, fixTask).Version; v != 2 {
-		t.Errorf("updated task version = %d, want 2", v)
+	c := fullChange()
+	var stored store.Task
+	c.Stored = &stored
+	apply(t, ctx, s, c)
+	got := getTask(t, ctx, s, fixTask)
+	if got.Version != 2 {
+		t.Errorf("updated task version = %d, want 2", got.Version)
+	}
+	if !reflect.DeepEqual(stored, got) {
+		t.Errorf("Change.Stored = %+v, want the task as GetTask reads it: %+v", stored, got)
 	}
 	getTask(t, ctx, s, newTaskID)
 	page, err := s.ListMessages(ctx, store.MessageQuery{ContextID: fixCtx})
