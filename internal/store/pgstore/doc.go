@@ -68,17 +68,26 @@
 // concurrent writer of the same seqs wait, re-check, and insert nothing (a
 // Conflict).
 //
-// # One transaction per change
+// # One transaction per change, in one round trip
 //
-// Apply validates and encodes the Change once (plan.go), then in one
-// transaction sends every statement as one pipelined batch: BEGIN, the
-// batch, COMMIT — three round trips, four statements for an event append
-// (BEGIN, head+frames, pg_notify, COMMIT). Each guarded statement reports
-// through its row count whether its condition held; the first that did not
-// (in the contract's order: idempotency key, task creation, task version,
-// event seqs) becomes the error and the transaction rolls back. Rows are
-// locked in a fixed order (key, task, contexts by id, runs by id) so that
-// Applies do not deadlock each other.
+// Apply validates and encodes the Change once (plan.go), then sends every
+// statement as one pipelined batch ending in a single Sync, which
+// PostgreSQL runs as one implicit transaction: committed when the server
+// reaches the Sync, rolled back as a whole if a statement fails. There is
+// no BEGIN or COMMIT to wait for, so a change costs one round trip (two
+// the first time a connection meets its statements, which pgx prepares).
+// A guarded write cannot report its row count for the client to decide on
+// a rollback, so each checks itself: agentd_check (migration 00011) raises
+// SQLSTATE AG409 naming the guard and the task or run when the condition
+// failed — idempotency key, task creation, task version, fence, lease,
+// event seqs, checkpoint, in the contract's order — and explain (apply.go)
+// reads, after the rollback, what it needs to say why. Rows are locked in
+// a fixed order (key, task, fences, lease, contexts by id, runs by id) so
+// that Applies do not deadlock each other.
+//
+// An update can answer the task as stored (store.Change.Stored: the
+// update's RETURNING, in the same round trip), so a run's final commit
+// tells its blocking caller the outcome without a read.
 //
 // # Transient failures and unknown commits
 //
@@ -87,21 +96,32 @@
 // every operation that may be repeated: reads, Ping, idempotent writes
 // (PruneEvents, DeleteCheckpoints, PutPushConfig, the lease operations) and
 // SaveCheckpoint (a repeat at worst records the same checkpoint twice).
-// Apply retries failures before COMMIT, when the transaction surely rolled
-// back. If COMMIT was sent and no answer came, the change may or may not be
-// durable: Apply returns an error wrapping ErrCommitUnknown, classified
-// NotAvailable, and never retries it blindly. The caller resolves it by
-// applying the same Change again: success means the first attempt did not
-// commit; a Conflict — the event seqs no longer continue the log, the task
-// version moved, or a *store.DuplicateError naming the same task for the
-// idempotency key — means it did. A Change the caller cannot recognise that
-// way (messages alone) should be re-read rather than replayed.
+// Apply retries what surely did not commit: a failure to get a connection,
+// a failure while pgx prepared the statements, and an ERROR the server
+// answered (the implicit transaction rolled back). Once the batch was
+// sent, anything else — the connection broke, the server shut down
+// (FATAL), the context ended while it was in flight — leaves the change
+// durable or not: Apply returns an error wrapping ErrCommitUnknown,
+// classified NotAvailable, and never retries it blindly. The caller
+// resolves it by applying the same Change again: success means the first
+// attempt did not commit; a Conflict — the event seqs no longer continue
+// the log, the task version moved, or a *store.DuplicateError naming the
+// same task for the idempotency key — means it did. A Change the caller
+// cannot recognise that way (messages alone) should be re-read rather than
+// replayed.
 //
 // # Notifications
 //
-// Apply issues pg_notify('agentd_events', '<run id>:<last seq>') once per
-// run it appended to, inside the transaction, so it is delivered on commit
-// only and one Apply (one batch) is one notification, never one per token.
+// Other replicas learn that a run's log grew from pg_notify('agentd_events',
+// '<run id>:<last seq>'), sent after the Apply committed by the store's
+// notifier (notify.go), not inside the Apply: PostgreSQL serialises the
+// commits of notifying transactions across their WAL flush, which capped
+// blocking sends at one commit per flush. The notifier sends the wake-ups
+// of every Apply that committed meanwhile in one transaction with
+// synchronous_commit off, at most one per 2 ms, the first after a quiet
+// spell at once; a run gets one wake-up per such transaction, with its
+// newest seq. A wake-up lost to a crash between the commit and the notify
+// is what readers of other replicas poll for (runlog.PollInterval).
 // Listen holds a dedicated connection with LISTEN and calls back per
 // notification; it reconnects with backoff and signals every
 // (re)subscription with an empty run id, because notifications sent while

@@ -19,7 +19,7 @@ type plan struct {
 	key      *store.IdempotencyKey
 	create   *taskRow
 	update   *taskRow
-	stored   *store.Task // Change.Stored: the updated task as stored
+	stored   *store.Task     // Change.Stored: the updated task as stored
 	contexts []contextAppend // sorted by context id: a fixed lock order
 	runs     []runAppend     // sorted by run id: a fixed lock order
 	lease    *store.LeaseClaim
