@@ -43,8 +43,7 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if p.empty() {
 		return nil
 	}
-	err = s.retry(ctx, func(ctx context.Context) error { return s.applyOnce(ctx, p) })
-	return s.classify("apply", err)
+	return s.group.apply(ctx, p)
 }
 
 // recordedKey returns a *DuplicateError if key is already recorded in
@@ -61,46 +60,47 @@ func (s *Store) recordedKey(ctx context.Context, tenant string, key *store.Idemp
 	return &store.DuplicateError{Key: *key, TaskID: owner}
 }
 
-func (s *Store) applyOnce(ctx context.Context, p *plan) error {
+// send writes the changes of group in one transaction, in one round trip:
+// their statements, one after the other, in one pipelined batch. On
+// success each member's lease claim and stored task are filled in.
+func (s *Store) send(ctx context.Context, group []*member) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err // nothing was sent
 	}
 	defer conn.Release()
-	var granted store.Lease
-	var stored store.Task
-	err = conn.SendBatch(ctx, s.batch(p, &granted, &stored)).Close()
-	if err != nil {
-		return s.sentError(ctx, p, err)
+	b := &pgx.Batch{}
+	for _, m := range group {
+		s.queue(b, m)
 	}
-	if p.lease != nil {
-		p.lease.Granted = granted
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return sentError(err)
 	}
-	if p.stored != nil {
-		*p.stored = stored
+	for _, m := range group {
+		if m.p.lease != nil {
+			m.p.lease.Granted = m.granted
+		}
+		if m.p.stored != nil {
+			*m.p.stored = m.stored
+		}
+		s.notify.add(m.p.runs)
 	}
-	s.notify.add(p.runs)
 	return nil
 }
 
-// sentError explains the failure of a batch that was sent. Only an ERROR
-// the server answered proves the transaction rolled back: a guard's is
-// explained, another is returned for retry or classification. Anything
-// else — the connection broke, the server shut down (FATAL), ctx ended
-// while the batch was in flight — leaves the outcome unknown, and a retry
-// could apply the change twice. (pgconn.SafeToRetry does not help: a
-// connection that died in flight can report itself "closed" as if nothing
-// had been sent.) A failure while pgx prepared the statements or encoded
-// their arguments is before anything ran.
-func (s *Store) sentError(ctx context.Context, p *plan, err error) error {
+// sentError classifies the failure of a batch that was sent. Only an ERROR
+// the server answered proves the transaction rolled back (a guard's, from
+// agentd_check, is explained by the caller); it is returned for retry or
+// explanation. Anything else — the connection broke, the server shut down
+// (FATAL), ctx ended while the batch was in flight — leaves the outcome
+// unknown, and a retry could apply the change twice. (pgconn.SafeToRetry
+// does not help: a connection that died in flight can report itself
+// "closed" as if nothing had been sent.) A failure while pgx prepared the
+// statements or encoded their arguments is before anything ran.
+func sentError(err error) error {
 	var pe *pgconn.PgError
 	var pre pgx.ErrPreprocessingBatch
-	switch {
-	case errors.As(err, &pre):
-		return err
-	case errors.As(err, &pe) && pe.Code == checkFailed:
-		return s.explain(ctx, p, pe)
-	case errors.As(err, &pe) && pe.Severity == "ERROR":
+	if errors.As(err, &pre) || errors.As(err, &pe) && pe.Severity == "ERROR" {
 		return err
 	}
 	return errdefs.NotAvailable(fmt.Errorf("%w: %w", ErrCommitUnknown, err))
@@ -142,10 +142,10 @@ SELECT w.* FROM (SELECT agentd_check(EXISTS (SELECT FROM w), 'update', $2::text)
 const claimSQL = `WITH w AS (` + claimLeaseSQL + `)
 SELECT w.generation, w.tenant FROM (SELECT agentd_check(EXISTS (SELECT FROM w), 'lease', $1)) AS c LEFT JOIN w ON true`
 
-// batch queues the statements of p; the lease claim's callback fills
-// granted, the task update's stored (when p asks for it).
-func (s *Store) batch(p *plan, granted *store.Lease, stored *store.Task) *pgx.Batch {
-	b := &pgx.Batch{}
+// queue adds the statements of m's change to b; the lease claim's callback
+// fills m.granted, the task update's m.stored (when the change asks).
+func (s *Store) queue(b *pgx.Batch, m *member) {
+	p := m.p
 	if k := p.key; k != nil {
 		b.Queue(keySQL, p.tenant, k.ContextID, k.MessageID, p.taskID)
 	}
@@ -156,7 +156,7 @@ func (s *Store) batch(p *plan, granted *store.Lease, stored *store.Task) *pgx.Ba
 		q := b.Queue(checkedUpdateTaskSQL, t.updateArgs(p.tenant)...)
 		if p.stored != nil {
 			q.QueryRow(func(row pgx.Row) (err error) {
-				*stored, err = scanTask(row)
+				m.stored, err = scanTask(row)
 				return err
 			})
 		}
@@ -167,8 +167,8 @@ func (s *Store) batch(p *plan, granted *store.Lease, stored *store.Task) *pgx.Ba
 	if l := p.lease; l != nil {
 		b.Queue(claimSQL, p.taskID, l.Owner, p.leaseExpires, s.now(), p.tenant, l.TTL.Microseconds()).
 			QueryRow(func(row pgx.Row) error {
-				*granted = store.Lease{RunID: p.taskID, Owner: l.Owner, ExpiresAt: p.leaseExpires}
-				return row.Scan(&granted.Generation, &granted.Tenant)
+				m.granted = store.Lease{RunID: p.taskID, Owner: l.Owner, ExpiresAt: p.leaseExpires}
+				return row.Scan(&m.granted.Generation, &m.granted.Tenant)
 			})
 	}
 	for _, a := range p.contexts {
@@ -187,7 +187,6 @@ func (s *Store) batch(p *plan, granted *store.Lease, stored *store.Task) *pgx.Ba
 	if l := p.release; l != nil {
 		b.Queue(releaseLeaseSQL, l.RunID, l.Owner, l.Generation, s.now())
 	}
-	return b
 }
 
 // The head row of a context is locked by the upsert, so concurrent appends

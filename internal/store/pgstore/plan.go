@@ -190,3 +190,25 @@ func planEvents(events []store.Event, valid bool, now time.Time) ([]runAppend, e
 	}
 	return out, nil
 }
+
+// guards reports whether p holds the guard what (agentd_check's name for
+// it) on the task or run id.
+func (p *plan) guards(what, id string) bool {
+	switch what {
+	case "key":
+		return p.key != nil && p.taskID == id
+	case "create":
+		return p.create != nil && p.create.ID == id
+	case "update":
+		return p.update != nil && p.update.ID == id
+	case "lease":
+		return p.lease != nil && p.taskID == id
+	case "fence":
+		return slices.ContainsFunc(p.fences, func(f store.Lease) bool { return f.RunID == id })
+	case "run":
+		return slices.ContainsFunc(p.runs, func(r runAppend) bool { return r.runID == id })
+	case "checkpoint":
+		return slices.ContainsFunc(p.checkpoints, func(cp checkpointRow) bool { return cp.runID == id })
+	}
+	return false
+}

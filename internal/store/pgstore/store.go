@@ -19,6 +19,7 @@ type Store struct {
 	pool   *pgxpool.Pool
 	cfg    config
 	notify *notifier
+	group  *committer
 }
 
 var _ store.Store = (*Store)(nil)
@@ -84,7 +85,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, cfg: cfg, notify: newNotifier(pool)}, nil
+	s := &Store{pool: pool, cfg: cfg, notify: newNotifier(pool)}
+	s.group = &committer{s: s}
+	return s, nil
 }
 
 // Migrate applies the pending migrations to the database named by dsn and

@@ -1,0 +1,128 @@
+package pgstore_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/pgtest"
+	"agentd/internal/store"
+	"agentd/internal/store/pgstore"
+)
+
+// batchCounter counts the batches of Apply sent (not the wake-ups').
+type batchCounter struct{ n atomic.Int64 }
+
+func (c *batchCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (c *batchCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (c *batchCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	if q := d.Batch.QueuedQueries; len(q) > 0 && !strings.Contains(q[len(q)-1].SQL, "pg_notify") {
+		c.n.Add(1)
+	}
+	return ctx
+}
+func (c *batchCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (c *batchCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// Applies that arrive while the store's transactions are in flight are
+// written together in the next one; a change of the group whose guard
+// fails gets its own answer (here a Conflict) and does not take the
+// others down.
+func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	var batches batchCounter
+	s := openDSN(t, dsn, pgstore.WithTracer(&batches))
+	ctx := t.Context()
+	for _, run := range []string{"held-a", "held-b"} {
+		if err := s.Apply(ctx, store.Change{Events: events(run, 1, 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Hold the heads of two runs, so that the two transactions that may be
+	// in flight at once wait on them.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM runs WHERE run_id IN ('held-a', 'held-b') FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	batches.n.Store(0)
+	var wg sync.WaitGroup
+	errs := map[string]error{}
+	var mu sync.Mutex
+	apply := func(name string, c store.Change) {
+		wg.Go(func() {
+			err := s.Apply(ctx, c)
+			mu.Lock()
+			errs[name] = err
+			mu.Unlock()
+		})
+	}
+	apply("held-a", store.Change{Events: events("held-a", 2, 2)})
+	apply("held-b", store.Change{Events: events("held-b", 2, 2)})
+	waitFor(t, func() bool { return lockWaiters(t, conn) == 2 }, "both transactions to wait on the held rows")
+	late := []string{"late-1", "late-2", "late-3", "late-4", "late-5"}
+	for _, run := range late {
+		apply(run, store.Change{Events: events(run, 1, 3)})
+	}
+	apply("gap", store.Change{Events: events("late-gap", 2, 2)}) // does not continue an empty log
+	waitFor(t, func() bool { return pgstore.QueuedApplies(s) == len(late)+1 }, "the late changes to queue")
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for name, err := range errs {
+		if name == "gap" {
+			if !errdefs.IsConflict(err) {
+				t.Errorf("the change with a gap: %v, want Conflict", err)
+			}
+		} else if err != nil {
+			t.Errorf("Apply %s: %v", name, err)
+		}
+	}
+	// The two held, the late group failing on the gap, the late group
+	// without it, the gap alone.
+	if n := batches.n.Load(); n != 5 {
+		t.Errorf("%d transactions, want 5 (the late changes grouped)", n)
+	}
+	for _, run := range late {
+		if page, err := s.ReadEvents(ctx, run, 0, 0); err != nil || page.LastSeq != 3 {
+			t.Errorf("run %s: last seq %d, %v; want 3", run, page.LastSeq, err)
+		}
+	}
+}
+
+func lockWaiters(t *testing.T, conn *pgx.Conn) int {
+	var n int
+	err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", waitLimit, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
