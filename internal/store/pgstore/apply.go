@@ -16,19 +16,22 @@ import (
 // a run's log grows; the payload is "<run id>:<last seq>".
 const notifyChannel = "agentd_events"
 
-// Apply writes c in one transaction, in one round trip: the statements go
-// to the server as one pipelined batch that ends in a single Sync, which
-// PostgreSQL runs as one implicit transaction — committed at the Sync, or
-// rolled back as a whole when a statement fails. Each guarded write checks
-// its own condition (agentd_check, migration 00011) and fails the
-// transaction when it does not hold; the first to fail, in the contract's
-// order — idempotency key, task creation, task version, fences, lease,
-// event seqs, checkpoints — is explained after the rollback (explain).
+// Apply writes c in one transaction, in one round trip, together with the
+// changes of other Applies that arrived meanwhile (group commit, group.go).
+// The statements go to the server as one pipelined batch that ends in a
+// single Sync, which PostgreSQL runs as one implicit transaction —
+// committed at the Sync, or rolled back as a whole when a statement fails.
+// Each guarded write checks its own condition (agentd_check, migration
+// 00011) and fails the transaction when it does not hold; the first to
+// fail, in the contract's order — idempotency key, task creation, task
+// version, fences, lease, event seqs, checkpoints — is explained after the
+// rollback (explain).
 //
 // A failure the server answered with an ERROR rolled the transaction back,
 // and a transient one is retried. A batch that got no complete answer (the
-// connection broke, the server shut down, ctx ended while it was in
-// flight) may have committed: it fails with ErrCommitUnknown.
+// connection broke, the server shut down) may have committed: it fails
+// with ErrCommitUnknown. Once queued, a change is written whatever becomes
+// of ctx: the transaction is others' too.
 func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	tenant := store.TenantFrom(ctx)
 	p, err := s.plan(tenant, c)

@@ -85,6 +85,17 @@
 // a fixed order (key, task, fences, lease, contexts by id, runs by id) so
 // that Applies do not deadlock each other.
 //
+// # Group commit
+//
+// Applies that arrive while the store's transactions are in flight (at
+// most two at once) wait, and the next transaction writes them together:
+// up to 64 changes, one after the other, in one batch — one round trip and
+// one commit for all (group.go). Under load a blocking send costs about
+// 0.4 commits instead of two. A change whose guard fails inside a group is
+// written alone for its own answer and the rest again without it, so each
+// change gets the outcome it would have had alone; an unknown outcome is
+// every member's.
+//
 // An update can answer the task as stored (store.Change.Stored: the
 // update's RETURNING, in the same round trip), so a run's final commit
 // tells its blocking caller the outcome without a read.
