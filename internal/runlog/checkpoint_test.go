@@ -153,7 +153,7 @@ func TestFlusherBatchSavesEachRunsCheckpoint(t *testing.T) {
 	a.AppendCheckpointed(EventDelta, Object([]byte(`{"text":"x"}`)), stagedCheckpoint("ra", "x"))
 	b.AppendCheckpointed(EventDelta, Object([]byte(`{"text":"y"}`)), stagedCheckpoint("rb", "y"))
 	b.Append("step.complete", Object([]byte(`{"actor":"a"}`)))
-	ls.flusher.flush(t.Context())
+	ls.flusher.flush(t.Context(), &ls.flusher.firstBatch, ls.flusher.first) // first deltas: the first-delta writer's batch
 	wantTexts(t, "run ra after a batch", checkpointTexts(t, st, "ra"), "x")
 	wantTexts(t, "run rb after a batch", checkpointTexts(t, st, "rb"), "y")
 	for _, l := range []*Log{a, b} {

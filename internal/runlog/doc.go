@@ -32,8 +32,9 @@
 //     failed commit leaves nothing visible.
 //  7. Deltas are coalesced: the flusher writes the pending events of every
 //     dirty run in one Apply, at once after a quiet spell and then at most
-//     once per Window, so a burst of tokens is one write per window while
-//     the first token is not delayed.
+//     once per Window, so a burst of tokens is one write per window; an
+//     attempt's first token is not delayed: a writer of its own writes it
+//     at once, beside the windowed batch in flight.
 //
 // An engine's checkpoint may ride with a live event (AppendCheckpointed,
 // checkpoint.go): the write that makes the event durable — the flusher's
@@ -47,8 +48,9 @@
 // what nobody saw and Options.OnLost stops the run.
 //
 // Goroutines: Logs.Run is the flusher's, the only one that flushes in
-// batches; Commit and Flush run on their caller's goroutine; a Stream
-// belongs to one reader goroutine. Nothing here starts a goroutine.
+// batches; it starts the first-delta writer's and waits for it to end.
+// Commit and Flush run on their caller's goroutine; a Stream belongs to
+// one reader goroutine.
 //
 // Lock order: Logs.mu, then Log.flushMu, then Log.mu. flusher.mu guards
 // the set of dirty logs only and is a leaf: it may be taken with flushMu

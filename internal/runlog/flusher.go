@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"agentd/internal/engine"
@@ -15,9 +16,16 @@ import (
 // writes the pending events of every dirty run in one Apply (across runs,
 // invariant 7) — at once after a quiet spell, so the first token is not
 // delayed, and then at most once per window, so that a burst of deltas
-// becomes one write per window rather than one per token. A run whose state
-// commit is in progress is skipped this round; that commit carries its
-// pending events.
+// becomes one write per window rather than one per token. A run whose log
+// another write holds (a state commit, or the other writer below) is
+// skipped this round and tried again the next: that write carries what it
+// took, the next round what was appended since.
+//
+// An attempt's first delta has a writer of its own (runFirst): someone
+// waits for it, and behind the windowed batch in flight — every busy run's
+// deltas of a window — it would wait for the batch to be written, and then
+// for the next to carry it. The first-delta writer writes only the logs
+// that wait for their first token, at once, beside the batch in flight.
 type flusher struct {
 	logs   *Logs
 	st     store.Store
@@ -27,13 +35,18 @@ type flusher struct {
 	mu    sync.Mutex
 	dirty map[*Log]struct{}
 	kick  chan struct{}
-	// urgent cuts the window short: someone waits for an event to become
-	// durable (see Log.Append).
-	urgent chan struct{}
+	// first holds the logs whose first delta waits (see Log.Append), for
+	// runFirst; kickFirst wakes it.
+	first     map[*Log]struct{}
+	kickFirst chan struct{}
+	// last is when either writer last flushed (unix ns): a first delta's
+	// write opens a window too, so that the deltas right behind it
+	// coalesce.
+	last atomic.Int64
 
-	// batch is flush's memory, reused from one flush to the next (only the
-	// flusher's goroutine flushes).
-	batch batch
+	// batch and firstBatch are the memory of run's and runFirst's
+	// flushes, reused from one to the next.
+	batch, firstBatch batch
 }
 
 // batch is what one flush writes: the dirty logs, those it locked, and
@@ -47,65 +60,69 @@ type batch struct {
 }
 
 func newFlusher(ls *Logs, window time.Duration) *flusher {
-	return &flusher{logs: ls, st: ls.st, window: window, log: ls.log, dirty: map[*Log]struct{}{},
-		kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1)}
+	return &flusher{logs: ls, st: ls.st, window: window, log: ls.log,
+		dirty: map[*Log]struct{}{}, kick: make(chan struct{}, 1),
+		first: map[*Log]struct{}{}, kickFirst: make(chan struct{}, 1)}
 }
 
-// mark queues l for the next flush; urgent asks for that flush to start as
-// soon as the one in flight (if any) has returned, window or not.
-func (f *flusher) mark(l *Log, urgent bool) {
-	f.mu.Lock()
-	f.dirty[l] = struct{}{}
-	f.mu.Unlock()
-	if urgent {
-		select {
-		case f.urgent <- struct{}{}:
-		default:
-		}
+// mark queues l for the next flush; first queues it for the first-delta
+// writer instead, which writes it at once.
+func (f *flusher) mark(l *Log, first bool) {
+	set, kick := f.dirty, f.kick
+	if first {
+		set, kick = f.first, f.kickFirst
 	}
+	f.mu.Lock()
+	set[l] = struct{}{}
+	f.mu.Unlock()
 	select {
-	case f.kick <- struct{}{}:
+	case kick <- struct{}{}:
 	default:
 	}
 }
 
-// run flushes until ctx is done, then flushes once more.
+// run flushes until ctx is done, then flushes once more; runFirst writes
+// first deltas meanwhile.
 func (f *flusher) run(ctx context.Context) {
-	var last time.Time
+	var wg sync.WaitGroup
+	wg.Go(func() { f.runFirst(ctx) })
+	defer wg.Wait()
 	timer := time.NewTimer(0)
 	<-timer.C
 	for {
 		select {
 		case <-ctx.Done():
-			f.flush(context.WithoutCancel(ctx))
+			f.flush(context.WithoutCancel(ctx), &f.batch, f.dirty)
 			return
 		case <-f.kick:
 		}
-		if wait := f.window - time.Since(last); wait > 0 && !f.takeUrgent() {
+		if wait := f.window - time.Since(time.Unix(0, f.last.Load())); wait > 0 {
 			timer.Reset(wait)
 			select {
 			case <-ctx.Done():
 				timer.Stop()
-				f.flush(context.WithoutCancel(ctx))
+				f.flush(context.WithoutCancel(ctx), &f.batch, f.dirty)
 				return
 			case <-timer.C:
-			case <-f.urgent:
-				timer.Stop()
 			}
 		}
-		last = time.Now()
-		f.takeUrgent() // this flush serves whoever asked so far
-		f.flush(ctx)
+		f.last.Store(time.Now().UnixNano())
+		f.flush(ctx, &f.batch, f.dirty)
 	}
 }
 
-// takeUrgent reports (and consumes) a pending urgent request.
-func (f *flusher) takeUrgent() bool {
-	select {
-	case <-f.urgent:
-		return true
-	default:
-		return false
+// runFirst writes the logs waiting for their first delta, as soon as they
+// are marked, until ctx is done.
+func (f *flusher) runFirst(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			f.flush(context.WithoutCancel(ctx), &f.firstBatch, f.first)
+			return
+		case <-f.kickFirst:
+		}
+		f.last.Store(time.Now().UnixNano())
+		f.flush(ctx, &f.firstBatch, f.first)
 	}
 }
 
@@ -138,11 +155,11 @@ func (f *flusher) flushLog(ctx context.Context, l *Log, cp *engine.Checkpoint) e
 // maxBatchKept bounds the events a flush keeps room for until the next.
 const maxBatchKept = 4096
 
-// flush writes every dirty run's pending events.
-func (f *flusher) flush(ctx context.Context) {
-	b := &f.batch
+// flush writes the pending events of the runs in set (f.dirty or
+// f.first), using b.
+func (f *flusher) flush(ctx context.Context, b *batch, set map[*Log]struct{}) {
 	defer b.reset()
-	if !f.gather(b) {
+	if !f.gather(b, set) {
 		return
 	}
 	locked, events, lasts, fences, cps := b.locked, b.events, b.lasts, b.fences, b.cps
@@ -167,20 +184,25 @@ func (f *flusher) flush(ctx context.Context) {
 	}
 }
 
-// gather takes the dirty runs into b and locks those that have pending
-// events (a run whose flushMu a state commit holds is left to that commit,
-// which carries its events), collecting the events, each run's last seq
-// its fences and staged checkpoints. It reports whether any run is locked.
-func (f *flusher) gather(b *batch) bool {
+// gather takes the runs in set into b and locks those that have pending
+// events (a run whose flushMu another write holds is marked for the next
+// round), collecting the events, each run's last seq, its fences and
+// staged checkpoints. It reports whether any run is locked.
+func (f *flusher) gather(b *batch, set map[*Log]struct{}) bool {
 	f.mu.Lock()
-	for l := range f.dirty {
+	for l := range set {
 		b.logs = append(b.logs, l)
 	}
-	clear(f.dirty)
+	clear(set)
 	f.mu.Unlock()
 	for _, l := range b.logs {
 		if !l.flushMu.TryLock() {
-			continue // a state commit holds it and will carry the events
+			// A state commit or the other writer holds it. What it took is
+			// written; what was appended after it took it waits for a
+			// later round — the log is marked dirty already, so no append
+			// would mark it again.
+			f.mark(l, false)
+			continue
 		}
 		p := l.pending()
 		if len(p) == 0 {

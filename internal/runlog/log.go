@@ -110,9 +110,9 @@ func (l *Log) appendLocked(typ string, body Body, at time.Time) {
 // shows it at once.
 //
 // Live events up to the attempt's first delta are urgent: readers are
-// waiting for the run's first token, so the flusher writes them as soon as
-// its commit in flight (if any) has returned, without waiting for the
-// window. Later events coalesce within the window.
+// waiting for the run's first token, so the flusher's first-delta writer
+// writes them at once, beside the windowed batch in flight (if any) rather
+// than behind it. Later events coalesce within the window.
 func (l *Log) Append(typ string, body Body) { l.appendLive(typ, body, nil) }
 
 // appendLive appends a live event and stages cp (if any) as covering it.

@@ -1,7 +1,9 @@
 package runlog
 
 import (
+	"cmp"
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,5 +92,104 @@ func TestFirstDeltaIsWrittenAtOnce(t *testing.T) {
 	}
 	if err := l.Flush(ctx); err != nil || visible() != 4 {
 		t.Fatalf("Flush: %v, visible through %d, want 4", err, visible())
+	}
+}
+
+// blockingStore holds every Apply that carries an event of run hold with
+// a seq of at least from (2 when zero) until release is closed.
+type blockingStore struct {
+	store.Store
+	hold    string
+	from    int64
+	held    chan struct{} // closed when an Apply is held
+	once    sync.Once
+	release chan struct{}
+}
+
+func (b *blockingStore) Apply(ctx context.Context, c store.Change) error {
+	for _, e := range c.Events {
+		if e.RunID == b.hold && e.Seq >= cmp.Or(b.from, 2) {
+			b.once.Do(func() { close(b.held) })
+			<-b.release
+			break
+		}
+	}
+	return b.Store.Apply(ctx, c)
+}
+
+// An attempt's first delta does not wait behind the windowed batch in
+// flight: here that batch (another run's deltas) is stuck in the store,
+// and the first delta is visible all the same.
+func TestFirstDeltaDoesNotWaitForTheBatchInFlight(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := &blockingStore{Store: memstore.New(), hold: "busy", held: make(chan struct{}), release: make(chan struct{})}
+	ls := New(Options{Store: st, Window: time.Millisecond})
+	done := make(chan struct{})
+	go func() { defer close(done); ls.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	defer close(st.release)
+	busy, fresh := ls.New("busy"), ls.New("fresh")
+	for _, l := range []*Log{busy, fresh} {
+		if err := ls.Register(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy.Append(EventDelta, Object([]byte(`{"text":"first"}`))) // written at once
+	for durable(busy) < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	busy.Append(EventDelta, Object([]byte(`{"text":"second"}`)))
+	<-st.held // the windowed batch with busy's second delta is stuck
+	fresh.Append(EventDelta, Object([]byte(`{"text":"hello"}`)))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fresh.mu.Lock()
+		shown := fresh.shown
+		fresh.mu.Unlock()
+		if shown == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first delta waited for the batch in flight")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func durable(l *Log) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.persisted
+}
+
+// Deltas appended while the write of the first delta is in flight (it
+// holds the log) are written by a later round, not left behind: the log
+// is dirty already, so no append marks it again.
+func TestDeltasBehindTheFirstDeltasWriteAreWritten(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := &blockingStore{Store: memstore.New(), hold: "r", held: make(chan struct{}), release: make(chan struct{}), from: 1}
+	ls := New(Options{Store: st, Window: time.Millisecond})
+	done := make(chan struct{})
+	go func() { defer close(done); ls.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	l := ls.New("r")
+	if err := ls.Register(l); err != nil {
+		t.Fatal(err)
+	}
+	l.Append(EventDelta, Object([]byte(`{"text":"first"}`)))
+	<-st.held // the first delta's write holds the log
+	for range 3 {
+		l.Append(EventDelta, Object([]byte(`{"text":"more"}`)))
+	}
+	time.Sleep(20 * time.Millisecond) // rounds of the windowed writer meet the held log
+	close(st.release)
+	deadline := time.Now().Add(10 * time.Second)
+	for durable(l) < 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("durable through seq %d, want 4: deltas left behind", durable(l))
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
