@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"cmp"
 	"context"
 
 	"agentd/internal/store"
@@ -14,6 +15,22 @@ func (l *Log) SetTenant(tenant string) {
 	l.mu.Lock()
 	l.tenant = tenant
 	l.mu.Unlock()
+}
+
+// OpenIn reports whether the run's log is open on this replica with its
+// tenant set to tenant (a writer's log: SetTenant): the run exists there,
+// and a reader need not look it up. A log a reader opened has no tenant
+// and does not count.
+func (ls *Logs) OpenIn(runID, tenant string) bool {
+	ls.mu.Lock()
+	l := ls.open[runID]
+	ls.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tenant != "" && l.tenant == cmp.Or(tenant, store.DefaultTenant)
 }
 
 // scoped is ctx in l's tenant scope.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"agentd/internal/runlog"
+	"agentd/internal/store"
 )
 
 // Stream reads one run's events after a seq, each exactly once and in
@@ -14,8 +15,12 @@ type Stream = runlog.Stream
 // beginning). It fails with NotFound for an unknown run (or one of another
 // tenant) and with Validation when after lies outside the log.
 func (r *Runtime) OpenStream(ctx context.Context, runID string, after int64) (*Stream, error) {
-	if _, err := r.st.GetTask(ctx, runID); err != nil {
-		return nil, err
+	// A run whose log is open here in ctx's tenant exists (a streaming
+	// send opens the run it just created); any other is looked up.
+	if !r.logs.OpenIn(runID, store.TenantFrom(ctx)) {
+		if _, err := r.st.GetTask(ctx, runID); err != nil {
+			return nil, err
+		}
 	}
 	return r.logs.Open(ctx, runID, after)
 }
