@@ -152,7 +152,7 @@ func (b *bench) persist(ctx context.Context) error {
 	if statements {
 		fmt.Fprintf(b.out, "  frame INSERT stmts/s     %s\n", summary(fi, num))
 		fmt.Fprintf(b.out, "  all INSERT stmts/s       %s\n", summary(ins, num))
-		fmt.Fprintf(b.out, "  COMMITs/s                %s\n", summary(com, num))
+		fmt.Fprintf(b.out, "  transactions/s           %s\n", summary(com, num))
 	} else {
 		fmt.Fprintln(b.out, "  (pg_stat_statements is not preloaded: statement counts unavailable)")
 	}

@@ -18,7 +18,7 @@ import (
 type dbCounters struct {
 	events, frames        int64 // rows of event_frames and the events in them
 	frameInserts, inserts int64 // pg_stat_statements calls (−1: not available)
-	commits               int64 // COMMIT statements (pg_stat_statements)
+	commits               int64 // transactions committed (pg_stat_database)
 	statementsAvailable   bool
 }
 
@@ -30,10 +30,12 @@ func counters(ctx context.Context, conn *pgx.Conn, statements bool) (dbCounters,
 		return c, err
 	}
 	c.statementsAvailable = true
+	// Commits are counted by the database, not as COMMIT statements: a
+	// store write is one implicit transaction (no COMMIT is sent).
 	err = conn.QueryRow(ctx, `
 SELECT coalesce(sum(calls) FILTER (WHERE query ILIKE '%INSERT INTO event_frames%'), 0)::bigint,
        coalesce(sum(calls) FILTER (WHERE query ~* '\minsert\s+into\M'), 0)::bigint,
-       coalesce(sum(calls) FILTER (WHERE upper(query) = 'COMMIT'), 0)::bigint
+       (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())
 FROM pg_stat_statements
 WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&c.frameInserts, &c.inserts, &c.commits)
 	return c, err

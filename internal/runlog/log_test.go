@@ -57,16 +57,9 @@ func TestVolatileLogHidesAFailedCommit(t *testing.T) {
 // delta of an attempt (and what comes before it) is written at once, the
 // deltas after it wait for the flusher's window (an hour here).
 func TestFirstDeltaIsWrittenAtOnce(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ls := New(Options{Store: memstore.New(), Window: time.Hour})
-	done := make(chan struct{})
-	go func() { defer close(done); ls.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	l := ls.New("r")
-	if err := ls.Register(l); err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	ls := running(t, memstore.New(), time.Hour)
+	l := registered(t, ls, "r")
 	task := store.Task{ID: "r", ContextID: "c", AgentID: "a", State: store.StateWorking, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	if _, err := l.Commit(ctx, store.Change{TaskID: "r", CreateTask: &task}, nil, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}}); err != nil {
 		t.Fatal(err)
@@ -121,20 +114,10 @@ func (b *blockingStore) Apply(ctx context.Context, c store.Change) error {
 // flight: here that batch (another run's deltas) is stuck in the store,
 // and the first delta is visible all the same.
 func TestFirstDeltaDoesNotWaitForTheBatchInFlight(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	st := &blockingStore{Store: memstore.New(), hold: "busy", held: make(chan struct{}), release: make(chan struct{})}
-	ls := New(Options{Store: st, Window: time.Millisecond})
-	done := make(chan struct{})
-	go func() { defer close(done); ls.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	defer close(st.release)
-	busy, fresh := ls.New("busy"), ls.New("fresh")
-	for _, l := range []*Log{busy, fresh} {
-		if err := ls.Register(l); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ls := running(t, st, time.Millisecond)
+	defer close(st.release) // before the Logs stop (cleanup)
+	busy, fresh := registered(t, ls, "busy"), registered(t, ls, "fresh")
 	busy.Append(EventDelta, Object([]byte(`{"text":"first"}`))) // written at once
 	for durable(busy) < 1 {
 		time.Sleep(time.Millisecond)
@@ -167,17 +150,9 @@ func durable(l *Log) int64 {
 // holds the log) are written by a later round, not left behind: the log
 // is dirty already, so no append marks it again.
 func TestDeltasBehindTheFirstDeltasWriteAreWritten(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	st := &blockingStore{Store: memstore.New(), hold: "r", held: make(chan struct{}), release: make(chan struct{}), from: 1}
-	ls := New(Options{Store: st, Window: time.Millisecond})
-	done := make(chan struct{})
-	go func() { defer close(done); ls.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	l := ls.New("r")
-	if err := ls.Register(l); err != nil {
-		t.Fatal(err)
-	}
+	ls := running(t, st, time.Millisecond)
+	l := registered(t, ls, "r")
 	l.Append(EventDelta, Object([]byte(`{"text":"first"}`)))
 	<-st.held // the first delta's write holds the log
 	for range 3 {
@@ -192,4 +167,25 @@ func TestDeltasBehindTheFirstDeltasWriteAreWritten(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// running returns Logs on st, flushing with window until the test ends.
+func running(t *testing.T, st store.Store, window time.Duration) *Logs {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ls := New(Options{Store: st, Window: window})
+	done := make(chan struct{})
+	go func() { defer close(done); ls.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ls
+}
+
+// registered is a new, registered log of run id.
+func registered(t *testing.T, ls *Logs, id string) *Log {
+	t.Helper()
+	l := ls.New(id)
+	if err := ls.Register(l); err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

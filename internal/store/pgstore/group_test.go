@@ -2,9 +2,7 @@ package pgstore_test
 
 import (
 	"context"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,30 +14,14 @@ import (
 	"agentd/internal/store/pgstore"
 )
 
-// batchCounter counts the batches of Apply sent (not the wake-ups').
-type batchCounter struct{ n atomic.Int64 }
-
-func (c *batchCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	return ctx
-}
-func (c *batchCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (c *batchCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
-	if q := d.Batch.QueuedQueries; len(q) > 0 && !strings.Contains(q[len(q)-1].SQL, "pg_notify") {
-		c.n.Add(1)
-	}
-	return ctx
-}
-func (c *batchCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (c *batchCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
-
 // Applies that arrive while the store's transactions are in flight are
 // written together in the next one; a change of the group whose guard
 // fails gets its own answer (here a Conflict) and does not take the
 // others down.
 func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	var batches batchCounter
-	s := openDSN(t, dsn, pgstore.WithTracer(&batches))
+	var counter statementCounter
+	s := openDSN(t, dsn, pgstore.WithTracer(&counter))
 	ctx := t.Context()
 	for _, run := range []string{"held-a", "held-b"} {
 		if err := s.Apply(ctx, store.Change{Events: events(run, 1, 1)}); err != nil {
@@ -60,7 +42,7 @@ func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM runs WHERE run_id IN ('held-a', 'held-b') FOR UPDATE`); err != nil {
 		t.Fatal(err)
 	}
-	batches.n.Store(0)
+	counter.batches.Store(0)
 	var wg sync.WaitGroup
 	errs := map[string]error{}
 	var mu sync.Mutex
@@ -96,7 +78,7 @@ func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 	}
 	// The two held, the late group failing on the gap, the late group
 	// without it, the gap alone.
-	if n := batches.n.Load(); n != 5 {
+	if n := counter.batches.Load(); n != 5 {
 		t.Errorf("%d transactions, want 5 (the late changes grouped)", n)
 	}
 	for _, run := range late {

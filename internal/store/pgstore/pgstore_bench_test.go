@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,15 +15,19 @@ import (
 	"agentd/internal/store/pgstore"
 )
 
-// statementCounter counts the statements sent, batched ones included.
-type statementCounter struct{ n atomic.Int64 }
+// statementCounter counts the statements sent, batched ones included, and
+// the batches of Apply (not the wake-ups').
+type statementCounter struct{ n, batches atomic.Int64 }
 
 func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	c.n.Add(1)
 	return ctx
 }
 func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	if q := d.Batch.QueuedQueries; len(q) > 0 && !strings.Contains(q[len(q)-1].SQL, "pg_notify") {
+		c.batches.Add(1)
+	}
 	return ctx
 }
 func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
