@@ -270,7 +270,7 @@ func (x *execution) execute() (*agent.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.deliverStored(x.task.Signals) // pending since an earlier attempt (signals_relay.go)
+	x.startSteering() // signals pending since an earlier attempt (signals_relay.go)
 	req := agent.Request{Message: x.user[0].Message, RunID: x.runID, TaskID: x.runID, ContextID: x.contextID}
 	res, err := agent.Run(ctx, x.agent.Agent, x.agent.Engine, req, opts[:n]...)
 	res, err = x.handoff(ctx, res, err)

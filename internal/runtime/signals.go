@@ -102,6 +102,9 @@ type steering struct {
 	feedback     []model.Message
 	// relay tracks the signals stored on the task (signals_relay.go).
 	relay relayed
+	// ready is set once the attempt knows what the checkpoint it resumes
+	// from holds (startSteering): stored signals are handed on only then.
+	ready bool
 }
 
 // Signal applies s to task taskID (see the comment above). It returns the

@@ -110,13 +110,29 @@ type relayed struct {
 	gone map[string]bool
 }
 
+// startSteering hands the attempt the signals pending on its task, once
+// it knows which feedback the checkpoint it resumes from holds
+// (skipCheckpointed): from then on the renewal rounds hand on what other
+// replicas record. A round before that hands nothing — it could give the
+// engine again a feedback its checkpoint holds — and the next round does.
+func (x *execution) startSteering() {
+	x.steer.mu.Lock()
+	x.steer.ready = true
+	x.steer.mu.Unlock()
+	x.deliverStored(x.task.Signals) // pending since an earlier attempt
+}
+
 // deliverStored hands x the signals pending on its task that it has not
 // taken yet, logging each one's event, and drops a stored pause that was
-// withdrawn before it was delivered.
+// withdrawn before it was delivered. Before startSteering it does nothing.
 func (x *execution) deliverStored(pending []store.PendingSignal) {
 	var fresh []store.PendingSignal
 	st := &x.steer
 	st.mu.Lock()
+	if !st.ready {
+		st.mu.Unlock()
+		return
+	}
 	if st.relay.feedback == nil {
 		st.relay.feedback, st.relay.gone = map[string]bool{}, map[string]bool{}
 	}
