@@ -54,7 +54,9 @@ func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 			mu.Unlock()
 		})
 	}
+	// One after the other: together they would share one transaction.
 	apply("held-a", store.Change{Events: events("held-a", 2, 2)})
+	waitFor(t, func() bool { return lockWaiters(t, conn) == 1 }, "a transaction to wait on held-a's row")
 	apply("held-b", store.Change{Events: events("held-b", 2, 2)})
 	waitFor(t, func() bool { return lockWaiters(t, conn) == 2 }, "both transactions to wait on the held rows")
 	late := []string{"late-1", "late-2", "late-3", "late-4", "late-5"}
