@@ -164,25 +164,39 @@ func (r *Runtime) recheckCancel(ctx context.Context, id string) (t store.Task, d
 
 // requestCancel records a cancel for the replica that owns the run.
 func (r *Runtime) requestCancel(ctx context.Context, t store.Task) (store.Task, error) {
-	for attempt := 0; attempt < 5; attempt++ {
+	t, _, err := r.updateTask(ctx, t, "being canceled", func(t store.Task) (store.Task, bool) {
 		if t.CancelRequested || t.State.Terminal() {
-			return t, nil
+			return t, false
 		}
-		next := t
-		next.CancelRequested = true
+		t.CancelRequested = true
+		return t, true
+	})
+	return t, err
+}
+
+// updateTask stores edit's change of task t; when the task changed
+// meanwhile, it reads it again and edits that, up to five times. edit
+// says false when the task as it stands needs no write: it is returned as
+// it is, with written false. what names the update in the error.
+func (r *Runtime) updateTask(ctx context.Context, t store.Task, what string, edit func(store.Task) (store.Task, bool)) (_ store.Task, written bool, _ error) {
+	for range 5 {
+		next, ok := edit(t)
+		if !ok {
+			return t, false, nil
+		}
 		err := r.st.Apply(ctx, store.Change{UpdateTask: &next})
 		if err == nil {
 			next.Version++
-			return next, nil
+			return next, true, nil
 		}
 		if !errdefs.IsConflict(err) {
-			return store.Task{}, err
+			return store.Task{}, false, err
 		}
 		if t, err = r.st.GetTask(ctx, t.ID); err != nil {
-			return store.Task{}, err
+			return store.Task{}, false, err
 		}
 	}
-	return store.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
+	return store.Task{}, false, errdefs.Conflictf("task %s kept changing while %s; try again", t.ID, what)
 }
 
 // dequeueLocked takes a queued (never launched) execution out. Callers hold

@@ -74,26 +74,14 @@ func (r *Runtime) signalAgain(ctx context.Context, t store.Task, s Signal) (stor
 // withdrawPause removes the pauses pending on working task t that no
 // replica delivered yet; ok is false when there is none.
 func (r *Runtime) withdrawPause(ctx context.Context, t store.Task) (store.Task, bool, error) {
-	for range 5 {
+	return r.updateTask(ctx, t, "taking a resume signal", func(t store.Task) (store.Task, bool) {
 		keep := slices.DeleteFunc(slices.Clone(t.Signals), func(p store.PendingSignal) bool { return p.Type == SignalPause })
 		if len(keep) == len(t.Signals) || t.State != store.StateWorking {
-			return t, false, nil
+			return t, false
 		}
-		next := t
-		next.Signals = keep
-		err := r.st.Apply(ctx, store.Change{UpdateTask: &next})
-		if err == nil {
-			next.Version++
-			return next, true, nil
-		}
-		if !errdefs.IsConflict(err) {
-			return store.Task{}, false, err
-		}
-		if t, err = r.st.GetTask(ctx, t.ID); err != nil {
-			return store.Task{}, false, err
-		}
-	}
-	return store.Task{}, false, errdefs.Conflictf("task %s kept changing while taking a resume signal; try again", t.ID)
+		t.Signals = keep
+		return t, true
+	})
 }
 
 // relayed is what an attempt knows of the signals stored on its task.
