@@ -118,6 +118,10 @@ func (c *committer) write(ctx context.Context, group []*member) {
 	err := c.s.retry(ctx, func(ctx context.Context) error { return c.s.send(ctx, group) })
 	var pe *pgconn.PgError
 	guard := errors.As(err, &pe) && pe.Code == checkFailed
+	failed := -1
+	if guard {
+		failed = failedMember(group, pe)
+	}
 	switch {
 	case err == nil:
 		c.finish(group, nil)
@@ -125,10 +129,9 @@ func (c *committer) write(ctx context.Context, group []*member) {
 		c.finish(group, c.s.classify("apply", c.s.explain(ctx, group[0].p, pe)))
 	case len(group) == 1, errors.Is(err, ErrCommitUnknown):
 		c.finish(group, c.s.classify("apply", err))
-	case guard && failedMember(group, pe) >= 0:
-		i := failedMember(group, pe)
-		c.write(ctx, slices.Delete(slices.Clone(group), i, i+1))
-		c.write(ctx, group[i:i+1])
+	case failed >= 0:
+		c.write(ctx, slices.Delete(slices.Clone(group), failed, failed+1))
+		c.write(ctx, group[failed:failed+1])
 	default:
 		for i := range group { // which change the error is about is unknown
 			c.write(ctx, group[i:i+1])
