@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"slices"
-	"syscall"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -30,28 +29,7 @@ func TestFederatedRunSurvivesKilledReplica(t *testing.T) {
 
 	id := a.submitTo(t, c, "relay", streamRun)
 	f := &follower{c: c, runID: id}
-	strike, seen := killPoint(), 0
-	killed := false
-	f.each = func(ev event) {
-		if ev.typ == "delta" {
-			seen++
-		}
-		if seen == strike && !killed {
-			a.signal(syscall.SIGKILL)
-			killed = true
-		}
-	}
-	err := f.attach(ctx, a.base)
-	if !killed {
-		t.Fatalf("the stream on A ended after %d deltas, before the kill at %d: %v", seen, strike, err)
-	}
-	_ = a.waitExit(t, testTimeout)
-	f.each = nil
-
-	f.follow(ctx, t, b.base)
-	if got := checkExactlyOnce(t, f.evs); !slices.Equal(got, []int{1, 2}) {
-		t.Errorf("run.start attempts %v, want [1 2]", got)
-	}
+	strike, _ := f.failOver(ctx, t, a, b, "deltas", func(ev event) bool { return ev.typ == "delta" })
 	// The kill lands right after a delta became visible: its event is
 	// durable, and so is the checkpoint that covers it (same write).
 	if got := deltas(f.evs); !slices.Equal(got, toks(200)) {

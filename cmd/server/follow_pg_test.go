@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -161,4 +163,35 @@ func startOf(t *testing.T, evs []event, n int) event {
 	}
 	t.Fatalf("no run.start of attempt %d", n)
 	return event{}
+}
+
+// failOver follows the run on replica a and SIGKILLs a right after the
+// strike-th event that counts (killPoint), waits for a to exit, then
+// follows the run to its end on replica b and checks every event came once
+// and attempt 2 took over. what names the counted events in a failure.
+// It returns the strike and when a was killed.
+func (f *follower) failOver(ctx context.Context, t *testing.T, a, b *replica, what string, counts func(event) bool) (strike int, killedAt time.Time) {
+	t.Helper()
+	strike, seen := killPoint(), 0
+	f.each = func(ev event) {
+		if counts(ev) {
+			seen++
+		}
+		if seen == strike && killedAt.IsZero() {
+			a.signal(syscall.SIGKILL)
+			killedAt = time.Now()
+		}
+	}
+	err := f.attach(ctx, a.base)
+	if killedAt.IsZero() {
+		t.Fatalf("the stream on A ended after %d %s, before the kill at %d: %v", seen, what, strike, err)
+	}
+	t.Logf("A killed after %s %d; its stream broke after event %d: %v", what, strike, f.last(), err)
+	_ = a.waitExit(t, testTimeout)
+	f.each = nil
+	f.follow(ctx, t, b.base)
+	if got := checkExactlyOnce(t, f.evs); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("run.start attempts %v, want [1 2]", got)
+	}
+	return strike, killedAt
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -44,28 +42,11 @@ func TestHandoffSurvivesKilledReplica(t *testing.T) {
 
 	id := a.submitTo(t, c, "desk", "echo "+streamRun)
 	f := &follower{c: c, runID: id}
-	strike, seen, handedOff, killed := killPoint(), 0, false, false
-	f.each = func(ev event) {
+	handedOff := false
+	strike, _ := f.failOver(ctx, t, a, b, "deltas of the target", func(ev event) bool {
 		handedOff = handedOff || ev.typ == "handoff"
-		if handedOff && ev.typ == "delta" {
-			seen++
-		}
-		if seen == strike && !killed {
-			a.signal(syscall.SIGKILL)
-			killed = true
-		}
-	}
-	err := f.attach(ctx, a.base)
-	if !killed {
-		t.Fatalf("the stream on A ended after %d deltas of the target, before the kill at %d: %v", seen, strike, err)
-	}
-	_ = a.waitExit(t, testTimeout)
-	f.each = nil
-
-	f.follow(ctx, t, b.base)
-	if got := checkExactlyOnce(t, f.evs); !slices.Equal(got, []int{1, 2}) {
-		t.Errorf("run.start attempts %v, want [1 2]", got)
-	}
+		return handedOff && ev.typ == "delta"
+	})
 	h := ofType(f.evs, "handoff")
 	if len(h) != 1 || h[0].data["to"] != card {
 		t.Fatalf("handoff events %v, want one, to %s (the resumed attempt continues the hand-off)", h, card)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -35,27 +34,7 @@ func TestPeerToolSurvivesKilledReplica(t *testing.T) {
 
 	id := a.submitTo(t, c, "scout", "ask the peer "+streamRun)
 	f := &follower{c: c, runID: id}
-	strike, seen, killed := killPoint(), 0, false
-	f.each = func(ev event) {
-		if ev.typ == "progress" && ev.data["text"] != nil {
-			seen++
-		}
-		if seen == strike && !killed {
-			a.signal(syscall.SIGKILL)
-			killed = true
-		}
-	}
-	err := f.attach(ctx, a.base)
-	if !killed {
-		t.Fatalf("the stream on A ended after %d progress events, before the kill at %d: %v", seen, strike, err)
-	}
-	_ = a.waitExit(t, testTimeout)
-	f.each = nil
-
-	f.follow(ctx, t, b.base)
-	if got := checkExactlyOnce(t, f.evs); !slices.Equal(got, []int{1, 2}) {
-		t.Errorf("run.start attempts %v, want [1 2]", got)
-	}
+	strike, _ := f.failOver(ctx, t, a, b, "progress events", func(ev event) bool { return ev.typ == "progress" && ev.data["text"] != nil })
 	want := strings.Join(toks(200), " ")
 	if got := strings.Join(deltas(f.evs), " "); got != "The peer agent answered: "+want {
 		t.Errorf("the scout's answer %q, want the peer's whole answer", got)

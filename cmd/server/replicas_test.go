@@ -44,29 +44,7 @@ func TestReplicaKilledRunResumesElsewhere(t *testing.T) {
 
 	id := a.submit(t, c, streamRun)
 	f := &follower{c: c, runID: id}
-	strike, deltas := killPoint(), 0
-	var killedAt time.Time
-	f.each = func(ev event) {
-		if ev.typ == "delta" {
-			deltas++
-		}
-		if deltas == strike && killedAt.IsZero() {
-			a.signal(syscall.SIGKILL)
-			killedAt = time.Now()
-		}
-	}
-	err := f.attach(ctx, a.base)
-	if killedAt.IsZero() {
-		t.Fatalf("the stream on A ended after %d deltas, before the kill at %d: %v", deltas, strike, err)
-	}
-	t.Logf("A killed after delta %d; its stream broke after event %d: %v", strike, f.last(), err)
-	_ = a.waitExit(t, testTimeout)
-	f.each = nil
-
-	f.follow(ctx, t, b.base)
-	if got := checkExactlyOnce(t, f.evs); !slices.Equal(got, []int{1, 2}) {
-		t.Errorf("run.start attempts %v, want [1 2]", got)
-	}
+	_, killedAt := f.failOver(ctx, t, a, b, "deltas", func(ev event) bool { return ev.typ == "delta" })
 	if st := b.run(t, c, id); st.Status != "completed" || st.Attempt != 2 {
 		t.Errorf("run %+v, want completed in attempt 2", st)
 	}
