@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -21,7 +22,8 @@ import (
 
 // proxy forwards TCP connections to a PostgreSQL server and, once armed,
 // cuts the connection whose client sends a message containing a pattern:
-// before forwarding it (the server never sees it) or just after.
+// before forwarding it (the server never sees it) or just after it and the
+// rest of its batch, through the Sync that ends it.
 type proxy struct {
 	ln     net.Listener
 	target string
@@ -86,9 +88,16 @@ func (p *proxy) pipe(client, server net.Conn) {
 	defer server.Close()
 	defer client.Close()
 	buf := make([]byte, 64<<10)
-	for {
+	cutting := false // the pattern was seen: forward up to the Sync, then cut
+	for first := true; ; first = false {
 		n, err := client.Read(buf)
 		if err != nil {
+			return
+		}
+		if first && isCancelRequest(buf[:n]) {
+			// pgx asks the server to cancel what runs on a connection that
+			// failed; that would race the server's commit of the batch it
+			// got whole, which is what "the answer was lost" means here.
 			return
 		}
 		p.mu.Lock()
@@ -102,11 +111,31 @@ func (p *proxy) pipe(client, server net.Conn) {
 		if hit && !after {
 			return
 		}
-		if _, err := server.Write(buf[:n]); err != nil || hit {
+		if _, err := server.Write(buf[:n]); err != nil {
+			return
+		}
+		// A read may end inside the message batch: the server gets it all,
+		// through the Sync that ends it, before the cut. It then gets an
+		// orderly end (a reset could drop what it has not read yet) and
+		// finishes the batch, whose answer never reaches the client.
+		cutting = cutting || hit
+		if cutting && bytes.HasSuffix(buf[:n], syncMessage) {
+			client.Close()
+			server.(*net.TCPConn).CloseWrite()
+			_, _ = io.Copy(io.Discard, server) // until the server hangs up
 			return
 		}
 	}
 }
+
+// isCancelRequest reports whether msg is the protocol's CancelRequest:
+// length 16, code 80877102.
+func isCancelRequest(msg []byte) bool {
+	return len(msg) == 16 && binary.BigEndian.Uint32(msg[0:4]) == 16 && binary.BigEndian.Uint32(msg[4:8]) == 80877102
+}
+
+// syncMessage is the protocol's Sync, which ends a batch ('S', length 4).
+var syncMessage = []byte{'S', 0, 0, 0, 4}
 
 // waitCutBackend waits until the backend of the connection the proxy cut
 // has ended: a change it received runs on the server after the cut, and
