@@ -180,16 +180,19 @@ type Change struct {
 	Idempotency *IdempotencyKey
 	// TaskID is the task the idempotency key and the messages belong to.
 	TaskID string
-	// CreateTask creates a task (Version must be 0; the store sets 1).
+	// CreateTask creates a task; the stored version is Version+1, as an
+	// update's would be: 1 for a task created as it starts (Version 0),
+	// more for a create folded together with the task's later updates
+	// (a run's deferred create written with its final commit).
 	// A task with the same id is a Conflict.
 	CreateTask *Task
 	// UpdateTask replaces a task if its Version equals the stored version;
 	// on success the stored version is Version+1. Otherwise Conflict.
 	UpdateTask *Task
-	// Stored, when set with UpdateTask, receives on success the task as
-	// the store now holds it — its new version and the store's time
-	// stamps, what GetTask would return — so that a writer answering with
-	// the task needs no read after its write.
+	// Stored, when set with UpdateTask or CreateTask, receives on success
+	// the task as the store now holds it — its version and the store's
+	// time stamps, what GetTask would return — so that a writer answering
+	// with the task needs no read after its write.
 	Stored *Task
 	// Messages are appended to the transcript of their ContextID in order;
 	// the store assigns their positions.

@@ -97,8 +97,12 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if r, h := t.commit(&p, enc, now); r != nil {
 		s.noteFinished(t, r, h)
 	}
-	if c.UpdateTask != nil && c.Stored != nil {
-		*c.Stored = readTask(t.task(c.UpdateTask.ID))
+	if c.Stored != nil {
+		if c.UpdateTask != nil {
+			*c.Stored = readTask(t.task(c.UpdateTask.ID))
+		} else if c.CreateTask != nil {
+			*c.Stored = readTask(t.task(c.CreateTask.ID))
+		}
 	}
 	for _, cp := range cps {
 		t.run(cp.runID).addCheckpoint(cp.in)
@@ -147,7 +151,8 @@ func prepare(c store.Change, tenantName string, now time.Time, room *scratch) (p
 }
 
 // prepareCreate validates a task to create and returns its record: all of
-// it is known before the lock, for a new task is version 1, updated now.
+// it is known before the lock, for a new task is at its given version
+// plus one (store.Change.CreateTask), updated now.
 func prepareCreate(in store.Task, tenantName string, now time.Time) (taskHeader, string, error) {
 	field := func() string { return fmt.Sprintf("create task %q", in.ID) }
 	switch {
@@ -155,8 +160,8 @@ func prepareCreate(in store.Task, tenantName string, now time.Time) (taskHeader,
 		return taskHeader{}, "", errdefs.Validationf("%s: id, context id and agent id are required", field())
 	case !in.State.Valid():
 		return taskHeader{}, "", errdefs.Validationf("%s: unknown state %q", field(), in.State)
-	case in.Version != 0:
-		return taskHeader{}, "", errdefs.Validationf("%s: version is %d, want 0 (the store sets it)", field(), in.Version)
+	case in.Version < 0:
+		return taskHeader{}, "", errdefs.Validationf("%s: version %d is negative", field(), in.Version)
 	}
 	var buf [256]byte // most tasks fit
 	body, err := putTaskBody(buf[:0], in, field)
@@ -165,7 +170,7 @@ func prepareCreate(in store.Task, tenantName string, now time.Time) (taskHeader,
 	}
 	h := taskHeader{
 		id: in.ID, contextID: in.ContextID, agentID: in.AgentID, tenant: tenantName,
-		version: 1, created: orNow(in.CreatedAt, now), updated: now, state: in.State,
+		version: in.Version + 1, created: orNow(in.CreatedAt, now), updated: now, state: in.State,
 	}
 	return h, taskRecord(h, body), nil
 }
@@ -237,7 +242,7 @@ func (t *tenant) check(p *prepared) error {
 		}
 	}
 	if u := &p.update; u.id != "" {
-		version := int64(1) // created by the same change
+		version := p.create.version // created by the same change
 		if r := t.findRun(&p.look, u.id); r != nil && r.task != "" {
 			p.updateRun, p.updateHeader = r, headerOf(r.task)
 			version = p.updateHeader.version

@@ -141,6 +141,12 @@ const fenceSQL = `SELECT agentd_check(EXISTS (
 const checkedUpdateTaskSQL = `WITH w AS (` + updateTaskSQL + ` RETURNING ` + taskColumns + `)
 SELECT w.* FROM (SELECT agentd_check(EXISTS (SELECT FROM w), 'update', $2::text)) AS c LEFT JOIN w ON true`
 
+// storedInsertTaskSQL is checkedInsertTaskSQL answering the task as
+// stored: a task created with its first update folded in (a run's create
+// written with its final commit) answers like an update.
+const storedInsertTaskSQL = `WITH w AS (` + insertTaskSQL + ` RETURNING ` + taskColumns + `)
+SELECT w.* FROM (SELECT agentd_check(EXISTS (SELECT FROM w), 'create', $2::text)) AS c LEFT JOIN w ON true`
+
 // claimSQL is claimLeaseSQL failing when the lease is held by another.
 const claimSQL = `WITH w AS (` + claimLeaseSQL + `)
 SELECT w.generation, w.tenant FROM (SELECT agentd_check(EXISTS (SELECT FROM w), 'lease', $1)) AS c LEFT JOIN w ON true`
@@ -153,15 +159,16 @@ func (s *Store) queue(b *pgx.Batch, m *member) {
 		b.Queue(keySQL, p.tenant, k.ContextID, k.MessageID, p.taskID)
 	}
 	if t := p.create; t != nil {
-		b.Queue(checkedInsertTaskSQL, t.args(p.tenant)...)
+		if p.stored != nil && p.update == nil {
+			b.Queue(storedInsertTaskSQL, t.args(p.tenant)...).QueryRow(m.scanStored)
+		} else {
+			b.Queue(checkedInsertTaskSQL, t.args(p.tenant)...)
+		}
 	}
 	if t := p.update; t != nil {
 		q := b.Queue(checkedUpdateTaskSQL, t.updateArgs(p.tenant)...)
 		if p.stored != nil {
-			q.QueryRow(func(row pgx.Row) (err error) {
-				m.stored, err = scanTask(row)
-				return err
-			})
+			q.QueryRow(m.scanStored)
 		}
 	}
 	for _, f := range p.fences {
@@ -190,6 +197,12 @@ func (s *Store) queue(b *pgx.Batch, m *member) {
 	if l := p.release; l != nil {
 		b.Queue(releaseLeaseSQL, l.RunID, l.Owner, l.Generation, s.now())
 	}
+}
+
+// scanStored reads the task a create or update answered (Change.Stored).
+func (m *member) scanStored(row pgx.Row) (err error) {
+	m.stored, err = scanTask(row)
+	return err
 }
 
 // The head row of a context is locked by the upsert, so concurrent appends

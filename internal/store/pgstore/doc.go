@@ -96,9 +96,11 @@
 // change gets the outcome it would have had alone; an unknown outcome is
 // every member's.
 //
-// An update can answer the task as stored (store.Change.Stored: the
-// update's RETURNING, in the same round trip), so a run's final commit
-// tells its blocking caller the outcome without a read.
+// An update or a create can answer the task as stored
+// (store.Change.Stored: the statement's RETURNING, in the same round
+// trip), so a run's final commit — or the create it carries, for a
+// blocking send's run written once at its end — tells its blocking caller
+// the outcome without a read.
 //
 // # Transient failures and unknown commits
 //

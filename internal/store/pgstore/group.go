@@ -42,7 +42,7 @@ const (
 type member struct {
 	p       *plan
 	granted store.Lease // the lease claim's answer
-	stored  store.Task  // the task update's answer, when asked for
+	stored  store.Task  // the created or updated task's answer, when asked for
 
 	// Guarded by committer.mu.
 	leading  bool // handed a group to write

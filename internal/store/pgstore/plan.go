@@ -19,7 +19,7 @@ type plan struct {
 	key      *store.IdempotencyKey
 	create   *taskRow
 	update   *taskRow
-	stored   *store.Task     // Change.Stored: the updated task as stored
+	stored   *store.Task     // Change.Stored: the created or updated task as stored
 	contexts []contextAppend // sorted by context id: a fixed lock order
 	runs     []runAppend     // sorted by run id: a fixed lock order
 	lease    *store.LeaseClaim
@@ -75,7 +75,7 @@ func (s *Store) plan(tenant string, c store.Change) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.create = row
+		p.create, p.stored = row, c.Stored
 	}
 	if c.UpdateTask != nil {
 		row, err := newTaskRow(*c.UpdateTask, now, false)

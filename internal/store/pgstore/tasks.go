@@ -34,8 +34,8 @@ func newTaskRow(t store.Task, now time.Time, create bool) (*taskRow, error) {
 		return nil, errdefs.Validationf("pgstore: create task %q: context id and agent id are required", t.ID)
 	case !t.State.Valid():
 		return nil, errdefs.Validationf("pgstore: %s task %q: unknown state %q", op, t.ID, t.State)
-	case create && t.Version != 0:
-		return nil, errdefs.Validationf("pgstore: create task %q: version must be 0, got %d", t.ID, t.Version)
+	case t.Version < 0:
+		return nil, errdefs.Validationf("pgstore: %s task %q: version %d is negative", op, t.ID, t.Version)
 	}
 	if create && t.CreatedAt.IsZero() {
 		t.CreatedAt = now
@@ -66,12 +66,12 @@ func newTaskRow(t store.Task, now time.Time, create bool) (*taskRow, error) {
 const insertTaskSQL = `
 INSERT INTO tasks (tenant, id, context_id, agent_id, state, status_message, error, artifacts,
 	usage, attempt, cancel_requested, metadata, signals, model_usage, version, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15, $16, 1, $13, $14)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15, $16, $17::bigint + 1, $13, $14)
 ON CONFLICT (tenant, id) DO NOTHING`
 
 func (r *taskRow) args(tenant string) []any {
 	return []any{tenant, r.ID, r.ContextID, r.AgentID, string(r.State), r.statusMessage, r.taskError,
-		r.artifacts, r.usage, r.Attempt, r.CancelRequested, r.metadata, r.CreatedAt, r.UpdatedAt, r.signals, r.modelUsage}
+		r.artifacts, r.usage, r.Attempt, r.CancelRequested, r.metadata, r.CreatedAt, r.UpdatedAt, r.signals, r.modelUsage, r.Version}
 }
 
 // updateTaskSQL replaces the mutable fields; tenant, context, agent and

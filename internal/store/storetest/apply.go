@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 	"agentd/internal/store"
 )
 
@@ -27,6 +28,7 @@ func testApplyAtomicity(t *testing.T, f Factory) {
 	subtests(t, f, map[string]func(*testing.T, store.Store){
 		"EmptyChangeIsNoop":         testEmptyChange,
 		"FullChangeWritesAll":       testFullChange,
+		"CreateAnswersStored":       testCreateAnswersStored,
 		"FailedChangeWritesNothing": testFailedChanges,
 	})
 	t.Run("EachFailureWritesNothing", func(t *testing.T) {
@@ -71,6 +73,27 @@ func fullChange() store.Change {
 		UpdateTask:  upd,
 		Messages:    []store.Message{textMessage(fixCtx, newMsgID, "second"), textMessage(fixCtx, "m-reply", "third")},
 		Events:      append(runEvents(fixRun, 2, 3), runEvents(newRun, 1, 2)...),
+	}
+}
+
+// A create asked for the task as stored answers what GetTask reads, and
+// stores the task's version plus one: a run's create folded into its
+// final commit answers its blocking caller from it, at the version the
+// create and the update would have left.
+func testCreateAnswersStored(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	task := newTask(newTaskID, fixCtx, 1)
+	task.State = store.StateCompleted
+	task.Usage = model.TokenUsage{InputTokens: 3, OutputTokens: 5, TotalTokens: 8}
+	task.Version = 1 // folded together with its first update: stored at 2
+	var stored store.Task
+	apply(t, ctx, s, store.Change{TaskID: task.ID, CreateTask: task, Stored: &stored})
+	got := getTask(t, ctx, s, newTaskID)
+	if got.Version != 2 {
+		t.Errorf("created task version = %d, want 2 (its version plus one)", got.Version)
+	}
+	if !reflect.DeepEqual(stored, got) {
+		t.Errorf("Change.Stored = %+v, want the task as GetTask reads it: %+v", stored, got)
 	}
 }
 

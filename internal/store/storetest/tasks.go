@@ -87,7 +87,7 @@ func testCreateValidation(t *testing.T, s store.Store) {
 		"missing agent id":   func(task *store.Task) { task.AgentID = "" },
 		"unknown state":      func(task *store.Task) { task.State = "sleeping" },
 		"empty state":        func(task *store.Task) { task.State = "" },
-		"non-zero version":   func(task *store.Task) { task.Version = 3 },
+		"negative version":   func(task *store.Task) { task.Version = -1 },
 		"invalid raw json": func(task *store.Task) {
 			task.Artifacts = []model.Artifact{{ID: "a", Parts: []model.Part{{Type: model.PartData, Data: []byte("{not json")}}}}
 		},
