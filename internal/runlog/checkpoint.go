@@ -66,8 +66,8 @@ func (l *Log) unstageLocked() {
 }
 
 // change is the write of l's pending events p on their own, with their
-// fences and the checkpoint that covers them. Callers hold flushMu and
-// called pending.
+// fences, the checkpoint that covers them and the run's deferred create.
+// Callers hold flushMu and called pending.
 func (l *Log) change(p []store.Event) store.Change {
-	return store.Change{Events: p, EventsValid: true, Fences: l.fences(nil), Checkpoints: l.checkpoints(nil)}
+	return l.withCreate(store.Change{Events: p, EventsValid: true, Fences: l.fences(nil), Checkpoints: l.checkpoints(nil)})
 }

@@ -58,6 +58,7 @@ func (l *Log) Commit(ctx context.Context, c store.Change, rebase Rebase, entries
 		}
 		if err == nil {
 			ok = true
+			l.landed(c)
 			return first, nil
 		}
 		if errdefs.IsNotAvailable(err) {
@@ -96,7 +97,7 @@ func (l *Log) carry(c store.Change, pending []store.Event) store.Change {
 	c.EventsValid = true // framed here, from encoded bodies
 	c.Fences = l.fences(c.Fences)
 	c.Checkpoints = l.checkpoints(c.Checkpoints)
-	return c
+	return l.withCreate(c)
 }
 
 // beginCommit appends a state commit's entries, which stay hidden until
@@ -123,8 +124,10 @@ func (l *Log) endCommit(ok bool, last int64) {
 	l.committing = false
 	if !ok {
 		showPending := l.dropLocked()
+		creating := l.create != nil // its entries stay for the next write
+		l.dirty = l.dirty || creating
 		l.mu.Unlock()
-		if showPending {
+		if showPending || creating {
 			l.logs.flusher.mark(l, false)
 		}
 		return

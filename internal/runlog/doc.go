@@ -36,6 +36,14 @@
 //     attempt's first token is not delayed: a writer of its own writes it
 //     at once, beside the windowed batch in flight.
 //
+// A new run's create may wait for the run's first write (Log.Defer,
+// create.go) when nobody can learn of the run before it answers — a
+// blocking send in a context the server just made: the write carries the
+// task, its messages, key and lease claim with the events, in one
+// transaction, and a run that ends within the window is one write. The
+// flusher writes a deferred create one window after it was made at the
+// latest.
+//
 // An engine's checkpoint may ride with a live event (AppendCheckpointed,
 // checkpoint.go): the write that makes the event durable — the flusher's
 // batch, a Flush or a Commit — saves the checkpoint in the same store

@@ -44,6 +44,9 @@ type flusher struct {
 	// coalesce.
 	last atomic.Int64
 
+	// deferred holds the logs whose create waits for a write (create.go).
+	deferred map[*Log]struct{}
+
 	// batch and firstBatch are the memory of run's and runFirst's
 	// flushes, reused from one to the next.
 	batch, firstBatch batch
@@ -53,16 +56,19 @@ type flusher struct {
 // their pending events, last seqs and fences.
 type batch struct {
 	logs, locked []*Log
-	events       []store.Event
-	lasts        []int64
-	fences       []store.Lease
-	cps          []engine.Checkpoint // rare: only engines that stage one
+	// own are locked logs written on their own: they carry a deferred
+	// create, a change of its own.
+	own    []*Log
+	events []store.Event
+	lasts  []int64
+	fences []store.Lease
+	cps    []engine.Checkpoint // rare: only engines that stage one
 }
 
 func newFlusher(ls *Logs, window time.Duration) *flusher {
 	return &flusher{logs: ls, st: ls.st, window: window, log: ls.log,
 		dirty: map[*Log]struct{}{}, kick: make(chan struct{}, 1),
-		first: map[*Log]struct{}{}, kickFirst: make(chan struct{}, 1)}
+		first: map[*Log]struct{}{}, kickFirst: make(chan struct{}, 1), deferred: map[*Log]struct{}{}}
 }
 
 // mark queues l for the next flush; first queues it for the first-delta
@@ -92,6 +98,7 @@ func (f *flusher) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			f.markDeferred()
 			f.flush(context.WithoutCancel(ctx), &f.batch, f.dirty)
 			return
 		case <-f.kick:
@@ -101,6 +108,7 @@ func (f *flusher) run(ctx context.Context) {
 			select {
 			case <-ctx.Done():
 				timer.Stop()
+				f.markDeferred()
 				f.flush(context.WithoutCancel(ctx), &f.batch, f.dirty)
 				return
 			case <-timer.C:
@@ -146,6 +154,7 @@ func (f *flusher) flushLog(ctx context.Context, l *Log, cp *engine.Checkpoint) e
 		f.mark(l, false)
 		return err
 	}
+	l.landed(c)
 	if len(p) > 0 {
 		l.markPersisted(p[len(p)-1].Seq)
 	}
@@ -160,6 +169,10 @@ const maxBatchKept = 4096
 func (f *flusher) flush(ctx context.Context, b *batch, set map[*Log]struct{}) {
 	defer b.reset()
 	if !f.gather(b, set) {
+		return
+	}
+	f.applyEach(ctx, b.own)
+	if len(b.locked) == 0 {
 		return
 	}
 	locked, events, lasts, fences, cps := b.locked, b.events, b.lasts, b.fences, b.cps
@@ -209,13 +222,17 @@ func (f *flusher) gather(b *batch, set map[*Log]struct{}) bool {
 			l.flushMu.Unlock()
 			continue
 		}
+		if l.creating() {
+			b.own = append(b.own, l)
+			continue
+		}
 		b.locked = append(b.locked, l)
 		b.events = append(b.events, p...)
 		b.lasts = append(b.lasts, p[len(p)-1].Seq)
 		b.fences = l.fences(b.fences)
 		b.cps = l.checkpoints(b.cps)
 	}
-	return len(b.locked) > 0
+	return len(b.locked)+len(b.own) > 0
 }
 
 // reset empties b for the next flush, keeping its memory (not what it
@@ -223,10 +240,11 @@ func (f *flusher) gather(b *batch, set map[*Log]struct{}) bool {
 func (b *batch) reset() {
 	clear(b.logs)
 	clear(b.locked)
+	clear(b.own)
 	clear(b.events)
 	clear(b.fences)
 	clear(b.cps)
-	b.logs, b.locked, b.events, b.lasts, b.fences, b.cps = b.logs[:0], b.locked[:0], b.events[:0], b.lasts[:0], b.fences[:0], b.cps[:0]
+	b.logs, b.locked, b.own, b.events, b.lasts, b.fences, b.cps = b.logs[:0], b.locked[:0], b.own[:0], b.events[:0], b.lasts[:0], b.fences[:0], b.cps[:0]
 	if cap(b.events) > maxBatchKept {
 		b.events = nil
 	}
@@ -235,9 +253,11 @@ func (b *batch) reset() {
 func (f *flusher) applyEach(ctx context.Context, logs []*Log) {
 	for _, l := range logs {
 		p := l.pending()
-		if err := f.st.Apply(l.scoped(ctx), l.change(p)); err != nil {
+		c := l.change(p)
+		if err := f.st.Apply(l.scoped(ctx), c); err != nil {
 			f.failed(ctx, l, p, err)
 		} else {
+			l.landed(c)
 			l.markPersisted(p[len(p)-1].Seq)
 		}
 		l.flushMu.Unlock()

@@ -77,6 +77,10 @@ type Log struct {
 	// until a write makes its events durable (checkpoint.go).
 	staged, flight     *engine.Checkpoint
 	stagedAt, flightAt int64
+	// create is the run's deferred create, not yet written, and createAt
+	// the seq of its last entry (create.go).
+	create   *Deferred
+	createAt int64
 	// fence is the lease of the attempt that last executed here (RunID
 	// empty: none): every write of the log is fenced by it
 	// (store.Change.Fences), so a replica that lost the run cannot add to
@@ -186,7 +190,7 @@ func (l *Log) persistLocked(through int64) {
 // once appended live. Shown events that are not durable yet stay for the
 // flusher; it reports whether there are any. Callers hold mu.
 func (l *Log) dropLocked() (showPending bool) {
-	if keep := int(max(l.persisted, l.shown) - l.base); keep >= 0 && keep < len(l.events) {
+	if keep := l.keepCreateLocked(int(max(l.persisted, l.shown) - l.base)); keep >= 0 && keep < len(l.events) {
 		l.events = l.events[:keep]
 	}
 	l.unstageLocked()

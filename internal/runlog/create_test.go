@@ -1,0 +1,192 @@
+package runlog
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/store"
+	"agentd/internal/store/memstore"
+)
+
+// writes records the successful Applies of a (non-volatile) store, and
+// fails the next one when told to.
+type writes struct {
+	store.Store
+	mu      sync.Mutex
+	changes []store.Change
+	failOne error
+}
+
+func (w *writes) Apply(ctx context.Context, c store.Change) error {
+	w.mu.Lock()
+	fail := w.failOne
+	w.failOne = nil
+	w.mu.Unlock()
+	if fail != nil {
+		return fail
+	}
+	if err := w.Store.Apply(ctx, c); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.changes = append(w.changes, c)
+	w.mu.Unlock()
+	return nil
+}
+
+func (w *writes) written() []store.Change {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.changes)
+}
+
+// deferredRun defers run id's create on ls: a working task, its user
+// message, a lease claim and the run.start entry. landed receives the
+// change that carried it.
+func deferredRun(t *testing.T, ls *Logs, id string, landed chan<- store.Change) *Log {
+	t.Helper()
+	l := registered(t, ls, id)
+	task := store.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: store.StateWorking, Attempt: 1, CreatedAt: store.StoredTime(time.Now())}
+	create := store.Change{
+		TaskID: id, CreateTask: &task,
+		Messages: []store.Message{{ContextID: task.ContextID, TaskID: id}},
+		Lease:    &store.LeaseClaim{Owner: "A", TTL: time.Minute},
+	}
+	merge := func(create, next store.Change) store.Change {
+		m := next
+		m.TaskID, m.CreateTask, m.Lease = create.TaskID, create.CreateTask, create.Lease
+		if next.UpdateTask != nil {
+			m.CreateTask, m.UpdateTask, m.Lease = next.UpdateTask, nil, nil
+		}
+		m.Messages = append(slices.Clip(create.Messages), next.Messages...)
+		return m
+	}
+	first, err := l.Defer(Deferred{Change: create, Merge: merge,
+		Landed: func(c store.Change) { landed <- c }},
+		Entry{Type: "run.start", Body: map[string]int{"attempt": 1}})
+	if err != nil || first != 1 {
+		t.Fatalf("Defer = %d, %v; want seq 1", first, err)
+	}
+	return l
+}
+
+// A run that ends within the window is one write: its final commit
+// carries the create, the create's entries, the deltas and the final
+// entries. Nothing of it is visible before.
+func TestDeferredCreateRidesWithTheFinalCommit(t *testing.T) {
+	ctx := t.Context()
+	st := &writes{Store: memstore.New()}
+	ls := running(t, st, time.Hour)
+	landed := make(chan store.Change, 1)
+	l := deferredRun(t, ls, "r", landed)
+	l.Append(EventDelta, Object([]byte(`{"text":"a"}`)))
+	l.Append(EventDelta, Object([]byte(`{"text":"b"}`)))
+	time.Sleep(20 * time.Millisecond) // the first delta is not written at once
+	if res := l.read(0, 10); len(res.events) != 0 {
+		t.Fatalf("%d events of a deferred create visible before any write", len(res.events))
+	}
+	if _, err := st.GetTask(ctx, "r"); !errdefs.IsNotFound(err) {
+		t.Fatalf("GetTask before the first write: %v, want not found", err)
+	}
+	done := store.Task{ID: "r", ContextID: "c-r", AgentID: "a", State: store.StateCompleted, Attempt: 1, Version: 1}
+	var stored store.Task
+	if _, err := l.Commit(ctx, store.Change{UpdateTask: &done, Stored: &stored}, nil, Entry{Type: "run.end"}); err != nil {
+		t.Fatal(err)
+	}
+	ws := st.written()
+	if len(ws) != 1 {
+		t.Fatalf("%d writes, want 1 (the final commit carrying the create)", len(ws))
+	}
+	c := ws[0]
+	if c.CreateTask == nil || c.UpdateTask != nil || len(c.Events) != 4 || len(c.Messages) != 1 {
+		t.Fatalf("the write: create %v, update %v, %d events, %d messages; want a create, 4 events, 1 message",
+			c.CreateTask != nil, c.UpdateTask != nil, len(c.Events), len(c.Messages))
+	}
+	if stored.State != store.StateCompleted || stored.Version != 2 {
+		t.Fatalf("stored task %s at version %d, want completed at 2", stored.State, stored.Version)
+	}
+	select {
+	case <-landed:
+	default:
+		t.Fatal("Landed was not called")
+	}
+	if res := l.read(0, 10); len(res.events) != 4 {
+		t.Fatalf("%d events visible after the commit, want 4", len(res.events))
+	}
+}
+
+// A run still going after the window is written by the flusher, create
+// and all, and Landed hears of the lease it claimed.
+func TestDeferredCreateIsWrittenWithinTheWindow(t *testing.T) {
+	ctx := t.Context()
+	st := &writes{Store: memstore.New()}
+	ls := running(t, st, 30*time.Millisecond)
+	landed := make(chan store.Change, 1)
+	deferredRun(t, ls, "r", landed)
+	var c store.Change
+	select {
+	case c = <-landed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the deferred create was not written")
+	}
+	if c.Lease == nil || c.Lease.Granted.Owner != "A" {
+		t.Fatalf("the write that carried the create granted lease %+v, want one owned by A", c.Lease)
+	}
+	if got, err := st.GetTask(ctx, "r"); err != nil || got.State != store.StateWorking || got.Version != 1 {
+		t.Fatalf("GetTask after the window: %+v, %v; want working at version 1", got, err)
+	}
+	if ws := st.written(); len(ws) != 1 {
+		t.Fatalf("%d writes, want 1", len(ws))
+	}
+}
+
+// A final commit that fails leaves the create's entries in the log: the
+// next write — the flusher's, here — still carries the create, and the
+// failed commit's entries are gone.
+func TestFailedCommitKeepsTheDeferredCreate(t *testing.T) {
+	ctx := t.Context()
+	st := &writes{Store: memstore.New()}
+	ls := running(t, st, time.Hour) // the failed commit, not the window, hands it to the flusher
+	landed := make(chan store.Change, 1)
+	l := deferredRun(t, ls, "r", landed)
+	st.mu.Lock()
+	st.failOne = errdefs.Validationf("refused")
+	st.mu.Unlock()
+	done := store.Task{ID: "r", ContextID: "c-r", AgentID: "a", State: store.StateCompleted, Attempt: 1, Version: 1}
+	_, err := l.Commit(ctx, store.Change{UpdateTask: &done}, nil, Entry{Type: "run.end"})
+	if !errdefs.IsValidation(err) {
+		t.Fatalf("Commit = %v, want the store's refusal", err)
+	}
+	select {
+	case c := <-landed:
+		if c.CreateTask == nil || c.CreateTask.State != store.StateWorking || len(c.Events) != 1 {
+			t.Fatalf("the create landed as %+v with %d events, want the working task and its run.start alone", c.CreateTask, len(c.Events))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the deferred create was not written after the failed commit")
+	}
+	page, err := st.ReadEvents(ctx, "r", 0, 10)
+	if err != nil || len(page.Events) != 1 || page.Events[0].Type != "run.start" {
+		t.Fatalf("stored events %+v, %v; want run.start alone", page.Events, err)
+	}
+}
+
+// Logs that stop write the creates still deferred.
+func TestStoppingLogsWriteDeferredCreates(t *testing.T) {
+	st := &writes{Store: memstore.New()}
+	ctx, cancel := context.WithCancel(context.Background())
+	ls := New(Options{Store: st, Window: time.Hour})
+	done := make(chan struct{})
+	go func() { defer close(done); ls.Run(ctx) }()
+	landed := make(chan store.Change, 1)
+	deferredRun(t, ls, "r", landed)
+	cancel()
+	<-done
+	if _, err := st.GetTask(context.Background(), "r"); err != nil {
+		t.Fatalf("GetTask after the logs stopped: %v, want the task", err)
+	}
+}
