@@ -149,7 +149,7 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 	if err != nil {
 		return nil, err
 	}
-	sub, err := h.submit(ctx, req)
+	sub, err := h.submit(ctx, req, !cfg.ReturnImmediately)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +168,11 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 }
 
 // submit validates a send request and hands it to the runtime. Every check
-// that can refuse the request runs before anything is created.
-func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runtime.Submission, error) {
+// that can refuse the request runs before anything is created. blocking
+// says the caller waits for the run to end or ask (runtime.SendRequest);
+// a webhook's config is stored for the task right away, so such a send is
+// never taken as blocking.
+func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest, blocking bool) (runtime.Submission, error) {
 	var push *webhook
 	if req.Config != nil && req.Config.PushConfig != nil {
 		// Refused before anything is created, like every other check.
@@ -185,7 +188,7 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest) (runt
 	}
 	sr := runtime.SendRequest{
 		AgentID: h.agent.ID, ContextID: req.Message.ContextID, TaskID: string(req.Message.TaskID),
-		Message: msg, Metadata: req.Metadata,
+		Message: msg, Metadata: req.Metadata, Blocking: blocking && push == nil,
 	}
 	if sr.TaskID != "" {
 		t, err := h.taskOf(ctx, req.Message.TaskID)

@@ -40,7 +40,7 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			yield(nil, err)
 			return
 		}
-		sub, err := h.submit(ctx, req)
+		sub, err := h.submit(ctx, req, false)
 		if err != nil {
 			yield(nil, err)
 			return

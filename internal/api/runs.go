@@ -180,6 +180,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 	}
 	sub, err := s.rt.Send(r.Context(), runtime.SendRequest{
 		AgentID: agentID, ContextID: body.ContextID, TaskID: taskID, Message: msg, Metadata: body.Metadata,
+		Blocking: wait && !stream,
 	})
 	if err != nil {
 		writeError(w, r, err)

@@ -45,11 +45,16 @@ func (r *Runtime) commit(ctx context.Context, l *runlog.Log, c store.Change, evs
 
 // commitRebasing is commit for writers that resolve a Conflict with rebase.
 func (r *Runtime) commitRebasing(ctx context.Context, l *runlog.Log, c store.Change, rebase runlog.Rebase, evs ...stateEvent) (int64, error) {
-	entries := make([]runlog.Entry, len(evs))
+	return l.Commit(ctx, c, rebase, entries(evs)...)
+}
+
+// entries are evs as the run log takes them.
+func entries(evs []stateEvent) []runlog.Entry {
+	out := make([]runlog.Entry, len(evs))
 	for i, e := range evs {
-		entries[i] = runlog.Entry{Type: e.typ(), Body: e.body}
+		out[i] = runlog.Entry{Type: e.typ(), Body: e.body}
 	}
-	return l.Commit(ctx, c, rebase, entries...)
+	return out
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -35,7 +35,8 @@
 // replica that dies stops renewing, and another replica's sweep claims the
 // expired lease and resumes the run from its last checkpoint. Shutdown drains.
 //
-// Files: submit.go (Send: a new task, a resumed one), message.go (checks
+// Files: submit.go (Send: a new task, a resumed one), deferred.go (a
+// blocking send's create written by its run's first write), message.go (checks
 // of user messages and ids), worker.go (the goroutines runs execute on),
 // execution.go (one attempt: run, finish), host.go (the engine's Host),
 // commit.go, lease.go (leases, renewal, recovery), control.go (cancel,

@@ -150,6 +150,11 @@ func TestKilledReplicaRunResumesElsewhere(t *testing.T) {
 }
 
 func testKilledReplicaRunResumesElsewhere(t *testing.T, shared store.Store) {
+	killedReplicaRunResumes(t, shared, false)
+}
+
+// killedReplicaRunResumes is the test above, for a blocking send or not.
+func killedReplicaRunResumes(t *testing.T, shared store.Store, blocking bool) {
 	step := make(chan struct{})
 	started := make(chan int, 4)
 	eng := counter{n: 10, step: step, started: started}
@@ -157,7 +162,11 @@ func testKilledReplicaRunResumesElsewhere(t *testing.T, shared store.Store) {
 	a := replica(t, ka, "A", eng)
 	b := replica(t, shared, "B", eng)
 
-	task := send(t, a, "c", "count")
+	sub, err := a.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "count"), Blocking: blocking})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := sub.Task
 	if from := <-started; from != 1 {
 		t.Fatalf("first attempt started at %d", from)
 	}

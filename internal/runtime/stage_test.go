@@ -2,10 +2,12 @@ package runtime
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 
 	"agentd/internal/engine"
+	"agentd/internal/model"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -22,6 +24,7 @@ type applies struct {
 func (a *applies) Apply(ctx context.Context, c store.Change) error {
 	err := a.Store.Apply(ctx, c)
 	if err == nil {
+		c.Events = slices.Clone(c.Events) // the flusher reuses its batch's memory
 		a.mu.Lock()
 		a.changes = append(a.changes, c)
 		a.mu.Unlock()
@@ -39,6 +42,10 @@ func (a *applies) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) erro
 // A staged checkpoint (engine.CheckpointStager, the loop's final answer)
 // costs no write of its own: the run's final commit — the one that logs
 // run.end — saves it, and it is the run's newest checkpoint afterwards.
+// The run is a blocking send's, whose deltas wait for the window (an hour
+// here): otherwise the first delta's write, at once, could take the
+// checkpoint staged right behind it, which is as correct but not this
+// test's point.
 func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
 	st := &applies{Store: memstore.New()} // wrapped: not volatile
 	eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
@@ -55,8 +62,12 @@ func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
 		}
 		return b, nil
 	})
-	r := replica(t, st, "A", eng)
-	task := send(t, r, "c", "go")
+	r := slowReplica(t, st, eng)
+	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "go"), Blocking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := sub.Task
 	if done := wait(t, r, task.ID); done.State != store.StateCompleted {
 		t.Fatalf("run ended %s, want completed", done.State)
 	}
@@ -75,8 +86,8 @@ func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
 		t.Fatalf("%d writes carried a checkpoint, want exactly one", len(with))
 	}
 	c := with[0]
-	if last := c.Events[len(c.Events)-1]; last.Type != EventRunEnd || c.UpdateTask == nil {
-		t.Fatalf("the checkpoint rode with a write ending in %s (task update %v), want the final commit", last.Type, c.UpdateTask != nil)
+	if last := c.Events[len(c.Events)-1]; last.Type != EventRunEnd || c.CreateTask == nil || c.CreateTask.State != store.StateCompleted {
+		t.Fatalf("the checkpoint rode with a write ending in %s (task written %v), want the final commit (carrying the create)", last.Type, c.CreateTask != nil)
 	}
 	cp, err := st.LoadCheckpoint(ctxT(t), task.ID)
 	if err != nil || cp == nil || cp.Step != "final" {

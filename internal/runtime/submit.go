@@ -38,6 +38,10 @@ type SendRequest struct {
 	// the idempotency key within the context.
 	Message  model.Message
 	Metadata map[string]any
+	// Blocking says the caller waits on this request for the run to end
+	// or ask for input (a blocking send): a new task in a new context may
+	// then be created by the run's first write (deferred.go).
+	Blocking bool
 }
 
 // Submission is what Send did.
@@ -82,7 +86,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		return Submission{}, err
 	}
 	defer r.submitting.Done()
-	if err := r.create(ctx, x, adm.start); err != nil {
+	if err := r.create(ctx, x, adm.start, req.Blocking); err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
 	}
 	created := x.task // x.task belongs to the execution's goroutine once launched
@@ -220,9 +224,10 @@ func (r *Runtime) awaitDuplicate(ctx context.Context, dup *execution) (admission
 // events still pass through submitted), submitted when queued — with its
 // user message, idempotency key, first events and lease, in one commit: a
 // replica that dies right after it leaves a lease that expires, and another
-// replica's sweep starts or resumes the run. x.task, x.user and x.key are
-// the submission's until x.created is closed.
-func (r *Runtime) create(ctx context.Context, x *execution, start bool) error {
+// replica's sweep starts or resumes the run. A blocking caller's create
+// may instead ride with the run's first write (deferCreate). x.task,
+// x.user and x.key are the submission's until x.created is closed.
+func (r *Runtime) create(ctx context.Context, x *execution, start, blocking bool) error {
 	evs := [3]stateEvent{
 		{body: RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}},
 		{body: StatusData{State: store.StateSubmitted}},
@@ -234,14 +239,19 @@ func (r *Runtime) create(ctx context.Context, x *execution, start bool) error {
 		n++
 	}
 	claim := r.leaseClaim()
-	_, err := r.submitCommit(ctx, x.log, store.Change{
+	c := store.Change{
 		Idempotency: &x.key,
 		TaskID:      x.runID,
 		CreateTask:  &x.task,
 		Messages:    x.user[:],
 		Lease:       claim,
-	}, evs[:n]...)
-	if err != nil {
+	}
+	if x.deferrable(blocking, start) {
+		err := x.deferCreate(c, evs[:n])
+		x.task.Version = 1 // as the write that carries it will store it
+		return err
+	}
+	if _, err := r.submitCommit(ctx, x.log, c, evs[:n]...); err != nil {
 		return err
 	}
 	x.task.Version = 1

@@ -1,0 +1,63 @@
+package runtime
+
+import (
+	"slices"
+
+	"agentd/internal/runlog"
+	"agentd/internal/store"
+)
+
+// deferrable says whether x's create may wait for the run's first write
+// (runlog.Deferred): the caller waits on this request for the run to end
+// or ask (a blocking send), the task starts at once in a context this submission opened — so no other
+// request can name the task, its context or its key before the caller
+// hears of it — the user message reads back as it is (the attempt
+// starts from it rather than from the transcript it is not yet in:
+// history), and the store is durable (a volatile store writes in memory:
+// nothing to save).
+func (x *execution) deferrable(blocking, start bool) bool {
+	return blocking && start && x.newContext && storedAsIs(x.user[0].Message) && !x.r.volatile
+}
+
+// deferCreate logs x's create and holds change c for the run's first
+// write: its final commit when the run ends within the flusher's window,
+// else whichever write comes first. Until then the run holds no lease (run
+// takes none: the write that carries the create claims it, createLanded
+// records it).
+func (x *execution) deferCreate(c store.Change, evs []stateEvent) error {
+	task := x.task // the create's own copy: the run writes x.task in place
+	c.CreateTask = &task
+	_, err := x.log.Defer(runlog.Deferred{
+		Change: c, Merge: mergeCreate, Landed: x.createLanded,
+	}, entries(evs)...)
+	if err == nil {
+		x.deferred = true
+	}
+	return err
+}
+
+// mergeCreate folds a run's deferred create into next, the run's first
+// write. A task update becomes the create of the updated task (at the
+// update's version: the store stores it plus one, as the update would
+// have); a run that stops executing here with it — it ended or asks for
+// input — needs no lease, and its create claims none.
+func mergeCreate(create, next store.Change) store.Change {
+	m := next
+	m.Idempotency, m.TaskID, m.CreateTask, m.Lease = create.Idempotency, create.TaskID, create.CreateTask, create.Lease
+	if u := next.UpdateTask; u != nil {
+		m.CreateTask, m.UpdateTask = u, nil
+		if u.State.Terminal() || u.State.Interrupted() {
+			m.Lease = nil
+		}
+	}
+	m.Messages = append(slices.Clip(create.Messages), next.Messages...)
+	return m
+}
+
+// createLanded records the lease the write that carried x's create
+// claimed: renewed from now on, and fencing the run's later writes.
+func (x *execution) createLanded(written store.Change) {
+	if written.Lease != nil {
+		x.holdLease(written.Lease.Granted)
+	}
+}

@@ -1,0 +1,100 @@
+package runtime
+
+import (
+	"testing"
+	"time"
+
+	"agentd/internal/engine"
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+	"agentd/internal/store"
+	"agentd/internal/store/memstore"
+)
+
+// slowReplica is a replica whose flusher window is an hour: a deferred
+// create waits for the run's own writes.
+func slowReplica(t *testing.T, st store.Store, eng engine.Engine) *Runtime {
+	t.Helper()
+	return startRuntime(t, Options{Store: st, Agents: []*Agent{testAgent("c", eng)}, ReplicaID: "A", FlushWindow: time.Hour})
+}
+
+// A blocking send in a new context whose run ends at once costs the store
+// one write: the final commit carries the create, the user message, every
+// event and the answer. The run leaves no lease behind, and the caller is
+// answered with the task as stored.
+func TestShortBlockingSendIsOneWrite(t *testing.T) {
+	sharedStores(t, func(t *testing.T, shared store.Store) {
+		st := &applies{Store: shared}
+		r := slowReplica(t, st, burst(1)) // a delta, then the answer
+		ctx := ctxT(t)
+		sub, err := r.Send(ctx, SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Blocking: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, msgs, err := r.WaitView(ctx, sub.Task.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done.State != store.StateCompleted || done.Version != 2 || len(msgs) != 2 {
+			t.Fatalf("answered %s at version %d with %d messages, want completed at version 2 with 2", done.State, done.Version, len(msgs))
+		}
+		if got, err := st.GetTask(ctx, done.ID); err != nil || !got.UpdatedAt.Equal(done.UpdatedAt) || got.Version != done.Version {
+			t.Fatalf("GetTask = %+v, %v; want the task the caller was answered with", got, err)
+		}
+		st.mu.Lock()
+		changes := st.changes
+		st.mu.Unlock()
+		if len(changes) != 1 {
+			t.Fatalf("%d store writes, want 1", len(changes))
+		}
+		c := changes[0]
+		if c.CreateTask == nil || c.Lease != nil || c.Idempotency == nil || len(c.Messages) != 2 || c.Events[len(c.Events)-1].Type != EventRunEnd {
+			t.Fatalf("the write: create %v, lease claim %v, key %v, %d messages, last event %s; want the whole run, no lease",
+				c.CreateTask != nil, c.Lease != nil, c.Idempotency != nil, len(c.Messages), c.Events[len(c.Events)-1].Type)
+		}
+		leases, err := st.ExpiredLeases(ctx, time.Now().Add(time.Hour), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range leases {
+			if l.RunID == done.ID {
+				t.Fatalf("the run left lease %+v", l)
+			}
+		}
+	})
+}
+
+// Only a new context's task is deferred: one in a context the client
+// named (another request could name it too), and one whose caller does
+// not block on it, exist when Send returns.
+func TestSendsThatAreNotDeferred(t *testing.T) {
+	gate := make(chan struct{})
+	defer close(gate)
+	r := slowReplica(t, &applies{Store: memstore.New()}, streamer(1, gate))
+	ctx := ctxT(t)
+	for name, req := range map[string]SendRequest{
+		"client context": {AgentID: "c", ContextID: "mine", Message: model.NewText(model.RoleUser, "hi"), Blocking: true},
+		"not blocking":   {AgentID: "c", Message: model.NewText(model.RoleUser, "hi")},
+	} {
+		sub, err := r.Send(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.st.GetTask(ctx, sub.Task.ID); err != nil {
+			t.Errorf("%s: GetTask right after Send: %v, want the task", name, err)
+		}
+	}
+	sub, err := r.Send(ctx, SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Blocking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.st.GetTask(ctx, sub.Task.ID); !errdefs.IsNotFound(err) {
+		t.Errorf("deferred: GetTask right after Send: %v, want not found until the run's first write", err)
+	}
+}
+
+// A deferred run that outlives the window is written by then, holds its
+// lease, and is resumed by another replica when its own dies.
+func TestKilledReplicaDeferredRunResumesElsewhere(t *testing.T) {
+	sharedStores(t, func(t *testing.T, shared store.Store) { killedReplicaRunResumes(t, shared, true) })
+}
