@@ -234,6 +234,16 @@ func TestStoreOutageHidesItsCause(t *testing.T) {
 		t.Errorf("send during the outage: %d after %v, want 503 with Retry-After", res.StatusCode, time.Since(began))
 	}
 	wantNoDatabaseDetails(t, "send problem", string(body))
+	// So is a blocking send in a new conversation: once the replica has
+	// found the store unreachable (its lease sweep, every second), its
+	// create is no longer left for the run's end.
+	began = time.Now()
+	res = a.postJSON(t, c, "/v1/agents/echo/messages", `{"text": "while down, blocking"}`)
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Errorf("blocking send during the outage: %d after %v, want 503 with Retry-After", res.StatusCode, time.Since(began))
+	}
 	res = a.get(t, "/readyz")
 	body, _ = io.ReadAll(res.Body)
 	res.Body.Close()

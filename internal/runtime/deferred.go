@@ -14,9 +14,12 @@ import (
 // hears of it — the user message reads back as it is (the attempt
 // starts from it rather than from the transcript it is not yet in:
 // history), and the store is durable (a volatile store writes in memory:
-// nothing to save).
+// nothing to save) and was not found unreachable within a lease period
+// (recentStoreTrouble: the lease sweep looks every second): while it is
+// down a send is refused with a 503 after submitPatience, as ever, rather
+// than run with nowhere to be written.
 func (x *execution) deferrable(blocking, start bool) bool {
-	return blocking && start && x.newContext && storedAsIs(x.user[0].Message) && !x.r.volatile
+	return blocking && start && x.newContext && storedAsIs(x.user[0].Message) && !x.r.volatile && !x.r.recentStoreTrouble()
 }
 
 // deferCreate logs x's create and holds change c for the run's first

@@ -98,3 +98,19 @@ func TestSendsThatAreNotDeferred(t *testing.T) {
 func TestKilledReplicaDeferredRunResumesElsewhere(t *testing.T) {
 	sharedStores(t, func(t *testing.T, shared store.Store) { killedReplicaRunResumes(t, shared, true) })
 }
+
+// While the store is known to be unreachable a blocking send is not
+// deferred: it is refused as before, rather than run with nowhere to be
+// written. Here the store answers again, and the task exists as Send
+// returns.
+func TestNoDeferredCreateWhileTheStoreIsInTrouble(t *testing.T) {
+	r := slowReplica(t, &applies{Store: memstore.New()}, burst(1))
+	r.noteStoreError(errdefs.NotAvailablef("the database is restarting"))
+	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Blocking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.st.GetTask(ctxT(t), sub.Task.ID); err != nil {
+		t.Fatalf("GetTask right after Send: %v, want the task (not deferred while the store was in trouble)", err)
+	}
+}
