@@ -8,16 +8,17 @@ import (
 )
 
 // A run's create need not be durable before the run starts when nobody can
-// learn of the run before it answers: a blocking send in a context the
-// server has just made — no other request can name the task, its context
-// or its idempotency key, and nothing has been acknowledged. Such a create
-// is deferred (Log.Defer): its entries are logged, hidden like every event
+// learn of the run before it answers: a blocking send or a stream in a
+// context the server has just made — no other request can name the task,
+// its context or its idempotency key, and nothing has been acknowledged
+// (a stream answers once the create is durable). Such a create is
+// deferred (Log.Defer): its entries are logged, hidden like every event
 // not yet durable, and the change waits for the run's next write — its
-// final commit, a checkpoint, a Flush — or for the flusher one window
-// later at the latest, and rides in that write's transaction. Nobody waits
-// for the run's first delta either: it coalesces within the window like
-// the deltas after it. A run that ends within the window is then one store
-// transaction instead of two.
+// final commit, a checkpoint, a Flush, a stream's first live event — or
+// for the flusher one window later at the latest, and rides in that
+// write's transaction. A blocking send's run that ends within the window
+// is then one store transaction instead of two, and a stream's first
+// token is one commit away instead of two.
 //
 // Until it is written the run does not exist for anyone but its log's
 // writer and readers of this log: no lease, no task to read. Should this
@@ -36,6 +37,11 @@ type Deferred struct {
 	// durable (the granted lease is in its Lease). It is called with the
 	// log's writes held and must not write to the log.
 	Landed func(written store.Change)
+	// Quiet says nobody waits for the run's first live event (a blocking
+	// send): it coalesces within the window like the events after it,
+	// so a run that ends within the window is written once, at its end.
+	// Otherwise (a stream) the first live event is written at once.
+	Quiet bool
 }
 
 // Defer logs entries as a run's create and holds d.Change for the run's
@@ -61,7 +67,7 @@ func (l *Log) Defer(d Deferred, entries ...Entry) (int64, error) {
 		l.appendLocked(e.Type, bodies[i], now)
 	}
 	l.create, l.createAt = &d, l.last()
-	l.sentFirst = true // its first delta is not urgent: nobody reads it yet
+	l.sentFirst = l.sentFirst || d.Quiet
 	l.mu.Unlock()
 	l.logs.flusher.deferCreate(l)
 	return first, nil
@@ -132,7 +138,7 @@ func (f *flusher) deferCreate(l *Log) {
 	})
 }
 
-// created forgets l's deferred create, written.
+// created forgets l's deferred create: written, or given up with its run.
 func (f *flusher) created(l *Log) {
 	f.mu.Lock()
 	delete(f.deferred, l)

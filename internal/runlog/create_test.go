@@ -44,10 +44,10 @@ func (w *writes) written() []store.Change {
 	return slices.Clone(w.changes)
 }
 
-// deferredRun defers run id's create on ls: a working task, its user
-// message, a lease claim and the run.start entry. landed receives the
-// change that carried it.
-func deferredRun(t *testing.T, ls *Logs, id string, landed chan<- store.Change) *Log {
+// deferredRun defers run id's create on ls (quiet: a blocking send's):
+// a working task, its user message, a lease claim and the run.start
+// entry. landed receives the change that carried it.
+func deferredRun(t *testing.T, ls *Logs, id string, quiet bool, landed chan<- store.Change) *Log {
 	t.Helper()
 	l := registered(t, ls, id)
 	task := store.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: store.StateWorking, Attempt: 1, CreatedAt: store.StoredTime(time.Now())}
@@ -65,7 +65,7 @@ func deferredRun(t *testing.T, ls *Logs, id string, landed chan<- store.Change) 
 		m.Messages = append(slices.Clip(create.Messages), next.Messages...)
 		return m
 	}
-	first, err := l.Defer(Deferred{Change: create, Merge: merge,
+	first, err := l.Defer(Deferred{Change: create, Merge: merge, Quiet: quiet,
 		Landed: func(c store.Change) { landed <- c }},
 		Entry{Type: "run.start", Body: map[string]int{"attempt": 1}})
 	if err != nil || first != 1 {
@@ -82,7 +82,7 @@ func TestDeferredCreateRidesWithTheFinalCommit(t *testing.T) {
 	st := &writes{Store: memstore.New()}
 	ls := running(t, st, time.Hour)
 	landed := make(chan store.Change, 1)
-	l := deferredRun(t, ls, "r", landed)
+	l := deferredRun(t, ls, "r", true, landed)
 	l.Append(EventDelta, Object([]byte(`{"text":"a"}`)))
 	l.Append(EventDelta, Object([]byte(`{"text":"b"}`)))
 	time.Sleep(20 * time.Millisecond) // the first delta is not written at once
@@ -126,7 +126,7 @@ func TestDeferredCreateIsWrittenWithinTheWindow(t *testing.T) {
 	st := &writes{Store: memstore.New()}
 	ls := running(t, st, 30*time.Millisecond)
 	landed := make(chan store.Change, 1)
-	deferredRun(t, ls, "r", landed)
+	deferredRun(t, ls, "r", true, landed)
 	var c store.Change
 	select {
 	case c = <-landed:
@@ -144,6 +144,23 @@ func TestDeferredCreateIsWrittenWithinTheWindow(t *testing.T) {
 	}
 }
 
+// A stream's first live event is written at once, carrying the create.
+func TestDeferredCreateRidesWithAStreamsFirstEvent(t *testing.T) {
+	st := &writes{Store: memstore.New()}
+	ls := running(t, st, time.Hour)
+	landed := make(chan store.Change, 1)
+	l := deferredRun(t, ls, "r", false, landed)
+	l.Append(EventDelta, Object([]byte(`{"text":"first"}`)))
+	select {
+	case c := <-landed:
+		if c.CreateTask == nil || len(c.Events) != 2 {
+			t.Fatalf("the first write: create %v, %d events; want the create and both events", c.CreateTask != nil, len(c.Events))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first delta waited for the window")
+	}
+}
+
 // A final commit that fails leaves the create's entries in the log: the
 // next write — the flusher's, here — still carries the create, and the
 // failed commit's entries are gone.
@@ -152,7 +169,7 @@ func TestFailedCommitKeepsTheDeferredCreate(t *testing.T) {
 	st := &writes{Store: memstore.New()}
 	ls := running(t, st, time.Hour) // the failed commit, not the window, hands it to the flusher
 	landed := make(chan store.Change, 1)
-	l := deferredRun(t, ls, "r", landed)
+	l := deferredRun(t, ls, "r", true, landed)
 	st.mu.Lock()
 	st.failOne = errdefs.Validationf("refused")
 	st.mu.Unlock()
@@ -183,7 +200,7 @@ func TestStoppingLogsWriteDeferredCreates(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); ls.Run(ctx) }()
 	landed := make(chan store.Change, 1)
-	deferredRun(t, ls, "r", landed)
+	deferredRun(t, ls, "r", true, landed)
 	cancel()
 	<-done
 	if _, err := st.GetTask(context.Background(), "r"); err != nil {

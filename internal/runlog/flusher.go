@@ -171,7 +171,15 @@ func (f *flusher) flush(ctx context.Context, b *batch, set map[*Log]struct{}) {
 	if !f.gather(b, set) {
 		return
 	}
-	f.applyEach(ctx, b.own)
+	// The logs that carry a create are changes of their own: written
+	// concurrently, beside the batch, so that the store may put them in
+	// one transaction (pgstore's group commit) rather than one after the
+	// other.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for _, l := range b.own {
+		wg.Go(func() { f.applyOne(ctx, l) })
+	}
 	if len(b.locked) == 0 {
 		return
 	}
@@ -250,18 +258,25 @@ func (b *batch) reset() {
 	}
 }
 
+// applyEach writes each of logs (locked) on its own, one after the other.
 func (f *flusher) applyEach(ctx context.Context, logs []*Log) {
 	for _, l := range logs {
-		p := l.pending()
-		c := l.change(p)
-		if err := f.st.Apply(l.scoped(ctx), c); err != nil {
-			f.failed(ctx, l, p, err)
-		} else {
-			l.landed(c)
-			l.markPersisted(p[len(p)-1].Seq)
-		}
-		l.flushMu.Unlock()
+		f.applyOne(ctx, l)
 	}
+}
+
+// applyOne writes l's pending events (and what rides with them) on their
+// own, and unlocks l.
+func (f *flusher) applyOne(ctx context.Context, l *Log) {
+	defer l.flushMu.Unlock()
+	p := l.pending()
+	c := l.change(p)
+	if err := f.st.Apply(l.scoped(ctx), c); err != nil {
+		f.failed(ctx, l, p, err)
+		return
+	}
+	l.landed(c)
+	l.markPersisted(p[len(p)-1].Seq)
 }
 
 // failed keeps l's events pending; a conflict means another writer owns the
@@ -284,8 +299,13 @@ func (f *flusher) failed(ctx context.Context, l *Log, p []store.Event, err error
 	if errdefs.IsConflict(err) {
 		f.log.Warn("event log write refused; run lost", "run_id", l.runID, "err", err)
 		l.mu.Lock()
+		creating := l.create != nil
+		l.create, l.createAt = nil, 0 // a lost run's create is never written
 		showPending := l.dropLocked()
 		l.mu.Unlock()
+		if creating {
+			f.created(l)
+		}
 		if showPending {
 			// Only a volatile log shows events before they are durable, and
 			// its store has no other writer: this is a bug.
