@@ -149,7 +149,11 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 	if err != nil {
 		return nil, err
 	}
-	sub, err := h.submit(ctx, req, !cfg.ReturnImmediately)
+	await := runtime.AwaitEnd
+	if cfg.ReturnImmediately {
+		await = runtime.AwaitNone
+	}
+	sub, err := h.submit(ctx, req, await)
 	if err != nil {
 		return nil, err
 	}
@@ -168,11 +172,11 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 }
 
 // submit validates a send request and hands it to the runtime. Every check
-// that can refuse the request runs before anything is created. blocking
-// says the caller waits for the run to end or ask (runtime.SendRequest);
-// a webhook's config is stored for the task right away, so such a send is
-// never taken as blocking.
-func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest, blocking bool) (runtime.Submission, error) {
+// that can refuse the request runs before anything is created. await is
+// how the caller takes the answer (runtime.SendRequest); a webhook's
+// config is stored for the task right away, so such a send is never
+// deferred. A stream's caller waits for its task to be stored (Durable).
+func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest, await runtime.Await) (runtime.Submission, error) {
 	var push *webhook
 	if req.Config != nil && req.Config.PushConfig != nil {
 		// Refused before anything is created, like every other check.
@@ -188,7 +192,10 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest, block
 	}
 	sr := runtime.SendRequest{
 		AgentID: h.agent.ID, ContextID: req.Message.ContextID, TaskID: string(req.Message.TaskID),
-		Message: msg, Metadata: req.Metadata, Blocking: blocking && push == nil,
+		Message: msg, Metadata: req.Metadata, Await: await,
+	}
+	if push != nil {
+		sr.Await = runtime.AwaitNone
 	}
 	if sr.TaskID != "" {
 		t, err := h.taskOf(ctx, req.Message.TaskID)

@@ -40,7 +40,7 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			yield(nil, err)
 			return
 		}
-		sub, err := h.submit(ctx, req, false)
+		sub, err := h.submit(ctx, req, runtime.AwaitStream)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -65,6 +65,17 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			}
 			return
 		}
+		// Opened first, so that the run's log stays here for it; the
+		// opening Task is read from the store once the task is there.
+		st, err := h.s.rt.OpenStream(ctx, sub.Task.ID, sub.StartSeq)
+		if err != nil {
+			yield(nil, toA2AError(ctx, err))
+			return
+		}
+		defer st.Close()
+		if sub.Durable(ctx) != nil {
+			return // the client left; the run goes on
+		}
 		task, err := h.openingTask(ctx, sub.Task, n, sub.StartSeq)
 		if err != nil || !yield(task, nil) {
 			if err != nil {
@@ -74,7 +85,7 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 		}
 		// A new attempt starts after a run.end (or at the log's start):
 		// no answer is open, nothing to prime.
-		h.follow(ctx, yield, sub.Task, newTranslator(sub.Task), sub.StartSeq)
+		h.followStream(ctx, yield, sub.Task, newTranslator(sub.Task), st)
 	}
 }
 
@@ -194,6 +205,11 @@ func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool,
 		return
 	}
 	defer st.Close()
+	h.followStream(ctx, yield, t, x, st)
+}
+
+// followStream is follow on a stream already open.
+func (h *handler) followStream(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, x *translator, st *runtime.Stream) {
 	for {
 		evs, err := st.Next(ctx, streamBatch, streamIdle)
 		if err != nil {

@@ -180,7 +180,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 	}
 	sub, err := s.rt.Send(r.Context(), runtime.SendRequest{
 		AgentID: agentID, ContextID: body.ContextID, TaskID: taskID, Message: msg, Metadata: body.Metadata,
-		Blocking: wait && !stream,
+		Await: awaitOf(stream, wait),
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -191,12 +191,16 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 	w.Header()["Location"] = []string{"/v1/runs/" + t.ID}
 	switch {
 	case stream:
+		// Opened first, so that the run's log stays here for it.
 		st, err := s.rt.OpenStream(r.Context(), t.ID, sub.StartSeq)
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
 		defer st.Close()
+		if sub.Durable(r.Context()) != nil {
+			return // the client left; the run goes on
+		}
 		streamRun(r.Context(), startSSE(w, http.StatusOK), st, s.opts.Heartbeat, true)
 	case !wait:
 		v := s.view(t)
@@ -214,6 +218,17 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		v.Messages = msgs
 		writeRunView(w, http.StatusOK, &v)
 	}
+}
+
+// awaitOf is how a send's client takes the run's answer.
+func awaitOf(stream, wait bool) runtime.Await {
+	switch {
+	case stream:
+		return runtime.AwaitStream
+	case wait:
+		return runtime.AwaitEnd
+	}
+	return runtime.AwaitNone
 }
 
 // pathTask returns the run the path names.

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func TestShortBlockingSendIsOneWrite(t *testing.T) {
 		st := &applies{Store: shared}
 		r := slowReplica(t, st, burst(1)) // a delta, then the answer
 		ctx := ctxT(t)
-		sub, err := r.Send(ctx, SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Blocking: true})
+		sub, err := r.Send(ctx, SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Await: AwaitEnd})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestSendsThatAreNotDeferred(t *testing.T) {
 	r := slowReplica(t, &applies{Store: memstore.New()}, streamer(1, gate))
 	ctx := ctxT(t)
 	for name, req := range map[string]SendRequest{
-		"client context": {AgentID: "c", ContextID: "mine", Message: model.NewText(model.RoleUser, "hi"), Blocking: true},
+		"client context": {AgentID: "c", ContextID: "mine", Message: model.NewText(model.RoleUser, "hi"), Await: AwaitEnd},
 		"not blocking":   {AgentID: "c", Message: model.NewText(model.RoleUser, "hi")},
 	} {
 		sub, err := r.Send(ctx, req)
@@ -84,7 +85,7 @@ func TestSendsThatAreNotDeferred(t *testing.T) {
 			t.Errorf("%s: GetTask right after Send: %v, want the task", name, err)
 		}
 	}
-	sub, err := r.Send(ctx, SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Blocking: true})
+	sub, err := r.Send(ctx, SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Await: AwaitEnd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestSendsThatAreNotDeferred(t *testing.T) {
 // A deferred run that outlives the window is written by then, holds its
 // lease, and is resumed by another replica when its own dies.
 func TestKilledReplicaDeferredRunResumesElsewhere(t *testing.T) {
-	sharedStores(t, func(t *testing.T, shared store.Store) { killedReplicaRunResumes(t, shared, true) })
+	sharedStores(t, func(t *testing.T, shared store.Store) { killedReplicaRunResumes(t, shared, AwaitEnd) })
 }
 
 // While the store is known to be unreachable a blocking send is not
@@ -106,11 +107,56 @@ func TestKilledReplicaDeferredRunResumesElsewhere(t *testing.T) {
 func TestNoDeferredCreateWhileTheStoreIsInTrouble(t *testing.T) {
 	r := slowReplica(t, &applies{Store: memstore.New()}, burst(1))
 	r.noteStoreError(errdefs.NotAvailablef("the database is restarting"))
-	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Blocking: true})
+	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Await: AwaitEnd})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.st.GetTask(ctxT(t), sub.Task.ID); err != nil {
 		t.Fatalf("GetTask right after Send: %v, want the task (not deferred while the store was in trouble)", err)
 	}
+}
+
+// A stream's create rides with the run's first live event, written at
+// once: the stream answers (Durable) only then, so that a client never
+// holds the id of a run it cannot look up, and it reads every event.
+func TestDeferredStreamAnswersOnceStored(t *testing.T) {
+	sharedStores(t, func(t *testing.T, shared store.Store) {
+		gate := make(chan struct{})
+		eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return b, ctx.Err()
+			}
+			if err := engine.EmitStreamToken(ctx, h, run.ID, "c", "first"); err != nil {
+				return b, err
+			}
+			b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, "first"))
+			return b, nil
+		})
+		r := slowReplica(t, shared, eng) // the window (an hour) never writes it
+		ctx := ctxT(t)
+		sub, err := r.Send(ctx, SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Await: AwaitStream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		early, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		err = sub.Durable(early)
+		cancel()
+		if err == nil {
+			t.Fatal("the stream's task was stored before the run wrote anything")
+		}
+		close(gate)
+		if err := sub.Durable(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := shared.GetTask(ctx, sub.Task.ID); err != nil {
+			t.Fatalf("GetTask once the stream may answer: %v", err)
+		}
+		evs := readAll(t, r, sub.Task.ID, 0, true)
+		checkDense(t, evs, 0)
+		if evs[0].Type != EventRunStart || evs[len(evs)-1].Type != EventRunEnd {
+			t.Fatalf("stream %v, want run.start … run.end", types(evs))
+		}
+	})
 }

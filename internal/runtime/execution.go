@@ -75,8 +75,10 @@ type execution struct {
 	// only that message when the attempt starts (see history).
 	createdTask, newContext bool
 	// deferred says the task's create waits for the run's first write
-	// (deferCreate): the attempt takes no lease of its own.
+	// (deferCreate): the attempt takes no lease of its own; durable is
+	// closed once the create is stored.
 	deferred bool
+	durable  chan struct{}
 	// finished says finish stored the attempt's outcome, with the
 	// transcript messages stored; final is the task as the store then
 	// held it, which blocking callers of a run that ended are answered

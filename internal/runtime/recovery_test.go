@@ -150,11 +150,11 @@ func TestKilledReplicaRunResumesElsewhere(t *testing.T) {
 }
 
 func testKilledReplicaRunResumesElsewhere(t *testing.T, shared store.Store) {
-	killedReplicaRunResumes(t, shared, false)
+	killedReplicaRunResumes(t, shared, AwaitNone)
 }
 
-// killedReplicaRunResumes is the test above, for a blocking send or not.
-func killedReplicaRunResumes(t *testing.T, shared store.Store, blocking bool) {
+// killedReplicaRunResumes is the test above, for a send awaited as await says.
+func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 	step := make(chan struct{})
 	started := make(chan int, 4)
 	eng := counter{n: 10, step: step, started: started}
@@ -162,7 +162,7 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, blocking bool) {
 	a := replica(t, ka, "A", eng)
 	b := replica(t, shared, "B", eng)
 
-	sub, err := a.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "count"), Blocking: blocking})
+	sub, err := a.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "count"), Await: await})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
 		return b, nil
 	})
 	r := slowReplica(t, st, eng)
-	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "go"), Blocking: true})
+	sub, err := r.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "go"), Await: AwaitEnd})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,10 +38,10 @@ type SendRequest struct {
 	// the idempotency key within the context.
 	Message  model.Message
 	Metadata map[string]any
-	// Blocking says the caller waits on this request for the run to end
-	// or ask for input (a blocking send): a new task in a new context may
-	// then be created by the run's first write (deferred.go).
-	Blocking bool
+	// Await is how the caller takes a new task's answer: one it awaits on
+	// this request (a blocking send, a stream) may let a new context's
+	// task be created by the run's first write (deferred.go).
+	Await Await
 }
 
 // Submission is what Send did.
@@ -54,6 +54,9 @@ type Submission struct {
 	// (0 for a new task), also for a duplicate: a stream of the submission
 	// starts after it and so replays what a retried stream missed.
 	StartSeq int64
+	// durable, when set, is closed once a deferred create is stored
+	// (Durable).
+	durable <-chan struct{}
 }
 
 // contextQueue tracks the running task of a context on this replica and the
@@ -86,17 +89,17 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		return Submission{}, err
 	}
 	defer r.submitting.Done()
-	if err := r.create(ctx, x, adm.start, req.Blocking); err != nil {
+	if err := r.create(ctx, x, adm.start, req.Await); err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
 	}
-	created := x.task // x.task belongs to the execution's goroutine once launched
+	created, durable := x.task, x.durable // x's fields belong to the execution's goroutine once launched
 	close(x.created)
 	if adm.start {
 		r.launch(x)
 	} else if adm.displaced != nil {
 		adm.displaced.interrupt(engine.CauseUserInput, "superseded by task "+x.runID)
 	}
-	return Submission{Task: created}, nil
+	return Submission{Task: created, durable: durable}, nil
 }
 
 // checkSend validates a message to an agent: the agent, the message, its
@@ -224,10 +227,10 @@ func (r *Runtime) awaitDuplicate(ctx context.Context, dup *execution) (admission
 // events still pass through submitted), submitted when queued — with its
 // user message, idempotency key, first events and lease, in one commit: a
 // replica that dies right after it leaves a lease that expires, and another
-// replica's sweep starts or resumes the run. A blocking caller's create
+// replica's sweep starts or resumes the run. A create its caller awaits
 // may instead ride with the run's first write (deferCreate). x.task,
 // x.user and x.key are the submission's until x.created is closed.
-func (r *Runtime) create(ctx context.Context, x *execution, start, blocking bool) error {
+func (r *Runtime) create(ctx context.Context, x *execution, start bool, await Await) error {
 	evs := [3]stateEvent{
 		{body: RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}},
 		{body: StatusData{State: store.StateSubmitted}},
@@ -246,8 +249,8 @@ func (r *Runtime) create(ctx context.Context, x *execution, start, blocking bool
 		Messages:    x.user[:],
 		Lease:       claim,
 	}
-	if x.deferrable(blocking, start) {
-		err := x.deferCreate(c, evs[:n])
+	if x.deferrable(await, start) {
+		err := x.deferCreate(c, await, evs[:n])
 		x.task.Version = 1 // as the write that carries it will store it
 		return err
 	}
