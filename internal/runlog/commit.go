@@ -31,13 +31,9 @@ type Rebase func(conflict error) (store.Change, error)
 // It returns the seq of the first entry.
 func (l *Log) Commit(ctx context.Context, c store.Change, rebase Rebase, entries ...Entry) (int64, error) {
 	// Encode first, so that nothing can fail once the log holds the events.
-	bodies := make([]Body, len(entries))
-	for i, e := range entries {
-		b, err := Encode(e.Body)
-		if err != nil {
-			return 0, errdefs.Internalf("encode %s event of run %s: %w", e.Type, l.runID, err)
-		}
-		bodies[i] = b
+	bodies, err := l.encode(entries)
+	if err != nil {
+		return 0, err
 	}
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
@@ -85,6 +81,19 @@ func (l *Log) Commit(ctx context.Context, c store.Change, rebase Rebase, entries
 		}
 		backoff = min(2*backoff, time.Second)
 	}
+}
+
+// encode encodes the bodies of entries.
+func (l *Log) encode(entries []Entry) ([]Body, error) {
+	bodies := make([]Body, len(entries))
+	for i, e := range entries {
+		b, err := Encode(e.Body)
+		if err != nil {
+			return nil, errdefs.Internalf("encode %s event of run %s: %w", e.Type, l.runID, err)
+		}
+		bodies[i] = b
+	}
+	return bodies, nil
 }
 
 // carry adds the log's pending events and fences to change c.

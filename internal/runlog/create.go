@@ -48,13 +48,9 @@ type Deferred struct {
 // next write (see Deferred). l must be new (Logs.New) and not volatile.
 // It returns the seq of the first entry.
 func (l *Log) Defer(d Deferred, entries ...Entry) (int64, error) {
-	bodies := make([]Body, len(entries))
-	for i, e := range entries {
-		b, err := Encode(e.Body)
-		if err != nil {
-			return 0, errdefs.Internalf("encode %s event of run %s: %w", e.Type, l.runID, err)
-		}
-		bodies[i] = b
+	bodies, err := l.encode(entries)
+	if err != nil {
+		return 0, err
 	}
 	now := time.Now()
 	l.mu.Lock()
