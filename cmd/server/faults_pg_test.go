@@ -244,6 +244,7 @@ func TestStoreOutageHidesItsCause(t *testing.T) {
 	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
 		t.Errorf("blocking send during the outage: %d after %v, want 503 with Retry-After", res.StatusCode, time.Since(began))
 	}
+	wantNoDatabaseDetails(t, "blocking send problem", string(body))
 	res = a.get(t, "/readyz")
 	body, _ = io.ReadAll(res.Body)
 	res.Body.Close()
