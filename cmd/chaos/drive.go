@@ -28,7 +28,10 @@ type clientRun struct {
 	a2a    bool
 	inject string // a deliberate client fault ("drop", "dup")
 
-	key       string // the message id (idempotency key)
+	key string // the message id (idempotency key)
+	// contextID is the client's conversation; empty for half the A2A
+	// runs, whose server-made context makes their create ride with the
+	// run's first event (a deferred create, runlog.Log.Defer).
 	contextID string
 	id        string   // the run
 	retryIDs  []string // runs that idempotent resends of the message answered
@@ -42,6 +45,9 @@ type clientRun struct {
 
 func (e *env) drive(ctx context.Context, rng *rand.Rand, cr *clientRun, key string) {
 	cr.key, cr.contextID = key, "ctx-"+key
+	if cr.a2a && rng.IntN(2) == 0 {
+		cr.contextID = ""
+	}
 	ctx, cancel := context.WithTimeout(ctx, runBudget)
 	defer cancel()
 	if cr.a2a {
