@@ -86,7 +86,7 @@ func (s *Store) send(ctx context.Context, group []*member) error {
 		if m.p.stored != nil {
 			*m.p.stored = m.stored
 		}
-		s.notify.add(m.p.runs)
+		s.notify.add(m.p.runs, m.p.created())
 	}
 	return nil
 }

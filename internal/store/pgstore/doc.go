@@ -133,8 +133,11 @@
 // of every Apply that committed meanwhile in one transaction with
 // synchronous_commit off, at most one per 2 ms, the first after a quiet
 // spell at once; a run gets one wake-up per such transaction, with its
-// newest seq. A wake-up lost to a crash between the commit and the notify
-// is what readers of other replicas poll for (runlog.PollInterval).
+// newest seq. The Apply that creates a run announces nothing of it: no
+// reader can wait for a run before it exists, so a run written once (a
+// blocking send's) costs one transaction in all. A wake-up lost to a
+// crash between the commit and the notify is what readers of other
+// replicas poll for (runlog.PollInterval).
 // Listen holds a dedicated connection with LISTEN and calls back per
 // notification; it reconnects with backoff and signals every
 // (re)subscription with an empty run id, because notifications sent while

@@ -113,3 +113,26 @@ func TestListenReconnects(t *testing.T) {
 	}
 	wantWakeup(t, got, wakeup{"r", 1})
 }
+
+// The change that creates a run wakes nobody for it: no reader can wait
+// for a run before it exists. Its later appends do.
+func TestListenSkipsTheCreatingApply(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	listener, writer := openDSN(t, dsn), openDSN(t, dsn)
+	got := listen(t, listener)
+	wantWakeup(t, got, wakeup{"", 0}) // subscribed
+
+	ctx := t.Context()
+	task := &store.Task{ID: "c", ContextID: "ctx", AgentID: "a", State: store.StateWorking}
+	if err := writer.Apply(ctx, store.Change{TaskID: "c", CreateTask: task, Events: events("c", 1, 2)}); err != nil {
+		t.Fatalf("Apply create with events 1..2: %v", err)
+	}
+	if err := writer.Apply(ctx, store.Change{Events: events("other", 1, 1)}); err != nil {
+		t.Fatalf("Apply other 1..1: %v", err)
+	}
+	wantWakeup(t, got, wakeup{"other", 1})
+	if err := writer.Apply(ctx, store.Change{Events: events("c", 3, 3)}); err != nil {
+		t.Fatalf("Apply c 3..3: %v", err)
+	}
+	wantWakeup(t, got, wakeup{"c", 3})
+}

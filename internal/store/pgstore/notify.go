@@ -40,13 +40,21 @@ func newNotifier(pool *pgxpool.Pool) *notifier {
 
 // add queues a wake-up per run (the newest last seq wins) and starts a
 // sender unless one runs.
-func (n *notifier) add(runs []runAppend) {
-	if len(runs) == 0 {
+//
+// The run a change creates (created) is left out: a run is first written
+// by the change that creates it, and no reader anywhere can wait for a run
+// before that commit (its id is the server's, handed out after it), so a
+// wake-up would cost a transaction and wake nobody. A blocking send whose
+// run is written once then costs one transaction, not two.
+func (n *notifier) add(runs []runAppend, created string) {
+	if len(runs) == 0 || len(runs) == 1 && runs[0].runID == created {
 		return
 	}
 	n.mu.Lock()
 	for _, r := range runs {
-		n.pending[r.runID] = max(n.pending[r.runID], r.to)
+		if r.runID != created {
+			n.pending[r.runID] = max(n.pending[r.runID], r.to)
+		}
 	}
 	start := !n.busy
 	if start {

@@ -31,6 +31,14 @@ type plan struct {
 	leaseExpires time.Time
 }
 
+// created is the id of the task (and run) p creates, "" if none.
+func (p *plan) created() string {
+	if p.create == nil {
+		return ""
+	}
+	return p.create.ID
+}
+
 func (p *plan) empty() bool {
 	return p.key == nil && p.create == nil && p.update == nil && len(p.contexts) == 0 && len(p.runs) == 0 && p.lease == nil && p.release == nil && len(p.checkpoints) == 0
 }
