@@ -225,26 +225,22 @@ func TestStoreOutageHidesItsCause(t *testing.T) {
 	wantNoDatabaseDetails(t, "JSON-RPC error", string(body))
 
 	// A send does not hang on the database: a retryable 503 within the
-	// submission's patience.
-	began := time.Now()
-	res = a.postJSON(t, c, "/v1/agents/echo/messages?wait=false", `{"text": "while down"}`)
-	body, _ = io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
-		t.Errorf("send during the outage: %d after %v, want 503 with Retry-After", res.StatusCode, time.Since(began))
+	// submission's patience. So is a blocking send in a new conversation:
+	// once the replica has found the store unreachable (its lease sweep,
+	// every second), its create is no longer left for the run's end.
+	for _, send := range []struct{ what, path string }{
+		{"send", "/v1/agents/echo/messages?wait=false"},
+		{"blocking send", "/v1/agents/echo/messages"},
+	} {
+		began := time.Now()
+		res = a.postJSON(t, c, send.path, `{"text": "while down"}`)
+		body, _ = io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+			t.Errorf("%s during the outage: %d after %v, want 503 with Retry-After", send.what, res.StatusCode, time.Since(began))
+		}
+		wantNoDatabaseDetails(t, send.what+" problem", string(body))
 	}
-	wantNoDatabaseDetails(t, "send problem", string(body))
-	// So is a blocking send in a new conversation: once the replica has
-	// found the store unreachable (its lease sweep, every second), its
-	// create is no longer left for the run's end.
-	began = time.Now()
-	res = a.postJSON(t, c, "/v1/agents/echo/messages", `{"text": "while down, blocking"}`)
-	body, _ = io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
-		t.Errorf("blocking send during the outage: %d after %v, want 503 with Retry-After", res.StatusCode, time.Since(began))
-	}
-	wantNoDatabaseDetails(t, "blocking send problem", string(body))
 	res = a.get(t, "/readyz")
 	body, _ = io.ReadAll(res.Body)
 	res.Body.Close()

@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/pgtest"
 	"agentd/internal/store"
+	"agentd/internal/store/pgstore"
 )
 
 // waitLimit bounds every wait for a notification.
@@ -45,6 +46,17 @@ func listen(t *testing.T, s interface {
 	return got
 }
 
+// listening is a store listening, subscribed, and another store (as on
+// another replica) to write with.
+func listening(t *testing.T) (writer *pgstore.Store, got <-chan wakeup) {
+	t.Helper()
+	dsn := pgtest.DSN(t)
+	listener, writer := openDSN(t, dsn), openDSN(t, dsn)
+	got = listen(t, listener)
+	wantWakeup(t, got, wakeup{"", 0}) // subscribed
+	return writer, got
+}
+
 func next(t *testing.T, got <-chan wakeup, what string) wakeup {
 	t.Helper()
 	select {
@@ -67,10 +79,7 @@ func wantWakeup(t *testing.T, got <-chan wakeup, want wakeup) {
 // replica): once per Apply, with the run and its last seq, and never for
 // an Apply that failed.
 func TestListenWakesOnAnotherStoresApply(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	listener, writer := openDSN(t, dsn), openDSN(t, dsn)
-	got := listen(t, listener)
-	wantWakeup(t, got, wakeup{"", 0}) // subscribed
+	writer, got := listening(t)
 
 	ctx := t.Context()
 	apply := func(c store.Change) error { return writer.Apply(ctx, c) }
@@ -117,10 +126,7 @@ func TestListenReconnects(t *testing.T) {
 // The change that creates a run wakes nobody for it: no reader can wait
 // for a run before it exists. Its later appends do.
 func TestListenSkipsTheCreatingApply(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	listener, writer := openDSN(t, dsn), openDSN(t, dsn)
-	got := listen(t, listener)
-	wantWakeup(t, got, wakeup{"", 0}) // subscribed
+	writer, got := listening(t)
 
 	ctx := t.Context()
 	task := &store.Task{ID: "c", ContextID: "ctx", AgentID: "a", State: store.StateWorking}
