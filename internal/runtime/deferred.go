@@ -26,11 +26,10 @@ const (
 // deferrable says whether x's create may wait for the run's first write
 // (runlog.Deferred): the caller awaits the run on this request (a
 // blocking send, a stream), the task starts at once in a context this
-// submission opened — so no other
-// request can name the task, its context or its key before the caller
-// hears of it — the user message reads back as it is (the attempt
-// starts from it rather than from the transcript it is not yet in:
-// history), and the store is durable (a volatile store writes in memory:
+// submission opened — so no other request can name the task, its context
+// or its key before the caller hears of it — the user message reads back
+// as it is (the attempt starts from it rather than from the transcript it
+// is not yet in: history), and the store is durable (a volatile store writes in memory:
 // nothing to save) and was not found unreachable within a lease period
 // (recentStoreTrouble: the lease sweep looks every second): while it is
 // down a send is refused with a 503 after submitPatience, as ever, rather
@@ -54,10 +53,8 @@ func (x *execution) deferCreate(c store.Change, await Await, evs []stateEvent) e
 	}, entries(evs)...)
 	if err != nil {
 		x.durable = nil
-		return err
 	}
-	x.deferred = true
-	return nil
+	return err
 }
 
 // mergeCreate folds a run's deferred create into next, the run's first

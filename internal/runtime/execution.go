@@ -74,11 +74,10 @@ type execution struct {
 	// stores. newContext says it also opened the context, which then holds
 	// only that message when the attempt starts (see history).
 	createdTask, newContext bool
-	// deferred says the task's create waits for the run's first write
-	// (deferCreate): the attempt takes no lease of its own; durable is
-	// closed once the create is stored.
-	deferred bool
-	durable  chan struct{}
+	// durable is set when the task's create waits for the run's first
+	// write (deferCreate), and closed once it is stored; such an attempt
+	// takes no lease of its own.
+	durable chan struct{}
 	// finished says finish stored the attempt's outcome, with the
 	// transcript messages stored; final is the task as the store then
 	// held it, which blocking callers of a run that ended are answered
@@ -214,7 +213,7 @@ func (x *execution) run() {
 	x.mu.Lock()
 	leased := x.lease.RunID != ""
 	x.mu.Unlock()
-	if !leased && !x.deferred {
+	if !leased && x.durable == nil {
 		if err := x.acquire(); err != nil {
 			r.log.WarnContext(x.logContext(), "run not started here: no lease", "run_id", x.runID, "err", err)
 			return
