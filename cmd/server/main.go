@@ -124,7 +124,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	if f.printConfig {
-		_, err := os.Stdout.Write(config.Demo())
+		_, err := fmt.Fprintf(os.Stdout, "%s%s", printedDemoNote, config.Demo())
 		return err
 	}
 	if f.writeDemoDir != "" {
@@ -273,6 +273,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	log.Info("stopped")
 	return nil
 }
+
+// printedDemoNote heads the printed demo configuration: it refers to files
+// (the refund agent's flow directory) that printing cannot carry.
+const printedDemoNote = `# agentd's embedded demo configuration, for reading. It refers to files
+# beside it (the refund agent's flow, flows/refund/*.md) that are not
+# printed here: to start a server from it, write it with its files by
+#   bin/server --write-demo-config DIR && bin/server --config DIR/agentd.yaml
+`
 
 // checkExposure refuses to listen beyond loopback without authentication
 // unless explicitly allowed.

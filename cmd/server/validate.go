@@ -84,19 +84,23 @@ func isWorkflowFile(_ string, isDir bool, doc map[string]any) bool {
 }
 
 func checkWorkflowFile(path string) []string {
-	_, err := graph.Load(path)
+	w, err := graph.Load(path)
+	var lines []string
 	var ps graph.Problems
-	if errors.As(err, &ps) {
-		lines := make([]string, len(ps))
-		for i, p := range ps {
-			lines[i] = p.String()
+	switch {
+	case errors.As(err, &ps):
+		for _, p := range ps {
+			lines = append(lines, p.String())
 		}
-		return lines
+	case err != nil:
+		lines = append(lines, err.Error())
 	}
-	if err != nil {
-		return []string{err.Error()}
+	if w != nil {
+		for _, p := range w.Warnings() {
+			lines = append(lines, "warning: "+p.String())
+		}
 	}
-	return nil
+	return lines
 }
 
 func isConfigFile(_ string, isDir bool, doc map[string]any) bool {

@@ -22,6 +22,10 @@ func TestValidateCommand(t *testing.T) {
 	good := write("good.yaml", "name: ok\nsteps:\n  - id: a\n  - id: b\n    dependsOn: [a]\n")
 	bad := write("bad.json", `{"name": "bad", "steps": [{"id": "a", "dependsOn": ["reserch"]}, {"id": "b", "timeout": "5"}]}`)
 	other := write("other.yaml", "hello: world\n")
+	// zenflow's own valid case step-contextfiles: its files are read when
+	// the step runs.
+	contextFiles := write("context.yaml", "name: context-aware-review\nagents:\n  reviewer:\n    description: Reviews code\n"+
+		"steps:\n  - id: review\n    agent: reviewer\n    contextFiles: [docs/coding-standards.md, .golangci.yml]\n")
 	spec := filepath.Join("..", "..", "internal", "engine", "graph", "testdata", "examples", "include-reuse.yaml")
 
 	cases := []struct {
@@ -36,6 +40,10 @@ func TestValidateCommand(t *testing.T) {
 			bad + ": steps[1].timeout: not a duration",
 		}},
 		{"unknown kind", []string{other}, true, []string{other + ": not a workflow"}},
+		{"context files missing until run time warn", []string{contextFiles}, false, []string{
+			contextFiles + `: warning: steps[0].contextFiles[0]: "docs/coding-standards.md" does not exist (yet)`,
+			contextFiles + `: warning: steps[0].contextFiles[1]: ".golangci.yml" does not exist (yet)`,
+		}},
 		{"missing file", []string{filepath.Join(dir, "nope.yaml")}, true, []string{"nope.yaml: stat"}},
 	}
 	for _, c := range cases {

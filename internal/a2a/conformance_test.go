@@ -238,16 +238,31 @@ func TestConformanceConversations(t *testing.T) {
 	}
 }
 
-// tck-message-response streams its reply; tck-stream-basic paces its
-// updates so that a second subscriber attaches while it runs and sees it
-// complete.
+// TestConformanceMessageOnlyStream (test kit STREAM-MSG-001): a streaming
+// send the agent answers with a Message streams that Message alone — no
+// Task, no updates — on every binding and version.
+func TestConformanceMessageOnlyStream(t *testing.T) {
+	e := newEnv(t)
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			c := e.client(t, "conformance", b)
+			evs := collect(t, c.SendStreamingMessage(ctxT(t), sendReq("tck-message-response")))
+			if len(evs) != 1 {
+				t.Fatalf("stream %v, want one Message", shape(evs))
+			}
+			m, ok := evs[0].(*a2a.Message)
+			if !ok || m.Role != a2a.MessageRoleAgent || len(m.Parts) != 1 || m.Parts[0].Text() != "Direct message response" {
+				t.Fatalf("final event %#v, want the agent's Message", evs[0])
+			}
+		})
+	}
+}
+
+// tck-stream-basic paces its updates so that a second subscriber attaches
+// while it runs and sees it complete.
 func TestConformanceStreams(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(t, "conformance", bindings[0])
-	evs := collect(t, c.SendStreamingMessage(ctxT(t), sendReq("tck-message-response")))
-	if got := answerText(evs); got != "Direct message response" {
-		t.Fatalf("tck-message-response streamed %q (%v), want the reply's tokens", got, shape(evs))
-	}
 	var second []a2a.Event
 	for ev, err := range c.SendStreamingMessage(ctxT(t), sendReq("tck-stream-basic")) {
 		if err != nil {

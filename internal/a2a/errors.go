@@ -71,12 +71,8 @@ func toA2AError(ctx context.Context, err error) error {
 		// The cause may name hosts, users or drivers: it goes to the
 		// log, the client gets what it can act on.
 		logctx.From(ctx).WarnContext(ctx, "a2a request failed", "class", errdefs.ClassOf(err), "err", err)
-		if errdefs.ClassOf(err) == errdefs.ClassNotAvailable {
-			return a2a.NewError(code, errdefs.UnavailableDetail)
-		}
-		return a2a.NewError(code, "internal error; see the server log")
 	}
-	return a2a.NewError(code, err.Error())
+	return a2a.NewError(code, errdefs.ClientText(err))
 }
 
 // errTaskNotFound is the answer for a task that does not exist or belongs

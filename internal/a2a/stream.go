@@ -26,6 +26,7 @@ const streamIdle = time.Minute
 // reach the client as direct errors (see deferredWriter).
 func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
+		yield = clientErrors(ctx, yield)
 		openStream(ctx)
 		if err := h.streamable(); err != nil {
 			yield(nil, err)
@@ -37,6 +38,15 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 		}
 		n, err := historyLength(cfg.HistoryLength, DefaultHistoryLength)
 		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if h.answersDirectly(req) {
+			res, err := h.SendMessage(ctx, req)
+			if err == nil {
+				yield(res.(a2a.Event), nil) // a Message alone, or the Task it became
+				return
+			}
 			yield(nil, err)
 			return
 		}
@@ -96,6 +106,7 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 // completed. Without a cursor a terminal task is -32004.
 func (h *handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
+		yield = clientErrors(ctx, yield)
 		openStream(ctx)
 		if err := h.subscribe(ctx, req, yield); err != nil {
 			yield(nil, err)
@@ -269,4 +280,27 @@ func (h *handler) streamable() error {
 		return a2a.NewError(a2a.ErrUnsupportedOperation, "agent "+h.agent.ID+" does not stream (capabilities.streaming is false)")
 	}
 	return nil
+}
+
+// clientErrors passes every error a stream yields through toA2AError, the
+// one place that decides what a client may read of it: an error found
+// mid-stream (the store gone while following the log) names nothing
+// internal, like the answer to a plain request.
+func clientErrors(ctx context.Context, yield func(a2a.Event, error) bool) func(a2a.Event, error) bool {
+	return func(ev a2a.Event, err error) bool {
+		return yield(ev, toA2AError(ctx, err))
+	}
+}
+
+// answersDirectly reports whether a streaming send opens a task whose
+// answer the agent says will be a Message (engine.DirectAnswerer). The
+// spec's stream is then that one Message, so the send is answered as a
+// blocking one — there is no task to follow. Without a taskId only: a
+// message to a task in progress continues the task.
+func (h *handler) answersDirectly(req *a2a.SendMessageRequest) bool {
+	if req.Message == nil || req.Message.TaskID != "" || (req.Config != nil && req.Config.PushConfig != nil) {
+		return false
+	}
+	msg, err := fromMessage(req.Message)
+	return err == nil && h.agent.AnswersDirectly(msg)
 }

@@ -93,12 +93,11 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Ready != nil {
 		if err := s.opts.Ready(r.Context()); err != nil {
-			reason := err.Error()
 			if !errdefs.IsPublic(err) {
 				// The cause names the database; it is for the log.
 				s.opts.Logger.Warn("not ready", "err", err)
-				reason = errdefs.UnavailableDetail
 			}
+			reason := errdefs.ClientText(errdefs.NotAvailable(err))
 			w.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "not ready", "reason": reason})
 			return

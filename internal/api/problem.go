@@ -86,9 +86,8 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// The cause may name hosts, users or drivers: it goes to the
 		// log, the client gets what it can act on.
 		logctx.From(r.Context()).WarnContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "class", class, "err", err)
-		p.Detail = "internal error; see the server log"
+		p.Detail = errdefs.ClientText(err)
 		if class == errdefs.ClassNotAvailable {
-			p.Detail = errdefs.UnavailableDetail
 			w.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"agentd/internal/errdefs"
+	"agentd/internal/logctx"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
 )
@@ -77,7 +79,10 @@ func streamRun(ctx context.Context, s *sseWriter, st *runtime.Stream, heartbeat 
 		evs, err := st.Next(ctx, 512, heartbeat)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-				_ = s.comment("error: " + err.Error())
+				if !errdefs.IsPublic(err) {
+					logctx.From(ctx).WarnContext(ctx, "event stream ended by an error", "err", err)
+				}
+				_ = s.comment("error: " + errdefs.ClientText(err))
 			}
 			return
 		}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -60,6 +61,10 @@ func (c *Config) loadFlows(dir files) error {
 			continue
 		}
 		f, problems, err := dir.checkFlow(a.Flow)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("agents[%d].flow: %q does not exist: a flow's path resolves against the configuration file's directory "+
+				"(the demo's flows are written beside its configuration by `server --write-demo-config DIR`)", i, a.Flow)
+		}
 		if err == nil {
 			err = problems.Err(a.Flow)
 		}

@@ -178,6 +178,27 @@ func IsPublic(err error) bool {
 	return c != ClassNotAvailable && c != ClassInternal
 }
 
+// InternalDetail is all a client is told of an Internal error that is not
+// Public.
+const InternalDetail = "internal error; see the server log"
+
+// ClientText is what a client may read of err, on every face and inside
+// every stream: its message when IsPublic, else a text that names nothing
+// internal (no store, user, database, host or port). It is the one place
+// that decides; a caller that hides a cause logs it first.
+func ClientText(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case IsPublic(err):
+		return err.Error()
+	case ClassOf(err) == ClassNotAvailable:
+		return UnavailableDetail
+	default:
+		return InternalDetail
+	}
+}
+
 type publicError struct{ error }
 
 func (e *publicError) Unwrap() error { return e.error }

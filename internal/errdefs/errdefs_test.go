@@ -86,3 +86,23 @@ func TestWithFieldKeepsTheClass(t *testing.T) {
 		t.Fatal("nil or plain errors gained a field")
 	}
 }
+
+func TestClientTextNamesNothingInternal(t *testing.T) {
+	cause := errors.New("pgstore: failed to connect to user=postgres database=postgres: 127.0.0.1:5432")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{NotAvailable(cause), UnavailableDetail},
+		{Internal(cause), InternalDetail},
+		{cause, InternalDetail},
+		{fmt.Errorf("read events: %w", NotAvailable(cause)), UnavailableDetail},
+		{Public(NotAvailable(errors.New("this replica is shutting down"))), "this replica is shutting down"},
+		{Validationf("context_id: %q is not a UUID", "x"), `context_id: "x" is not a UUID`},
+	} {
+		if got := ClientText(c.err); got != c.want {
+			t.Errorf("ClientText(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}

@@ -55,6 +55,13 @@ func (e *Engine) CanResume(cp engine.Checkpoint) error {
 }
 
 // Execute runs one attempt.
+// AnswersDirectly: tck-message-response is answered with a Message, not a
+// Task (engine.DirectAnswerer), so that an A2A stream carries that Message
+// alone.
+func (e *Engine) AnswersDirectly(msg model.Message) bool {
+	return behaviour(strings.TrimSpace(msg.Text())) == "tck-message-response"
+}
+
 func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, board *engine.Board) (out *engine.Board, err error) {
 	if err := engine.ValidateResume(run); err != nil {
 		return board, err

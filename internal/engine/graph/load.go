@@ -3,7 +3,9 @@ package graph
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,6 +23,9 @@ import (
 func Load(path string) (*Workflow, error) {
 	var ps problems
 	w := loadFile(path, 0, &ps)
+	if w != nil {
+		w.warnings = ps.warnings
+	}
 	return w, ps.err()
 }
 
@@ -35,6 +40,7 @@ func ParseIn(data []byte, dir string) (*Workflow, error) {
 		if len(ps.list) == 0 {
 			w.resolve(dir, 0, &ps)
 		}
+		w.warnings = ps.warnings
 	}
 	return w, ps.err()
 }
@@ -81,7 +87,10 @@ func (w *Workflow) resolveSteps(path string, steps []*Step, depth int, ps *probl
 		s.files = nil
 		for j, f := range s.ContextFiles {
 			full, err := w.attachment(f)
-			if err != nil {
+			switch {
+			case errors.Is(err, errNotYet):
+				ps.warn(index(p, "contextFiles", j), CodeFileRef, "%v", err)
+			case err != nil:
 				ps.add(index(p, "contextFiles", j), CodeFileRef, "%v", err)
 			}
 			s.files = append(s.files, full)
@@ -113,6 +122,7 @@ func (w *Workflow) include(p string, s *Step, depth int, ps *problems) {
 	var sub problems
 	s.sub = loadFile(w.path(ref), depth+1, &sub)
 	ps.list = append(ps.list, prefixed(at, sub.list)...)
+	ps.warnings = append(ps.warnings, prefixed(at, sub.warnings)...)
 	if s.sub == nil || len(sub.list) > 0 {
 		s.sub = nil
 		return
@@ -155,6 +165,11 @@ func (w *Workflow) fileRef(v string) (string, error) {
 }
 
 // attachment checks a context file and returns its full path.
+// errNotYet is a context file that does not exist when the workflow is
+// loaded: the spec reads context files when their step runs, so it may
+// yet appear; validation warns, the step fails if it is still missing.
+var errNotYet = errors.New("does not exist (yet): the step that reads it fails unless it exists when the step runs")
+
 func (w *Workflow) attachment(rel string) (string, error) {
 	if w.dir == "" {
 		return "", fmt.Errorf("%q: an inline workflow cannot reference files", rel)
@@ -162,6 +177,8 @@ func (w *Workflow) attachment(rel string) (string, error) {
 	full := w.path(rel)
 	fi, err := os.Stat(full)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return full, fmt.Errorf("%q %w", rel, errNotYet)
 	case err != nil:
 		return full, fmt.Errorf("%q: %v", rel, err)
 	case fi.IsDir():
@@ -194,7 +211,10 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is a directory", path)
 	}
 	if fi.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d allowed", path, fi.Size(), limit)
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d allowed: %w", path, fi.Size(), limit, errTooLarge)
 	}
 	return os.ReadFile(path)
 }
+
+// errTooLarge marks a file over its size limit.
+var errTooLarge = errors.New("file too large")

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every reference workflow of the spec loads, file references and
@@ -91,7 +92,6 @@ steps:
 	for _, want := range []string{
 		"agents.w.prompt: open " + filepath.Join(dir, "prompts/missing.md"),
 		"steps[0].instructions: open " + filepath.Join(dir, "nowhere.md"),
-		`steps[0].contextFiles[0]: "docs/none.txt"`,
 		"steps[1].include(sub/other.yaml).steps[0].dependsOn[0]: unknown step \"zz\"",
 		"steps[2].include(absent.yaml): open",
 		"includes nest more than 5 deep",
@@ -99,5 +99,51 @@ steps:
 		if !strings.Contains(ps.Error(), want) {
 			t.Errorf("problems lack %q:\n%v", want, ps)
 		}
+	}
+}
+
+// TestMissingContextFileWarnsThenFailsItsStep: zenflow's spec reads
+// contextFiles when their step runs (its case step-contextfiles is valid
+// though the files do not exist), so Load only warns of a missing one; the
+// step that reads it fails naming the file as the workflow does, while it
+// is missing, and runs once it exists.
+func TestMissingContextFileWarnsThenFailsItsStep(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "review.yaml")
+	doc := "name: review\nsteps:\n  - id: review\n    instructions: Review it\n    contextFiles: [docs/standards.md]\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load refused a workflow whose context file does not exist yet: %v", err)
+	}
+	if ws := w.Warnings(); len(ws) != 1 || ws[0].Path != "steps[0].contextFiles[0]" || !strings.Contains(ws[0].Message, `"docs/standards.md" does not exist`) {
+		t.Fatalf("warnings %v, want one for steps[0].contextFiles[0]", ws)
+	}
+	agents := newFakeAgents(nil)
+	e, err := New(Config{Workflow: w, Agents: agents, AgentID: "wf", RetryBackoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = execute(t, e, "please")
+	if err == nil || !strings.Contains(err.Error(), `step "review": context file "docs/standards.md" does not exist`) || strings.Contains(err.Error(), dir) {
+		t.Fatalf("run with the file missing: %v, want the step failed naming the file (and not the server's directory)", err)
+	}
+	if _, called := agents.callOf("review"); called {
+		t.Error("the step's agent ran without its context file")
+	}
+
+	if err := os.MkdirAll(filepath.Join(dir, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "docs", "standards.md"), []byte("Use tabs."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := execute(t, e, "please"); err != nil {
+		t.Fatalf("run once the file exists: %v", err)
+	}
+	if c, ok := agents.callOf("review"); !ok || !strings.Contains(c.Prompt, "## Context file standards.md\nUse tabs.") {
+		t.Errorf("prompt %q lacks the context file", c.Prompt)
 	}
 }

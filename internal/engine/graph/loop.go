@@ -57,7 +57,11 @@ func (x *execution) iteration(ctx context.Context, sc *scope, s *Step, itID, ext
 	}
 	return x.unit(ctx, itID, "iteration", s.Agent, func(ctx context.Context) (*StepResult, error) {
 		single := &scope{wf: sc.wf, steps: sc.steps, prefix: sc.prefix, request: sc.request, inherited: sc.inherited + extra}
-		return x.runAgent(ctx, sc, s, itID, 1, s.Agent, s.Model, x.prompt(single, s))
+		prompt, err := x.prompt(single, s)
+		if err != nil {
+			return nil, err
+		}
+		return x.runAgent(ctx, sc, s, itID, 1, s.Agent, s.Model, prompt)
 	})
 }
 

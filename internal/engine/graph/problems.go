@@ -80,11 +80,17 @@ const (
 	CodeTooLarge            = "too_large"
 )
 
-// problems collects Problems while a document is checked.
-type problems struct{ list Problems }
+// problems collects Problems while a document is checked, and warnings:
+// what may still go wrong when the workflow runs but does not make the
+// document invalid.
+type problems struct{ list, warnings Problems }
 
 func (ps *problems) add(path, code, format string, args ...any) {
 	ps.list = append(ps.list, Problem{Path: path, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func (ps *problems) warn(path, code, format string, args ...any) {
+	ps.warnings = append(ps.warnings, Problem{Path: path, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 // err returns the collected problems as an error, or nil.

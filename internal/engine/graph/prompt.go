@@ -2,18 +2,24 @@ package graph
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"agentd/internal/errdefs"
 )
 
 // prompt assembles the user message of an agent step (spec "Data
 // Passing"): the instructions, the user's request, each completed
 // dependency's content and result, what the scope passes down (forEach
 // item, previous iteration, the enclosing step's dependencies) and the
-// context files.
-func (x *execution) prompt(sc *scope, s *Step) string {
+// context files. A context file that cannot be read fails the step,
+// naming the file as the workflow does (the spec resolves them when the
+// step runs; validation only warns of one missing then).
+func (x *execution) prompt(sc *scope, s *Step) (string, error) {
 	var b strings.Builder
 	text := s.text
 	if text == "" {
@@ -28,10 +34,14 @@ func (x *execution) prompt(sc *scope, s *Step) string {
 	}
 	b.WriteString(x.depsContext(sc, s))
 	b.WriteString(sc.inherited)
-	for _, f := range s.files {
-		b.WriteString(contextFile(f))
+	for i, f := range s.files {
+		section, err := contextFile(f)
+		if err != nil {
+			return "", errdefs.NotFoundf("step %q: context file %q %v", s.ID, s.ContextFiles[i], err)
+		}
+		b.WriteString(section)
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // depsContext is the content (and result) of s's completed dependencies.
@@ -62,15 +72,20 @@ func itemContext(item any, index int) string {
 
 // contextFile is one context file's section. Text is inlined; other
 // files are named with their size (the step's agent has no use for raw
-// bytes in a text prompt).
-func contextFile(path string) string {
+// bytes in a text prompt). The error says why the file cannot be read
+// without naming the server's directories.
+func contextFile(path string) (string, error) {
 	b, err := readLimited(path, MaxAttachmentSizeBytes)
 	name := filepath.Base(path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", errors.New("does not exist")
+	case errors.Is(err, errTooLarge):
+		return "", fmt.Errorf("is larger than the %d bytes allowed", MaxAttachmentSizeBytes)
 	case err != nil:
-		return fmt.Sprintf("\n\n## Context file %s\n(unreadable: %v)", name, err)
+		return "", errors.New("cannot be read")
 	case !utf8.Valid(b) || strings.ContainsRune(string(b), 0):
-		return fmt.Sprintf("\n\n## Context file %s\n(binary file, %d bytes)", name, len(b))
+		return fmt.Sprintf("\n\n## Context file %s\n(binary file, %d bytes)", name, len(b)), nil
 	}
-	return fmt.Sprintf("\n\n## Context file %s\n%s", name, b)
+	return fmt.Sprintf("\n\n## Context file %s\n%s", name, b), nil
 }

@@ -25,7 +25,14 @@ type Workflow struct {
 	// dir is the directory file references resolve against ("" when the
 	// document was parsed without one).
 	dir string
+	// warnings are what loading found that may fail a run but does not
+	// make the document invalid (Warnings).
+	warnings Problems
 }
+
+// Warnings lists what loading found that may still fail a run without
+// making the document invalid: a context file missing when it was loaded.
+func (w *Workflow) Warnings() Problems { return w.warnings }
 
 // Agent is a named agent of a workflow (spec §3).
 type Agent struct {

@@ -97,7 +97,10 @@ func (x *execution) attempt(ctx context.Context, sc *scope, s *Step, id string, 
 	case s.Loop != nil:
 		r, err = x.runLoop(stepCtx, sc, s, id)
 	default:
-		r, err = x.runAgent(stepCtx, sc, s, id, n, s.Agent, s.Model, x.prompt(sc, s))
+		var prompt string
+		if prompt, err = x.prompt(sc, s); err == nil {
+			r, err = x.runAgent(stepCtx, sc, s, id, n, s.Agent, s.Model, prompt)
+		}
 	}
 	if err != nil && ctx.Err() == nil && errors.Is(stepCtx.Err(), context.DeadlineExceeded) {
 		err = errdefs.Timeoutf("step %q: timed out after %s", id, timeout)
