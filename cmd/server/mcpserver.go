@@ -1,0 +1,21 @@
+package main
+
+import (
+	"log/slog"
+
+	"github.com/go-chi/chi/v5"
+
+	"agentd/internal/config"
+	"agentd/internal/mcpserver"
+	"agentd/internal/runtime"
+)
+
+// mountMCP serves every agent as an MCP tool on router: /mcp lists them
+// all, /mcp/agents/{id} one. The routes sit behind the same edge
+// (authentication, limits, telemetry) as every other.
+func mountMCP(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *slog.Logger) {
+	mcpserver.New(rt, mcpserver.Options{
+		MaxBodyBytes: cfg.Server.MaxBodyBytes,
+		Logger:       log,
+	}).Mount(router)
+}
