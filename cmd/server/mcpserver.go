@@ -12,10 +12,13 @@ import (
 
 // mountMCP serves every agent as an MCP tool on router: /mcp lists them
 // all, /mcp/agents/{id} one. The routes sit behind the same edge
-// (authentication, limits, telemetry) as every other.
-func mountMCP(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *slog.Logger) {
-	mcpserver.New(rt, mcpserver.Options{
+// (authentication, limits, telemetry) as every other. stop ends the
+// legacy sessions clients left open.
+func mountMCP(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *slog.Logger) (stop func()) {
+	s := mcpserver.New(rt, mcpserver.Options{
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
 		Logger:       log,
-	}).Mount(router)
+	})
+	s.Mount(router)
+	return s.Close
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"agentd/internal/api"
 	"agentd/internal/config"
 	"agentd/internal/engine/conformance"
 	"agentd/internal/mcpserver"
@@ -57,11 +58,14 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	mcpserver.New(rt, mcpserver.Options{}).Mount(r)
+	api.New(rt, api.Options{}).Mount(r) // a call's run, seen on REST
+	ms := mcpserver.New(rt, mcpserver.Options{})
+	ms.Mount(r)
 	srv := httptest.NewServer(r)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
+		ms.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		_ = rt.Shutdown(ctx)

@@ -37,7 +37,9 @@ func TestProgressStreamsTokens(t *testing.T) {
 		}
 		return strings.TrimSpace(tokens)
 	}
-	notes := p.until(t, func(notes []*mcp.ProgressNotificationParams) bool { return tokensOf(notes) == "tok1 tok2 tok3 tok4 tok5" })
+	notes := p.until(t, func(notes []*mcp.ProgressNotificationParams) bool {
+		return tokensOf(notes) == "tok1 tok2 tok3 tok4 tok5"
+	})
 	if tokens := tokensOf(notes); tokens != "tok1 tok2 tok3 tok4 tok5" {
 		t.Fatalf("progress tokens %q", tokens)
 	}
@@ -48,7 +50,9 @@ func TestProgressStreamsTokens(t *testing.T) {
 		}
 		seen[n.Progress] = true
 	}
-	if !slices.ContainsFunc(notes, func(n *mcp.ProgressNotificationParams) bool { return strings.HasPrefix(n.Message, "run ") && n.Progress == 0 }) {
+	if !slices.ContainsFunc(notes, func(n *mcp.ProgressNotificationParams) bool {
+		return strings.HasPrefix(n.Message, "run ") && n.Progress == 0
+	}) {
 		t.Fatalf("no \"run … started\" notification at progress 0: %+v", notes[0])
 	}
 }

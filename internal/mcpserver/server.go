@@ -186,3 +186,18 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 // method needs (the implementation-defined range, as A2A's -31403 is not
 // MCP's).
 const codeForbidden = -32003
+
+// Close ends the legacy sessions still open (a client need not end its
+// own), which ends the calls they carry; their runs go on. Call it once
+// the HTTP server no longer serves the routes.
+func (s *Server) Close() {
+	servers := []*mcp.Server{s.all}
+	for _, srv := range s.perAgent {
+		servers = append(servers, srv)
+	}
+	for _, srv := range servers {
+		for ss := range srv.Sessions() {
+			_ = ss.Close()
+		}
+	}
+}
