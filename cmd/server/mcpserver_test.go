@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Federation over MCP, end to end: a loop agent of one agentd server
+// calls another agentd server's assistant through its MCP endpoint (the
+// existing mcp_servers tool config, with an API key of the second
+// server's tenant acme as the MCP bearer token). The call is an ordinary
+// run on the second server, in acme's tenant; the endpoint refuses a
+// caller without a key.
+
+const mcpPeerConfig = `
+providers:
+  host:
+    type: scripted
+    rules:
+      - {after_tool: '*', reply: 'The peer said: {{.ToolResult}}'}
+      - {match: '^ask the peer (.+)$', tool_calls: [{name: peer__assistant, arguments: '{"message": {{index .Groups 1 | json}}}'}]}
+      - {reply: 'Say "ask the peer X".'}
+agents:
+  - id: host
+    engine: loop
+    provider: host
+    mcp_servers:
+      - name: peer
+        url: %s/mcp/agents/assistant
+        headers: {Authorization: 'Bearer ${PEER_KEY}'}
+`
+
+func TestAgentUsesAnotherServersAgentOverMCP(t *testing.T) {
+	peer := startWithAuth(t, "", authYAML)
+	if r := peer.call(t, "", http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`); r.status != http.StatusUnauthorized {
+		t.Fatalf("/mcp without a key: %d %s", r.status, r.body)
+	}
+	env := func(k string) string {
+		if k == "PEER_KEY" {
+			return acmeKey
+		}
+		return ""
+	}
+	host := startEnv(t, env, "--config", writeYAML(t, fmt.Sprintf(mcpPeerConfig, peer.base)))
+	_, run := host.postJSONRun(t, "/v1/agents/host/messages", `{"text":"ask the peer calculate 2*(3+4)"}`)
+	if run.Status != "completed" || run.lastText() != "The peer said: The result is 14." {
+		t.Fatalf("host over MCP: %s %q", run.Status, run.lastText())
+	}
+
+	var acme, globex struct {
+		Runs []struct {
+			AgentID string `json:"agent_id"`
+			Status  string `json:"status"`
+		} `json:"runs"`
+	}
+	peer.call(t, acmeKey, http.MethodGet, "/v1/runs", "").json(t, &acme)
+	peer.call(t, globexKey, http.MethodGet, "/v1/runs", "").json(t, &globex)
+	if len(acme.Runs) != 1 || acme.Runs[0].AgentID != "assistant" || acme.Runs[0].Status != "completed" || len(globex.Runs) != 0 {
+		t.Fatalf("the peer's runs: acme %+v, globex %+v; want the one call, in acme's tenant", acme.Runs, globex.Runs)
+	}
+}
+
+// keyed adds an API key to every request of an MCP client.
+type keyed struct{ key string }
+
+func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+k.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// mcpSession connects the go-sdk client to s's /mcp with key.
+func mcpSession(t *testing.T, s *server, key string) (*mcp.ClientSession, error) {
+	c := mcp.NewClient(&mcp.Implementation{Name: "agentd-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: keyed{key}}}, nil)
+	if err == nil {
+		t.Cleanup(func() { _ = cs.Close() })
+	}
+	return cs, err
+}
+
+// The bearer token's tenant and scopes hold on /mcp: a key without
+// agents:read lists no tools, and one tenant cannot answer another's run.
+func TestMCPScopesAndTenants(t *testing.T) {
+	s := startWithAuth(t, "", authYAML)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	reader, err := mcpSession(t, s, readerKey)
+	if err == nil {
+		_, err = reader.ListTools(ctx, nil)
+	}
+	if err == nil || !strings.Contains(err.Error(), "needs the scope agents:read") {
+		t.Fatalf("tools/list with a runs:read key: %v", err)
+	}
+	acme, err := mcpSession(t, s, acmeKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := acme.CallTool(ctx, &mcp.CallToolParams{Name: "conformance", Arguments: map[string]any{"message": "tck-input-required"}})
+	if err != nil || res.Meta["agentd/status"] != "input-required" {
+		t.Fatalf("acme's call: %v %v", res, err)
+	}
+	globex, err := mcpSession(t, s, globexKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = globex.CallTool(ctx, &mcp.CallToolParams{Name: "conformance", Arguments: map[string]any{"message": "mine now", "run_id": res.Meta["agentd/run_id"]}})
+	if err != nil || !res.IsError || !strings.Contains(fmt.Sprint(res.Content[0]), "not found") {
+		t.Fatalf("globex answering acme's run: %+v %v", res, err)
+	}
+}
