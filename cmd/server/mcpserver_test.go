@@ -116,3 +116,47 @@ func TestMCPScopesAndTenants(t *testing.T) {
 		t.Fatalf("globex answering acme's run: %+v %v", res, err)
 	}
 }
+
+// A tools/call starts a run: it counts against the tenant's concurrent
+// runs (limits.concurrent_runs) as a REST or A2A send does; listing the
+// tools does not.
+func TestMCPCallsCountAgainstRunLimits(t *testing.T) {
+	s := startWithAuth(t, "", authYAML+"limits: {concurrent_runs: 1}\n")
+	r := s.call(t, acmeKey, "POST", "/v1/agents/echo/messages?wait=false", `{"text":"stream 50 every 200ms"}`)
+	if r.status != 202 {
+		t.Fatalf("acme's long run: %d %s", r.status, r.body)
+	}
+	var long runJSON
+	r.json(t, &long)
+	defer s.call(t, acmeKey, "POST", "/v1/runs/"+long.ID+"/cancel", "")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	acme, err := mcpSession(t, s, acmeKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acme.ListTools(ctx, nil); err != nil {
+		t.Fatalf("tools/list at the run limit: %v", err)
+	}
+	_, err = acme.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
+	if err == nil || !strings.Contains(err.Error(), "429") && !strings.Contains(err.Error(), "Too Many Requests") {
+		t.Fatalf("acme's tools/call at its run limit: %v, want refused (429)", err)
+	}
+	globex, err := mcpSession(t, s, globexKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := globex.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}}); err != nil || textOfResult(res) != "hi" {
+		t.Fatalf("globex under its limit: %v %v", res, err)
+	}
+}
+
+func textOfResult(res *mcp.CallToolResult) string {
+	var s string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			s += tc.Text
+		}
+	}
+	return s
+}
