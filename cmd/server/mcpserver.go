@@ -17,6 +17,7 @@ import (
 func mountMCP(router chi.Router, rt *runtime.Runtime, cfg *config.Config, log *slog.Logger) (stop func()) {
 	s := mcpserver.New(rt, mcpserver.Options{
 		MaxBodyBytes: cfg.Server.MaxBodyBytes,
+		Proxied:      cfg.Server.PublicURL != "",
 		Logger:       log,
 	})
 	s.Mount(router)

@@ -27,7 +27,12 @@ type Options struct {
 	// SessionIdle closes a legacy (stateful) session that saw no request
 	// for this long (default 10 minutes).
 	SessionIdle time.Duration
-	Logger      *slog.Logger
+	// Proxied turns off the SDK's DNS-rebinding guard, which refuses a
+	// request that reached a loopback listener under another host name: a
+	// server behind a reverse proxy on the same machine (server.public_url
+	// set) is reached exactly so.
+	Proxied bool
+	Logger  *slog.Logger
 }
 
 // Server is the MCP face: every agent a tool, over the runtime. Its only
@@ -65,11 +70,12 @@ func New(rt *runtime.Runtime, opts Options) *Server {
 	s.all = s.newMCPServer("agentd", tools)
 	getServer := func(r *http.Request) *mcp.Server { return s.serverFor(r) }
 	s.stateless = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		Stateless: true, PropagateRequestCancellation: true,
+		Stateless: true, PropagateRequestCancellation: true, DisableLocalhostProtection: opts.Proxied,
 		MaxRequestBodyBytes: opts.MaxBodyBytes, Logger: quiet(opts.Logger),
 	})
 	s.stateful = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		SessionTimeout: opts.SessionIdle, MaxRequestBodyBytes: opts.MaxBodyBytes, Logger: quiet(opts.Logger),
+		SessionTimeout: opts.SessionIdle, DisableLocalhostProtection: opts.Proxied,
+		MaxRequestBodyBytes: opts.MaxBodyBytes, Logger: quiet(opts.Logger),
 	})
 	return s
 }

@@ -2,6 +2,8 @@ package mcpserver_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -48,6 +50,15 @@ func TestListTools(t *testing.T) {
 	}
 	if len(one.Tools) != 1 || one.Tools[0].Name != "echo" {
 		t.Fatalf("/mcp/agents/echo lists %d tools, want echo alone", len(one.Tools))
+	}
+	res2, err := http.Post(e.base+"/mcp/agents/nobody", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res2.Body)
+	res2.Body.Close()
+	if res2.StatusCode != http.StatusNotFound || !strings.Contains(string(body), `agent "nobody" not found`) {
+		t.Fatalf("an unknown agent's endpoint: %d %s", res2.StatusCode, body)
 	}
 }
 
