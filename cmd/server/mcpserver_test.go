@@ -65,21 +65,33 @@ func TestAgentUsesAnotherServersAgentOverMCP(t *testing.T) {
 	}
 }
 
-// keyed adds an API key to every request of an MCP client.
-type keyed struct{ key string }
+// keyed adds an API key to every request of an MCP client: as a bearer
+// token, or in X-API-Key.
+type keyed struct {
+	key    string
+	header bool
+}
 
 func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+k.key)
+	if k.header {
+		r.Header.Set("X-API-Key", k.key)
+	} else {
+		r.Header.Set("Authorization", "Bearer "+k.key)
+	}
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// mcpSession connects the go-sdk client to s's /mcp with key.
+// mcpSession connects the go-sdk client to s's /mcp with key (bearer).
 func mcpSession(t *testing.T, s *server, key string) (*mcp.ClientSession, error) {
+	return mcpSessionWith(t, s, keyed{key: key})
+}
+
+func mcpSessionWith(t *testing.T, s *server, k keyed) (*mcp.ClientSession, error) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "agentd-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: keyed{key}}}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: k}}, nil)
 	if err == nil {
 		t.Cleanup(func() { _ = cs.Close() })
 	}
@@ -107,7 +119,7 @@ func TestMCPScopesAndTenants(t *testing.T) {
 	if err != nil || res.Meta["agentd/status"] != "input-required" {
 		t.Fatalf("acme's call: %v %v", res, err)
 	}
-	globex, err := mcpSession(t, s, globexKey)
+	globex, err := mcpSessionWith(t, s, keyed{key: globexKey, header: true}) // X-API-Key works too
 	if err != nil {
 		t.Fatal(err)
 	}
