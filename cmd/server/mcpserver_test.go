@@ -36,33 +36,52 @@ agents:
 `
 
 func TestAgentUsesAnotherServersAgentOverMCP(t *testing.T) {
-	peer := startWithAuth(t, "", authYAML)
-	if r := peer.call(t, "", http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`); r.status != http.StatusUnauthorized {
-		t.Fatalf("/mcp without a key: %d %s", r.status, r.body)
-	}
-	env := func(k string) string {
-		if k == "PEER_KEY" {
-			return acmeKey
+	eachStore(t, func(t *testing.T, dsn string) {
+		peer := startWithAuth(t, dsn, authYAML)
+		if r := peer.call(t, "", http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`); r.status != http.StatusUnauthorized {
+			t.Fatalf("/mcp without a key: %d %s", r.status, r.body)
 		}
-		return ""
-	}
-	host := startEnv(t, env, "--config", writeYAML(t, fmt.Sprintf(mcpPeerConfig, peer.base)))
-	_, run := host.postJSONRun(t, "/v1/agents/host/messages", `{"text":"ask the peer calculate 2*(3+4)"}`)
-	if run.Status != "completed" || run.lastText() != "The peer said: The result is 14." {
-		t.Fatalf("host over MCP: %s %q", run.Status, run.lastText())
-	}
+		env := func(k string) string {
+			if k == "PEER_KEY" {
+				return acmeKey
+			}
+			return ""
+		}
+		acmeBefore, globexBefore := runsOf(t, peer, acmeKey), runsOf(t, peer, globexKey)
+		host := startEnv(t, env, "--config", writeYAML(t, fmt.Sprintf(mcpPeerConfig, peer.base)))
+		_, run := host.postJSONRun(t, "/v1/agents/host/messages", `{"text":"ask the peer calculate 2*(3+4)"}`)
+		if run.Status != "completed" || run.lastText() != "The peer said: The result is 14." {
+			t.Fatalf("host over MCP: %s %q", run.Status, run.lastText())
+		}
+		acme, globex := runsOf(t, peer, acmeKey), runsOf(t, peer, globexKey)
+		var added []string
+		for id, r := range acme {
+			if _, ok := acmeBefore[id]; !ok {
+				added = append(added, r)
+			}
+		}
+		if len(added) != 1 || added[0] != "assistant completed" || len(globex) != len(globexBefore) {
+			t.Fatalf("the peer's new runs: acme %v, globex %d → %d; want the one call, in acme's tenant", added, len(globexBefore), len(globex))
+		}
+	})
+}
 
-	var acme, globex struct {
+// runsOf lists the runs key's tenant sees on s: id → "agent status".
+func runsOf(t *testing.T, s *server, key string) map[string]string {
+	t.Helper()
+	var page struct {
 		Runs []struct {
+			ID      string `json:"id"`
 			AgentID string `json:"agent_id"`
 			Status  string `json:"status"`
 		} `json:"runs"`
 	}
-	peer.call(t, acmeKey, http.MethodGet, "/v1/runs", "").json(t, &acme)
-	peer.call(t, globexKey, http.MethodGet, "/v1/runs", "").json(t, &globex)
-	if len(acme.Runs) != 1 || acme.Runs[0].AgentID != "assistant" || acme.Runs[0].Status != "completed" || len(globex.Runs) != 0 {
-		t.Fatalf("the peer's runs: acme %+v, globex %+v; want the one call, in acme's tenant", acme.Runs, globex.Runs)
+	s.call(t, key, http.MethodGet, "/v1/runs?limit=100", "").json(t, &page)
+	out := map[string]string{}
+	for _, r := range page.Runs {
+		out[r.ID] = r.AgentID + " " + r.Status
 	}
+	return out
 }
 
 // keyed adds an API key to every request of an MCP client: as a bearer
