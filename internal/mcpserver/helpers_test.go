@@ -31,7 +31,9 @@ type env struct {
 	base string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvB(t) }
+
+func newEnvB(t testing.TB) *env {
 	t.Helper()
 	var agents []*runtime.Agent
 	for _, path := range []string{"", "testdata/point.yaml"} {

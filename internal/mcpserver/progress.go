@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,16 +32,44 @@ func (c *call) followProgress(ctx context.Context, st *runtime.Stream) error {
 		if err != nil {
 			return err
 		}
-		for _, ev := range evs {
-			done, msg := describe(ev)
-			if msg != "" {
-				c.notify(ctx, float64(ev.Seq), msg)
-			}
-			if done {
-				return nil
-			}
+		if c.notifyAll(ctx, evs) {
+			return nil
 		}
 	}
+}
+
+// notifyAll sends the notifications of a batch of events and reports
+// whether the call stops following the run. Consecutive tokens of a batch
+// go as one notification (progress: the last one's seq): a stream that
+// keeps up sends each token alone, one that lags catches up in a few
+// notifications instead of a flushed write per token — as the REST stream
+// writes a batch at once.
+func (c *call) notifyAll(ctx context.Context, evs []store.Event) (done bool) {
+	var tokens strings.Builder
+	var last int64
+	flush := func() {
+		if tokens.Len() > 0 {
+			c.notify(ctx, float64(last), tokens.String())
+			tokens.Reset()
+		}
+	}
+	defer flush()
+	for _, ev := range evs {
+		n := describe(ev)
+		if n.token {
+			tokens.WriteString(n.msg)
+			last = ev.Seq
+			continue
+		}
+		flush()
+		if n.msg != "" {
+			c.notify(ctx, float64(ev.Seq), n.msg)
+		}
+		if n.done {
+			return true
+		}
+	}
+	return false
 }
 
 // notify sends one progress notification; a client that left is noticed
@@ -71,45 +101,80 @@ type eventData struct {
 	} `json:"prompt"`
 }
 
-// describe is the progress message of a run event ("" for none) and
-// whether the call stops following the run after it.
-func describe(ev store.Event) (done bool, msg string) {
+// note is what an event says to a caller following the run.
+type note struct {
+	msg   string // the progress message; "" for none
+	token bool   // msg is generated text (a delta's token)
+	done  bool   // the call stops following the run after it
+}
+
+// describe is the note of a run event.
+func describe(ev store.Event) note {
+	if ev.Type == runtime.EventDelta {
+		if text, ok := tokenText(ev.Data); ok {
+			return note{msg: text, token: text != ""}
+		}
+	}
 	var d eventData
 	if json.Unmarshal(ev.Data, &d) != nil {
-		return false, ""
+		return note{}
 	}
 	switch ev.Type {
 	case runtime.EventDelta:
 		switch {
 		case d.ToolCall != nil:
-			return false, "calling tool " + d.ToolCall.Name
+			return note{msg: "calling tool " + d.ToolCall.Name}
 		case d.ToolResult != nil && d.ToolResult.IsError:
-			return false, "tool " + d.ToolResult.Name + " failed"
+			return note{msg: "tool " + d.ToolResult.Name + " failed"}
 		case d.ToolResult != nil:
-			return false, "tool " + d.ToolResult.Name + " answered"
+			return note{msg: "tool " + d.ToolResult.Name + " answered"}
 		}
-		return false, d.Text
+		return note{msg: d.Text, token: d.Text != ""}
 	case runtime.EventStepStart:
-		return false, "step " + d.Actor + " started"
+		return note{msg: "step " + d.Actor + " started"}
 	case runtime.EventStepComplete:
-		return false, "step " + d.Actor + " completed"
+		return note{msg: "step " + d.Actor + " completed"}
 	case runtime.EventStepError:
-		return false, "step " + d.Actor + " failed"
+		return note{msg: "step " + d.Actor + " failed"}
 	case runtime.EventProgress:
 		if d.Text != "" {
-			return false, d.Text
+			return note{msg: d.Text}
 		}
-		return false, "tool " + d.Tool + " is working"
+		return note{msg: "tool " + d.Tool + " is working"}
 	case runtime.EventStatus:
-		return false, "run " + string(d.State)
+		return note{msg: "run " + string(d.State)}
 	case runtime.EventRunEnd:
-		return returnsOn(d.State), ""
+		return note{done: returnsOn(d.State)}
 	}
-	return false, ""
+	return note{}
 }
 
 // returnsOn reports whether a call returns when its run is in state s: at
 // the end, and when the run waits for the caller.
 func returnsOn(s store.TaskState) bool {
 	return s.Terminal() || s == store.StateInputRequired || s == store.StateAuthRequired
+}
+
+// textMember is how a token delta's text member starts: it is the event's
+// last member ({…,"actor":"a","text":"…"}, runlog's frame).
+var textMember = []byte(`,"text":"`)
+
+// tokenText takes the text out of a token delta without decoding the
+// whole event (most of a run's events are tokens). A quote inside a JSON
+// string is escaped, so the last `,"text":"` of an object that ends in a
+// string is its last member's key; ok is false for any other shape (a
+// tool call or result, text not last), which describe decodes in full.
+func tokenText(data []byte) (text string, ok bool) {
+	if !bytes.HasSuffix(data, []byte(`"}`)) {
+		return "", false
+	}
+	i := bytes.LastIndex(data, textMember)
+	if i < 0 {
+		return "", false
+	}
+	lit := data[i+len(textMember)-1 : len(data)-1]
+	if json.Unmarshal(lit, &text) != nil {
+		return "", false
+	}
+	return text, true
 }
