@@ -55,8 +55,8 @@ func withTokenInfo(r *http.Request) *http.Request {
 const principalKey = "agentd.principal"
 
 // guard puts the caller's tenant and principal into every request's
-// context and checks its scope: listing tools needs agents:read, calling
-// one runs:write.
+// context and checks its scope: listing tools needs agents:read, polling a
+// task runs:read, calling a tool or acting on a task runs:write.
 func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
@@ -68,7 +68,9 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/list":
 			need = auth.AgentsRead
-		case "tools/call":
+		case "tasks/get":
+			need = auth.RunsRead
+		case "tools/call", "tasks/update", "tasks/cancel":
 			need = auth.RunsWrite
 		}
 		if need != "" && !auth.Allowed(ctx, need) {

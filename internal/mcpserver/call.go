@@ -20,11 +20,14 @@ type call struct {
 	req   *mcp.CallToolRequest
 	token any // the caller's progress token; nil: no progress wanted
 	runID string
+	// task is set when the client takes tasks: a run that outlasts
+	// Options.TaskAfter or waits for input becomes one (tasks.go).
+	task *taskSlot
 }
 
 func (s *Server) handler(t tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := &call{s: s, t: t, req: req, token: req.Params.GetProgressToken()}
+		c := &call{s: s, t: t, req: req, token: req.Params.GetProgressToken(), task: taskSlotFrom(ctx)}
 		if req.Params.RequestState != "" {
 			return c.retry(ctx)
 		}
@@ -46,6 +49,10 @@ func (s *Server) handler(t tool) mcp.ToolHandler {
 func (c *call) send(ctx context.Context, req runtime.SendRequest) (*mcp.CallToolResult, error) {
 	for {
 		task, msgs, err := c.submit(ctx, req)
+		if errors.Is(err, errBecomesTask) || err == nil && c.task != nil && task.State == store.StateInputRequired {
+			c.task.runID = c.runID // taskMiddleware answers the task handle
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+		}
 		if err != nil {
 			return c.failed(ctx, err)
 		}
@@ -67,7 +74,8 @@ func (c *call) send(ctx context.Context, req runtime.SendRequest) (*mcp.CallTool
 }
 
 // submit sends req and waits for the run to end or wait for input,
-// streaming progress when the caller asked for it.
+// streaming progress when the caller asked for it. For a client that
+// takes tasks the wait ends after Options.TaskAfter (errBecomesTask).
 func (c *call) submit(ctx context.Context, req runtime.SendRequest) (store.Task, []model.Message, error) {
 	req.Await = runtime.AwaitEnd
 	if c.token != nil {
@@ -78,23 +86,43 @@ func (c *call) submit(ctx context.Context, req runtime.SendRequest) (store.Task,
 		return store.Task{}, nil, err
 	}
 	c.runID = sub.Task.ID
-	if c.token != nil {
-		// Opened before anything waits, so that the run's log stays here
-		// for it (as the REST stream does).
-		st, err := c.s.rt.OpenStream(ctx, sub.Task.ID, sub.StartSeq)
-		if err != nil {
-			return store.Task{}, nil, err
-		}
-		defer st.Close()
+	wait := ctx
+	if c.task != nil {
+		var stop context.CancelFunc
+		wait, stop = context.WithTimeout(ctx, c.s.opts.TaskAfter)
+		defer stop()
+	}
+	task, msgs, err := c.await(ctx, wait, sub)
+	if err != nil && c.task != nil && ctx.Err() == nil && wait.Err() != nil {
+		err = errBecomesTask
+	}
+	return task, msgs, err
+}
+
+// await waits (with wait) for the submitted run to end or wait for input,
+// its task durable before anything is answered.
+func (c *call) await(ctx, wait context.Context, sub runtime.Submission) (store.Task, []model.Message, error) {
+	if c.token == nil {
 		if err := sub.Durable(ctx); err != nil {
 			return store.Task{}, nil, err
 		}
-		c.notify(ctx, float64(sub.StartSeq), "run "+sub.Task.ID+" started")
-		if err := c.followProgress(ctx, st); err != nil {
-			return store.Task{}, nil, err
-		}
+		return c.s.rt.WaitView(wait, sub.Task.ID)
 	}
-	return c.s.rt.WaitView(ctx, sub.Task.ID)
+	// Opened before anything waits, so that the run's log stays here for
+	// it (as the REST stream does).
+	st, err := c.s.rt.OpenStream(ctx, sub.Task.ID, sub.StartSeq)
+	if err != nil {
+		return store.Task{}, nil, err
+	}
+	defer st.Close()
+	if err := sub.Durable(ctx); err != nil {
+		return store.Task{}, nil, err
+	}
+	c.notify(ctx, float64(sub.StartSeq), "run "+sub.Task.ID+" started")
+	if err := c.followProgress(wait, st); err != nil {
+		return store.Task{}, nil, err
+	}
+	return c.s.rt.WaitView(wait, sub.Task.ID)
 }
 
 // failed is the answer to a call that could not go on: a caller that

@@ -59,18 +59,31 @@
 //	                              the request's HTTP stream closed
 //	                              (2026-07-28); not while the server drains,
 //	                              whose runs recovery resumes
-//	tasks (SEP-1686)              not served: go-sdk v1.8.0 implements no
-//	                              tasks/* method nor the call's task
-//	                              parameter. A long run stays reachable by
-//	                              its run id (progress _meta, result _meta)
-//	                              on REST and A2A
+//	a run that outlasts          a task (the tasks extension,
+//	Options.TaskAfter (5 s) or   io.modelcontextprotocol/tasks, SEP-2663)
+//	waits for input, for a       when the call's capabilities declare it:
+//	2026-07-28 client that       the call answers a handle (resultType
+//	declares tasks               "task", taskId = the run id, ttlMs null:
+//	                             kept as long as retention keeps the run);
+//	                             tasks/get = the run's state (working,
+//	                             input_required with the prompt as
+//	                             inputRequests, completed with the tool
+//	                             result inlined — a failed run is a result
+//	                             with isError —, cancelled); tasks/update
+//	                             = the prompt's answer; tasks/cancel =
+//	                             cancel. The SDK has no tasks: the methods
+//	                             go through mcp.AddReceivingCustomMethod,
+//	                             the handle through a middleware (tasks.go).
+//	                             The 2025-11-25 experimental tasks (a task
+//	                             parameter, tasks/result, tasks/list) are
+//	                             not served
 //
 // Authentication is agentd's edge (auth.Middleware: API keys, JWT,
 // tenants) — the MCP authorization spec's bearer token is an agentd key
 // or token. The face hands the caller to the SDK as its TokenInfo (which
 // binds a legacy session to its user), and every request's handler runs in
-// the caller's tenant; tools/list needs agents:read, tools/call
-// runs:write. Limits, traces and metrics wrap /mcp like every route.
+// the caller's tenant; tools/list needs agents:read, tasks/get runs:read,
+// tools/call, tasks/update and tasks/cancel runs:write. Limits, traces and metrics wrap /mcp like every route.
 //
 // mcpserver imports runtime, store (the run vocabulary), model, engine
 // (approval shapes, response schemas), auth and errdefs; nothing imports

@@ -31,9 +31,12 @@ type env struct {
 	base string
 }
 
-func newEnv(t *testing.T) *env { return newEnvB(t) }
+func newEnv(t *testing.T) *env { return newEnvWith(t, mcpserver.Options{}) }
 
-func newEnvB(t testing.TB) *env {
+func newEnvB(b *testing.B) *env { return newEnvWith(b, mcpserver.Options{}) }
+
+// newEnvWith is newEnv with the MCP face's options.
+func newEnvWith(t testing.TB, opts mcpserver.Options) *env {
 	t.Helper()
 	var agents []*runtime.Agent
 	for _, path := range []string{"", "testdata/point.yaml"} {
@@ -61,7 +64,7 @@ func newEnvB(t testing.TB) *env {
 	}
 	r := chi.NewRouter()
 	api.New(rt, api.Options{}).Mount(r) // a call's run, seen on REST
-	ms := mcpserver.New(rt, mcpserver.Options{})
+	ms := mcpserver.New(rt, opts)
 	ms.Mount(r)
 	srv := httptest.NewServer(r)
 	t.Cleanup(func() {
@@ -75,7 +78,7 @@ func newEnvB(t testing.TB) *env {
 	return &env{rt: rt, base: srv.URL}
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
 	return ctx

@@ -24,8 +24,10 @@ import (
 // would; declining an approval rejects the calls; declining (or
 // cancelling) any other prompt cancels the run.
 
-// inputKey names the one input request of an input-required result.
-const inputKey = "agentd_input"
+// inputKey names the input request of task's prompt: one per attempt
+// (an answer resumes the run in a new attempt), so that a key never names
+// two prompts of a task (SEP-2663 asks it of task input requests).
+func inputKey(task store.Task) string { return fmt.Sprintf("agentd_input_%d", task.Attempt) }
 
 // elicitParams is the elicitation of task's prompt.
 func elicitParams(task store.Task) *mcp.ElicitParams {
@@ -94,7 +96,7 @@ func (c *call) elicit(ctx context.Context, task store.Task) (*model.Message, err
 // the client answers the elicitation and retries with the run id.
 func inputRequest(task store.Task) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{inputKey: elicitParams(task)},
+		InputRequests: mcp.InputRequestMap{inputKey(task): elicitParams(task)},
 		RequestState:  task.ID,
 	}
 }
@@ -112,9 +114,9 @@ func (c *call) retry(ctx context.Context) (*mcp.CallToolResult, error) {
 	if task.AgentID != c.t.agentID {
 		return toolError(argErrorf("requestState: run %s is not a run of agent %s", task.ID, c.t.agentID)), nil
 	}
-	res, ok := c.req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
+	res, ok := c.req.Params.InputResponses[inputKey(task)].(*mcp.ElicitResult)
 	if !ok {
-		return toolError(argErrorf("inputResponses.%s: required, the answer to the elicitation", inputKey)), nil
+		return toolError(argErrorf("inputResponses.%s: required, the answer to the elicitation", inputKey(task))), nil
 	}
 	answer, err := answerOf(task, res)
 	if err != nil {

@@ -22,6 +22,10 @@ type Options struct {
 	// SessionIdle closes a legacy (stateful) session that saw no request
 	// for this long (default 10 minutes).
 	SessionIdle time.Duration
+	// TaskAfter is how long a tools/call of a client that takes tasks
+	// (SEP-2663) holds on to its run before it answers a task handle
+	// instead (default 5s).
+	TaskAfter time.Duration
 	// Proxied turns off the SDK's DNS-rebinding guard, which refuses a
 	// request that reached a loopback listener under another host name: a
 	// server behind a reverse proxy on the same machine (server.public_url
@@ -38,6 +42,7 @@ type Server struct {
 	opts     Options
 	all      *mcp.Server
 	perAgent map[string]*mcp.Server
+	tools    map[string]tool // by agent id
 	// stateless serves clients of protocol 2026-07-28 and later (no
 	// sessions: any replica answers any request); stateful serves older
 	// clients, whose sessions carry elicitation and cancellation.
@@ -52,17 +57,21 @@ func New(rt *runtime.Runtime, opts Options) *Server {
 	if opts.SessionIdle <= 0 {
 		opts.SessionIdle = 10 * time.Minute
 	}
+	if opts.TaskAfter <= 0 {
+		opts.TaskAfter = 5 * time.Second
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	s := &Server{rt: rt, opts: opts, perAgent: make(map[string]*mcp.Server)}
+	s := &Server{rt: rt, opts: opts, perAgent: make(map[string]*mcp.Server), tools: make(map[string]tool)}
 	var tools []tool
 	for _, a := range rt.Agents() {
 		t := newTool(a)
 		tools = append(tools, t)
-		s.perAgent[a.ID] = s.newMCPServer("agentd-"+a.ID, []tool{t})
+		s.tools[a.ID] = t
+		s.perAgent[a.ID] = s.newMCPServer("agentd-"+a.ID, a.ID, []tool{t})
 	}
-	s.all = s.newMCPServer("agentd", tools)
+	s.all = s.newMCPServer("agentd", "", tools)
 	getServer := func(r *http.Request) *mcp.Server { return s.serverFor(r) }
 	s.stateless = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Stateless: true, PropagateRequestCancellation: true, DisableLocalhostProtection: opts.Proxied,
@@ -75,17 +84,22 @@ func New(rt *runtime.Runtime, opts Options) *Server {
 	return s
 }
 
-// newMCPServer is an SDK server offering tools.
-func (s *Server) newMCPServer(name string, tools []tool) *mcp.Server {
+// newMCPServer is an SDK server offering tools, and the tasks of their
+// runs (agentID's, or every agent's when "").
+func (s *Server) newMCPServer(name, agentID string, tools []tool) *mcp.Server {
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(tasksExtension, nil)
 	srv := mcp.NewServer(&mcp.Implementation{Name: name, Title: "agentd", Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions: "Each tool is an agent hosted by agentd; a call is one run of it. " +
 			"Pass context_id (from a result's _meta) to continue a conversation.",
-		Logger: quiet(s.opts.Logger),
+		Capabilities: caps,
+		Logger:       quiet(s.opts.Logger),
 	})
-	srv.AddReceivingMiddleware(s.guard)
+	srv.AddReceivingMiddleware(s.guard, s.taskMiddleware)
 	for _, t := range tools {
 		srv.AddTool(t.def, s.handler(t))
 	}
+	s.addTaskMethods(srv, agentID)
 	return srv
 }
 
