@@ -50,3 +50,31 @@ func TestTokenTextLeavesOtherShapes(t *testing.T) {
 		}
 	}
 }
+
+// The progress message of each kind of event (the mapping of doc.go).
+func TestDescribe(t *testing.T) {
+	for _, c := range []struct {
+		typ, data string
+		want      note
+	}{
+		{"delta", `{"type":"delta","actor":"echo","text":"tok1 "}`, note{msg: "tok1 ", token: true}},
+		{"delta", `{"type":"delta","actor":"a","tool_call":{"id":"c1","name":"clock"}}`, note{msg: "calling tool clock"}},
+		{"delta", `{"type":"delta","actor":"a","tool_result":{"tool_call_id":"c1","name":"clock","content":"x"}}`, note{msg: "tool clock answered"}},
+		{"delta", `{"type":"delta","actor":"a","tool_result":{"tool_call_id":"c1","name":"clock","content":"x","is_error":true}}`, note{msg: "tool clock failed"}},
+		{"step.start", `{"type":"step.start","actor":"writer"}`, note{msg: "step writer started"}},
+		{"step.complete", `{"type":"step.complete","actor":"writer"}`, note{msg: "step writer completed"}},
+		{"step.error", `{"type":"step.error","actor":"writer"}`, note{msg: "step writer failed"}},
+		{"progress", `{"type":"progress","tool":"ask_echo","text":"hello"}`, note{msg: "hello"}},
+		{"progress", `{"type":"progress","tool":"ask_echo","state":"working"}`, note{msg: "tool ask_echo is working"}},
+		{"status", `{"type":"status","state":"working"}`, note{msg: "run working"}},
+		{"run.end", `{"type":"run.end","state":"working"}`, note{}},
+		{"run.end", `{"type":"run.end","state":"input-required"}`, note{done: true}},
+		{"run.end", `{"type":"run.end","state":"completed"}`, note{done: true}},
+		{"run.start", `{"type":"run.start","attempt":1}`, note{}},
+		{"artifact", `{"type":"artifact"}`, note{}},
+	} {
+		if got := describe(store.Event{Type: c.typ, Data: json.RawMessage(c.data)}); got != c.want {
+			t.Errorf("describe(%s %s) = %+v, want %+v", c.typ, c.data, got, c.want)
+		}
+	}
+}
