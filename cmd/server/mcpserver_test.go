@@ -107,7 +107,16 @@ func mcpSession(t *testing.T, s *server, key string) (*mcp.ClientSession, error)
 }
 
 func mcpSessionWith(t *testing.T, s *server, k keyed) (*mcp.ClientSession, error) {
-	c := mcp.NewClient(&mcp.Implementation{Name: "agentd-test", Version: "1"}, nil)
+	// The client takes tasks (io.modelcontextprotocol/tasks), and polls
+	// them through the SDK's custom methods.
+	caps := &mcp.ClientCapabilities{Extensions: map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}
+	c := mcp.NewClient(&mcp.Implementation{Name: "agentd-test", Version: "1"}, &mcp.ClientOptions{Capabilities: caps})
+	if err := mcp.AddSendingCustomMethod[*mcpTaskParams, *mcpTask](c, "tasks/get"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddSendingCustomMethod[*mcpTaskParams, *mcpTask](c, "tasks/cancel"); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: k}}, nil)
@@ -117,8 +126,19 @@ func mcpSessionWith(t *testing.T, s *server, k keyed) (*mcp.ClientSession, error
 	return cs, err
 }
 
+type mcpTaskParams struct {
+	mcp.ParamsBase
+	TaskID string `json:"taskId"`
+}
+
+type mcpTask struct {
+	mcp.ResultBase
+	Status string `json:"status"`
+}
+
 // The bearer token's tenant and scopes hold on /mcp: a key without
-// agents:read lists no tools, and one tenant cannot answer another's run.
+// agents:read lists no tools, one tenant neither answers nor polls
+// another's run, a runs:read key polls a task but cannot cancel it.
 func TestMCPScopesAndTenants(t *testing.T) {
 	s := startWithAuth(t, "", authYAML)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
@@ -138,6 +158,21 @@ func TestMCPScopesAndTenants(t *testing.T) {
 	if err != nil || res.Meta["agentd/status"] != "input-required" {
 		t.Fatalf("acme's call: %v %v", res, err)
 	}
+	taskID := &mcpTaskParams{TaskID: res.Meta["agentd/run_id"].(string)}
+	if got, err := mcp.CallCustomMethod[*mcpTaskParams, *mcpTask](ctx, acme, "tasks/get", taskID); err != nil || got.Status != "input_required" {
+		t.Fatalf("acme polls its task: %+v %v", got, err)
+	}
+	readerTasks, err := mcpSession(t, s, readerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mcp.CallCustomMethod[*mcpTaskParams, *mcpTask](ctx, readerTasks, "tasks/get", taskID); err != nil {
+		t.Fatalf("tasks/get with acme's runs:read key: %v", err)
+	}
+	if _, err := mcp.CallCustomMethod[*mcpTaskParams, *mcpTask](ctx, readerTasks, "tasks/cancel", taskID); err == nil ||
+		!strings.Contains(err.Error(), "needs the scope runs:write") {
+		t.Fatalf("tasks/cancel with a runs:read key: %v", err)
+	}
 	globex, err := mcpSessionWith(t, s, keyed{key: globexKey, header: true}) // X-API-Key works too
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +180,9 @@ func TestMCPScopesAndTenants(t *testing.T) {
 	res, err = globex.CallTool(ctx, &mcp.CallToolParams{Name: "conformance", Arguments: map[string]any{"message": "mine now", "run_id": res.Meta["agentd/run_id"]}})
 	if err != nil || !res.IsError || !strings.Contains(fmt.Sprint(res.Content[0]), "not found") {
 		t.Fatalf("globex answering acme's run: %+v %v", res, err)
+	}
+	if _, err := mcp.CallCustomMethod[*mcpTaskParams, *mcpTask](ctx, globex, "tasks/get", taskID); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("globex polling acme's task: %v", err)
 	}
 }
 
