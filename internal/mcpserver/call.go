@@ -126,11 +126,10 @@ func (c *call) await(ctx, wait context.Context, sub runtime.Submission) (store.T
 }
 
 // failed is the answer to a call that could not go on: a caller that
-// cancelled cancels its run (unless the server is draining, which leaves
-// runs to recovery); any other error is a tool error.
+// cancelled cancels its run; any other error is a tool error.
 func (c *call) failed(ctx context.Context, err error) (*mcp.CallToolResult, error) {
 	if ctx.Err() != nil {
-		if c.runID != "" && !c.s.rt.Draining() {
+		if c.runID != "" && c.callerCancelled(ctx) {
 			c.cancelRun(ctx)
 		}
 		return nil, ctx.Err()
@@ -140,6 +139,15 @@ func (c *call) failed(ctx context.Context, err error) (*mcp.CallToolResult, erro
 		return toolError(err), nil
 	}
 	return c.runError(err), nil
+}
+
+// callerCancelled reports whether the call's context ended because its
+// caller cancelled it: notifications/cancelled, or (2026-07-28) closing
+// the request, both plain cancellations. A connection that fails ends
+// calls with its own cause, and a draining server leaves its runs to
+// recovery: those runs go on, reachable by their run ids.
+func (c *call) callerCancelled(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), context.Canceled) && !c.s.rt.Draining()
 }
 
 // cancelRun cancels the call's run, detached from the call's context,

@@ -28,6 +28,7 @@ const testTimeout = 20 * time.Second
 // and point (testdata/point.yaml) on a memstore runtime.
 type env struct {
 	rt   *runtime.Runtime
+	ms   *mcpserver.Server
 	base string
 }
 
@@ -75,7 +76,7 @@ func newEnvWith(t testing.TB, opts mcpserver.Options) *env {
 		defer cancel()
 		_ = rt.Shutdown(ctx)
 	})
-	return &env{rt: rt, base: srv.URL}
+	return &env{rt: rt, ms: ms, base: srv.URL}
 }
 
 func ctxT(t testing.TB) context.Context {
