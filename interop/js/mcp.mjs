@@ -1,6 +1,7 @@
 // Drives agentd's MCP endpoint with the official @modelcontextprotocol/sdk
-// client (protocol 2025-11-25, a legacy session): list tools, call echo, a
-// streamed call with progress, the assistant with a tool call inside, a
+// client (protocol 2025-11-25, a legacy session): list tools, call echo,
+// structured output (the test server's point agent), a streamed call with
+// progress, the assistant with a tool call inside, a
 // call answered through elicitation (a prompt and an approval), a cancel,
 // a wrong argument type.
 //
@@ -55,6 +56,14 @@ const run = await (await fetch(`${base}/v1/runs/${res._meta['agentd/run_id']}`))
 res = await client.callTool({ name: 'echo', arguments: { message: 'again', context_id: contextId } });
 assert.equal(res._meta['agentd/context_id'], contextId);
 console.log('ok call echo', run ? '(visible on REST)' : '');
+
+// Structured output: the agent's response schema is the tool's
+// outputSchema, which the client checks the structured content against.
+const point = tools.find((t) => t.name === 'point');
+assert.deepEqual(point?.outputSchema?.required, ['width', 'height']);
+res = await client.callTool({ name: 'point', arguments: { message: 'a point please' } });
+assert.deepEqual(res.structuredContent, { width: 3, height: 4 });
+console.log('ok structured output');
 
 // Progress: tokens as notifications.
 const progress = [];
