@@ -96,6 +96,7 @@ func (c *call) elicit(ctx context.Context, task store.Task) (*model.Message, err
 // the client answers the elicitation and retries with the run id.
 func inputRequest(task store.Task) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
+		Meta:          mcp.Meta{metaRunID: task.ID, metaContextID: task.ContextID, metaStatus: string(task.State)},
 		InputRequests: mcp.InputRequestMap{inputKey(task): elicitParams(task)},
 		RequestState:  task.ID,
 	}
