@@ -208,6 +208,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer stopPush() // before the store closes: it hands claims over
+	defer mountMCP(router, rt, cfg, log)()
 	stopMetrics, err := exposeMetrics(router, cfg, tel, log)
 	if err != nil {
 		return err

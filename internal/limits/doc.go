@@ -12,7 +12,7 @@
 // for one nested too deep or carrying too many parts.
 //
 // Which requests start runs or open streams is read from the route — and,
-// for A2A JSON-RPC, from the method in the body, which Middleware reads
+// for A2A JSON-RPC and MCP (tools/call), from the method in the body, which Middleware reads
 // (bounded) and hands on unchanged. The edge reads requests as the faces
 // do, or a spelling the faces accept would slip past it: ?stream= as
 // strconv.ParseBool, JSON keys ("method", "parts") unescaped and matched

@@ -159,6 +159,8 @@ func (l *Limiter) admitBody(r *http.Request) (kind, *auth.Refusal) {
 	}
 	if auth.RouteFamily(r.URL.Path) == auth.FamilyJSONRPC {
 		k = classifyMethod(sh.method)
+	} else if mcpPath(r.URL.Path) {
+		k = classifyMCPMethod(sh.method)
 	}
 	return k, nil
 }
