@@ -107,15 +107,10 @@ func toolError(err error) *mcp.CallToolResult {
 // runError is the tool error of a call the runtime refused or could not
 // serve; the message of an internal or unavailable one stays in the log.
 func (c *call) runError(err error) *mcp.CallToolResult {
-	msg := err.Error()
 	if !errdefs.IsPublic(err) {
 		c.s.opts.Logger.Warn("mcp: tool call", "tool", c.t.def.Name, "run", c.runID, "err", err)
-		msg = errdefs.UnavailableDetail
-		if errdefs.ClassOf(err) == errdefs.ClassInternal {
-			msg = "internal error"
-		}
 	}
-	res := toolError(fmt.Errorf("%s", msg))
+	res := &mcp.CallToolResult{IsError: true, Content: text(errdefs.ClientText(err))}
 	if c.runID != "" {
 		res.Meta = mcp.Meta{metaRunID: c.runID}
 	}

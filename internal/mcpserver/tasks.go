@@ -232,9 +232,8 @@ func (s *Server) taskError(err error) error {
 	switch {
 	case errdefs.IsNotFound(err), errdefs.IsValidation(err), errdefs.IsConflict(err):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-	case errdefs.IsPublic(err):
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	case !errdefs.IsPublic(err):
+		s.opts.Logger.Warn("mcp: task method", "err", err)
 	}
-	s.opts.Logger.Warn("mcp: task method", "err", err)
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: errdefs.UnavailableDetail}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: errdefs.ClientText(err)}
 }
