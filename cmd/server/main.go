@@ -223,6 +223,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	handler = withConsole(handler)
 	if tel.Tracing() {
 		// The error writers log a request's failure with its trace.
 		handler = logctx.Middleware(log, handler)

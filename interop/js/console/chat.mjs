@@ -1,0 +1,138 @@
+// Chat scenarios: streaming, resuming after a reload, questions,
+// approvals, signals, reopening conversations.
+import { base, check, liveStatus, log, open, rest, send, shot, streamed, until } from './lib.mjs';
+
+const tokens = (n) => Array.from({ length: n }, (_, i) => `tok${i + 1}`).join(' ');
+
+export async function streams(browser) {
+  const page = await open(browser, `${base}/#/chat/echo`);
+  await send(page, 'stream 30 every 15ms');
+  // The text grows while the run streams, then the run completes.
+  await page.waitForFunction(() => {
+    const t = document.querySelector('.live .msg.streamed .text');
+    return t && t.textContent.includes('tok3') && !t.textContent.includes('tok30');
+  });
+  const runId = await liveStatus(page, 'completed');
+  check(await streamed(page) === tokens(30), `streamed text is tok1 … tok30, got ${await streamed(page)}`);
+  const run = await rest(`/v1/runs/${runId}`);
+  check(run.status === 'completed', 'the run completed');
+  await shot(page, 'chat');
+  await page.context().close();
+}
+
+export async function reloadResumes(browser) {
+  const page = await open(browser, `${base}/#/chat/echo`);
+  const resumes = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/events')) resumes.push(Number(r.headers()['last-event-id'] || 0));
+  });
+  await send(page, 'stream 80 every 25ms');
+  await page.waitForFunction(() => (document.querySelector('.live .msg.streamed .text') || {}).textContent?.includes('tok12'));
+  const runId = await page.getAttribute('.live', 'data-run');
+  const seenBefore = Number(await page.getAttribute('.live', 'data-last-seq'));
+  resumes.length = 0;
+  await page.reload();
+  await liveStatus(page, 'completed');
+  const text = await streamed(page);
+  const events = await log(runId);
+  const logged = events.filter((e) => e.type === 'delta' && e.text).map((e) => e.text).join('');
+  check(resumes.length > 0 && resumes[0] >= seenBefore, `the reloaded page resumed after seq ${seenBefore} with Last-Event-ID (sent ${resumes})`);
+  check(events[events.length - 1].type === 'run.end', 'the run ended while the page was reloaded');
+  check(text === logged, `the page shows the log's text exactly: page ${JSON.stringify(text)} log ${JSON.stringify(logged)}`);
+  check(text === tokens(80), 'every token once, in order');
+  await page.context().close();
+}
+
+export async function inboxApproval(browser) {
+  const page = await open(browser, `${base}/#/chat/guarded`);
+  await send(page, 'delete notes.txt');
+  const runId = await liveStatus(page, 'input-required');
+  await page.waitForSelector('.ask .approval[data-call]');
+  await shot(page, 'chat-approval');
+  await page.goto(`${base}/#/inbox`);
+  const item = `.inbox-item[data-run="${runId}"]`;
+  await page.waitForSelector(item);
+  await shot(page, 'inbox');
+  await page.click(`${item} button:has-text("Approve")`);
+  await page.waitForSelector(item, { state: 'detached' });
+  const run = await until('the guarded run to complete', async () => {
+    const r = await rest(`/v1/runs/${runId}`);
+    return r.status === 'completed' && r;
+  });
+  const last = run.messages[run.messages.length - 1].parts[0].text;
+  check(last === 'The tool answered: deleted notes.txt', `the approved call ran: ${last}`);
+  // The chat, reopened, shows the tool call and its result.
+  await page.goBack();
+  await liveStatus(page, 'completed');
+  await page.waitForSelector('.live details.tool[data-tool="delete_file"]');
+  await page.context().close();
+}
+
+export async function editApproval(browser) {
+  const page = await open(browser, `${base}/#/chat/guarded`);
+  await send(page, 'delete old.txt');
+  await liveStatus(page, 'input-required');
+  await page.click('.ask button:has-text("Edit arguments")');
+  await page.fill('.ask textarea', '{"path": "other.txt"}');
+  await page.click('.ask button:has-text("Run with these arguments")');
+  await liveStatus(page, 'completed');
+  await page.waitForFunction(() => document.querySelector('.live').textContent.includes('The tool answered: deleted other.txt'));
+  await page.context().close();
+}
+
+export async function refund(browser) {
+  const page = await open(browser, `${base}/#/chat/refund`);
+  await send(page, 'I want a refund');
+  for (const [asks, answer] of [['Which order', 'A-1001'], ['Why do you want', 'it arrived broken'], ['(yes/no)', 'yes']]) {
+    await liveStatus(page, 'input-required');
+    await page.waitForFunction((q) => [...document.querySelectorAll('.live .question-block')].some((e) => e.textContent.includes(q)), asks);
+    await page.fill('.ask input[aria-label="Your answer"]', answer);
+    await page.click('.ask button:has-text("Answer")');
+  }
+  await liveStatus(page, 'completed');
+  await page.waitForFunction(() => document.querySelector('.live').textContent.includes('Done: refund R-'));
+  await page.waitForSelector('.live .artifact[data-artifact="flow-context"]');
+  await shot(page, 'chat-refund');
+  await page.context().close();
+}
+
+export async function reopen(browser) {
+  const first = await rest('/v1/agents/echo/messages', { method: 'POST', body: JSON.stringify({ text: 'remember the blue door' }) });
+  await rest('/v1/agents/echo/messages', { method: 'POST', body: JSON.stringify({ text: 'and the red key', context_id: first.context_id }) });
+  const page = await open(browser, `${base}/#/chat/echo`);
+  await page.click(`.conversations a[data-context="${first.context_id}"]`);
+  await page.waitForFunction(() => document.querySelectorAll('.transcript .msg').length === 4);
+  const texts = await page.$$eval('.transcript .msg .text', (els) => els.map((e) => e.textContent));
+  check(JSON.stringify(texts) === JSON.stringify(['remember the blue door', 'remember the blue door', 'and the red key', 'and the red key']), `transcript ${texts}`);
+  // Continue the conversation.
+  await send(page, 'and the green lamp');
+  await liveStatus(page, 'completed');
+  const ctx = await rest(`/v1/contexts/${first.context_id}/messages`);
+  check(ctx.messages.length === 6, `the message went to the reopened conversation (${ctx.messages.length} messages)`);
+  await page.context().close();
+}
+
+export async function cancel(browser) {
+  const page = await open(browser, `${base}/#/chat/echo`);
+  await send(page, 'stream 400 every 50ms');
+  await page.waitForFunction(() => (document.querySelector('.live .msg.streamed .text') || {}).textContent?.includes('tok3'));
+  await page.click('.controls button:has-text("Cancel")');
+  const runId = await liveStatus(page, 'canceled');
+  check((await rest(`/v1/runs/${runId}`)).status === 'canceled', 'the run is canceled');
+  await page.context().close();
+}
+
+export async function pauseResume(browser) {
+  const page = await open(browser, `${base}/#/chat/assistant`);
+  await send(page, 'slowly calculate 6*7');
+  await page.waitForSelector('.live[data-status="working"]');
+  await page.click('.controls button:has-text("Pause")');
+  const runId = await liveStatus(page, 'paused');
+  check((await rest(`/v1/runs/${runId}`)).status === 'paused', 'the server shows the run paused');
+  await shot(page, 'chat-paused');
+  await page.click('.controls button:has-text("Resume")');
+  await liveStatus(page, 'completed');
+  await page.waitForFunction(() => document.querySelector('.live').textContent.includes('The result is 42'));
+  await page.waitForSelector('.live details.tool[data-tool="calculator"]');
+  await page.context().close();
+}
