@@ -57,10 +57,12 @@ function step(l, ev) {
       break;
     case 'input':
       l.prompt = ev.prompt;
-      l.blocks.push({ type: 'question', text: textOf(ev.prompt) });
+      // An approval prompt is answered in its own box; a question stays
+      // in the conversation.
+      if (!approvalsOf(ev.prompt).length) l.blocks.push({ type: 'question', text: textOf(ev.prompt) });
       break;
     case 'handoff':
-      l.blocks.push({ type: 'note', text: `handed off from ${ev.from} to ${ev.to}${ev.reason ? `: ${ev.reason}` : ''}` });
+      l.blocks.push({ type: 'note', text: `handed off from ${ev.from} to ${ev.to}${ev.reason ? `: ${ev.reason}` : ''}`, run: ev.child_run_id });
       break;
     case 'signal':
       l.blocks.push({ type: 'note', text: `signal ${ev.signal}${ev.text ? `: ${ev.text}` : ''}` });

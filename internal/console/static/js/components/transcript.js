@@ -37,6 +37,6 @@ function Block({ b }) {
     case 'error':
       return html`<p class="note error">${b.text}</p>`;
     default:
-      return html`<p class="muted note-line">${b.text}</p>`;
+      return html`<p class="muted note-line">${b.text}${b.run ? html` (<a href=${`#/runs/${b.run}`}>its run</a>)` : null}</p>`;
   }
 }

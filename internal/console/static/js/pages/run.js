@@ -23,7 +23,16 @@ export function Run({ runId }) {
     setEvents([]);
     let timer;
     const refresh = () => api.run(runId).then((r) => { setRun(r); return r; });
-    const loop = () => follow(runId, last, (b) => { last = b[b.length - 1].seq; setEvents((e) => e.concat(b)); }, ctl.signal)
+    // Events are shown once per animation frame, however many batches
+    // came: a long log renders a few times, not once per network read.
+    let pending = [];
+    const flush = () => { const b = pending; pending = []; setEvents((e) => e.concat(b)); };
+    const onBatch = (b) => {
+      last = b[b.length - 1].seq;
+      if (!pending.length) requestAnimationFrame(flush);
+      for (const ev of b) pending.push(ev);
+    };
+    const loop = () => follow(runId, last, onBatch, ctl.signal)
       .then(refresh)
       .then((r) => {
         api.trajectory(runId).then(setTraj, () => {});
@@ -62,10 +71,10 @@ export function Run({ runId }) {
       ${run.status === 'paused' ? html`<button onClick=${act(() => api.signal(run.id, 'resume'))}>Resume</button>` : html`<button onClick=${act(() => api.signal(run.id, 'pause'))}>Pause</button>`}
     </div>` : null}
     ${run.error ? html`<p class="note error">${run.error.class}: ${run.error.message}</p>` : null}
-    ${answer ? html`<section class="answer-final"><h2>Answer</h2>${answer.parts.map((p, i) => html`<${Part} key=${i} part=${p} />`)}</section>` : null}
-    <${Artifacts} artifacts=${run.artifacts} />
     ${plan ? html`<section><h2>Workflow ${plan.plan.workflow}</h2><${Dag} plan=${plan.plan} states=${stepStates(events)} children=${children} /></section>` : null}
     <${FlowPath} events=${events} />
+    ${answer ? html`<section class="answer-final"><h2>Answer</h2>${answer.parts.map((p, i) => html`<${Part} key=${i} part=${p} />`)}</section>` : null}
+    <${Artifacts} artifacts=${run.artifacts} />
     <${Trajectory} t=${traj} />
     <section><h2>Events <small class="muted">${events.length}</small></h2><${Timeline} events=${events} /></section>
     <details class="rawrun"><summary>Raw run JSON</summary><${Json} value=${run} /></details>`;
