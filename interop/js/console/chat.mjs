@@ -40,6 +40,7 @@ export async function reloadResumes(browser) {
   check(events[events.length - 1].type === 'run.end', 'the run ended while the page was reloaded');
   check(text === logged, `the page shows the log's text exactly: page ${JSON.stringify(text)} log ${JSON.stringify(logged)}`);
   check(text === tokens(80), 'every token once, in order');
+  await shot(page, 'chat-reloaded');
   await page.context().close();
 }
 
@@ -77,6 +78,7 @@ export async function editApproval(browser) {
   await page.click('.ask button:has-text("Run with these arguments")');
   await liveStatus(page, 'completed');
   await page.waitForFunction(() => document.querySelector('.live').textContent.includes('The tool answered: deleted other.txt'));
+  await shot(page, 'chat-edited-approval');
   await page.context().close();
 }
 
@@ -93,6 +95,11 @@ export async function refund(browser) {
   await page.waitForFunction(() => document.querySelector('.live').textContent.includes('Done: refund R-'));
   await page.waitForSelector('.live .artifact[data-artifact="flow-context"]');
   await shot(page, 'chat-refund');
+  // The run page shows the path the flow took.
+  await page.click('.chat-head a:has-text("run")');
+  await page.waitForFunction(() => [...document.querySelectorAll('.flow-path li')].map((e) => e.dataset.node).join(' ').includes('start lookup'));
+  const path = await page.$$eval('.flow-path li', (els) => els.map((e) => e.dataset.node));
+  check(path[0] === 'start' && path[path.length - 1] === 'done', `the flow's path runs from start to done: ${path}`);
   await page.context().close();
 }
 
@@ -109,6 +116,38 @@ export async function reopen(browser) {
   await liveStatus(page, 'completed');
   const ctx = await rest(`/v1/contexts/${first.context_id}/messages`);
   check(ctx.messages.length === 6, `the message went to the reopened conversation (${ctx.messages.length} messages)`);
+  await shot(page, 'chat-reopened');
+  await page.context().close();
+}
+
+export async function parts(browser) {
+  const page = await open(browser, `${base}/#/chat/echo`);
+  await page.click('button:has-text("Attach data or a file")');
+  await page.fill('label:has-text("JSON data part") textarea', '{"order": "A-1001"}');
+  await page.setInputFiles('input[type="file"]', { name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from('hello file') });
+  await page.click('.composer button:has-text("Send")');
+  const runId = await liveStatus(page, 'completed');
+  const run = await rest(`/v1/runs/${runId}`);
+  const sent = run.messages[0].parts.map((p) => p.type).join(',');
+  check(sent === 'data,file', `the message carried a data and a file part (${sent})`);
+  const answer = await streamed(page);
+  check(answer.includes('A-1001') && answer.includes('note.txt'), `echo answered with the data and the file: ${answer}`);
+  await shot(page, 'chat-parts');
+  await page.context().close();
+}
+
+export async function feedback(browser) {
+  const page = await open(browser, `${base}/#/chat/assistant`);
+  await send(page, 'slowly calculate 2+2');
+  await page.waitForSelector('.live[data-status="working"]');
+  await page.click('.controls button:has-text("Pause")');
+  const runId = await liveStatus(page, 'paused');
+  await page.fill('.controls input[aria-label="Feedback"]', 'use integers only');
+  await page.click('.controls button:has-text("Send feedback")');
+  await liveStatus(page, 'completed');
+  const events = await (await fetch(`${base}/v1/runs/${runId}/events`)).text();
+  check(events.includes('"signal":"feedback"') && events.includes('use integers only'), 'the feedback is a signal in the run\'s log');
+  await shot(page, 'chat-feedback');
   await page.context().close();
 }
 
@@ -119,6 +158,7 @@ export async function cancel(browser) {
   await page.click('.controls button:has-text("Cancel")');
   const runId = await liveStatus(page, 'canceled');
   check((await rest(`/v1/runs/${runId}`)).status === 'canceled', 'the run is canceled');
+  await shot(page, 'chat-canceled');
   await page.context().close();
 }
 

@@ -37,7 +37,7 @@ export async function researchDag(browser) {
   await page.click('svg.dag a:has(g[data-step="publish"])');
   await page.waitForSelector('dd a:has-text("run")');
   // Raw JSON is one click away.
-  await page.click('tr[data-seq="1"]');
+  await page.click('tr[data-seq="1"] button');
   await page.waitForSelector('tr.raw pre.json');
   await page.context().close();
 }
@@ -75,6 +75,7 @@ export async function bigRun(browser) {
   check(rows === 500, `the timeline renders its first 500 rows (${rows})`);
   console.log(`     a run of ${await page.textContent('h2 small.muted')} events opened in ${ms} ms`);
   check(ms < Number(process.env.BIG_RUN_MS || 3000), `opened in ${ms} ms`);
+  await shot(page, 'run-10000-events');
   await page.context().close();
 }
 

@@ -75,12 +75,12 @@ export const api = {
 export async function follow(runId, after, onBatch, signal) {
   const extra = { Accept: 'text/event-stream' };
   if (after > 0) extra['Last-Event-ID'] = String(after);
-  const res = await fetch(`/v1/runs/${enc(runId)}/events`, { headers: headers(extra), signal });
+  const res = await network(fetch(`/v1/runs/${enc(runId)}/events`, { headers: headers(extra), signal }));
   if (!res.ok) throw await refuse(res);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buf = '';
   for (;;) {
-    const { value, done } = await reader.read();
+    const { value, done } = await network(reader.read());
     if (done) return;
     buf += value;
     const batch = [];
@@ -91,6 +91,18 @@ export async function follow(runId, after, onBatch, signal) {
       if (ev) batch.push(ev);
     }
     if (batch.length) onBatch(batch);
+  }
+}
+
+// NetworkError is a stream cut by the network (the server restarted, the
+// connection dropped): following again resumes it.
+export class NetworkError extends Error {}
+
+async function network(p) {
+  try {
+    return await p;
+  } catch (e) {
+    throw e.name === 'AbortError' ? e : new NetworkError(e.message);
   }
 }
 

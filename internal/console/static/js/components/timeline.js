@@ -33,8 +33,8 @@ export function Timeline({ events }) {
     if (ev.type === 'run.start') {
       rows.push(html`<tr key=${`a${ev.seq}`} class="attempt"><th colspan="5">Attempt ${ev.attempt}${ev.resumed ? ` — resumed: ${ev.resumed}` : ''}</th></tr>`);
     }
-    rows.push(html`<tr key=${ev.seq} data-seq=${ev.seq} data-type=${ev.type} class=${`ev t-${ev.type.replace('.', '-')}`} onClick=${() => setOpen(open === ev.seq ? null : ev.seq)}>
-      <td>${ev.seq}</td><td>${clock(ev.time)}</td><td>${ev.type}</td><td>${ev.actor || ''}</td><td class="sum">${summary(ev)}${ev.child_run_id ? html` <a href=${`#/runs/${ev.child_run_id}`} onClick=${(e) => e.stopPropagation()}>child run</a>` : null}</td></tr>`);
+    rows.push(html`<tr key=${ev.seq} data-seq=${ev.seq} data-type=${ev.type} class=${`ev t-${ev.type.replace('.', '-')}`}>
+      <td><button class="link" aria-expanded=${open === ev.seq} title="raw JSON" onClick=${() => setOpen(open === ev.seq ? null : ev.seq)}>${ev.seq}</button></td><td>${clock(ev.time)}</td><td>${ev.type}</td><td>${ev.actor || ''}</td><td class="sum">${summary(ev)}${ev.child_run_id ? html` <a href=${`#/runs/${ev.child_run_id}`}>child run</a>` : null}</td></tr>`);
     if (open === ev.seq) rows.push(html`<tr key=${`j${ev.seq}`} class="raw"><td colspan="5"><pre class="json">${json(ev)}</pre></td></tr>`);
   }
   return html`<div class="table-wrap"><table class="timeline">
