@@ -6,13 +6,16 @@ const tokens = (n) => Array.from({ length: n }, (_, i) => `tok${i + 1}`).join(' 
 
 export async function streams(browser) {
   const page = await open(browser, `${base}/#/chat/echo`);
-  await send(page, 'stream 30 every 15ms');
+  await send(page, 'stream 30 every 50ms');
   // The text grows while the run streams, then the run completes.
-  await page.waitForFunction(() => {
-    const t = document.querySelector('.live .msg.streamed .text');
-    return t && t.textContent.includes('tok3') && !t.textContent.includes('tok30');
+  const partial = new Set();
+  await until('the run to complete', async () => {
+    const [status, text] = await page.evaluate(() => [document.querySelector('.live')?.dataset.status, document.querySelector('.live .msg.streamed .text')?.textContent]);
+    if (text && text !== tokens(30)) partial.add(text);
+    return status === 'completed';
   });
-  const runId = await liveStatus(page, 'completed');
+  check(partial.size >= 3, `the answer grew token by token (${partial.size} partial texts seen)`);
+  const runId = await page.getAttribute('.live', 'data-run');
   check(await streamed(page) === tokens(30), `streamed text is tok1 … tok30, got ${await streamed(page)}`);
   const run = await rest(`/v1/runs/${runId}`);
   check(run.status === 'completed', 'the run completed');
@@ -26,7 +29,7 @@ export async function reloadResumes(browser) {
   page.on('request', (r) => {
     if (r.url().includes('/events')) resumes.push(Number(r.headers()['last-event-id'] || 0));
   });
-  await send(page, 'stream 80 every 25ms');
+  await send(page, 'stream 80 every 40ms');
   await page.waitForFunction(() => (document.querySelector('.live .msg.streamed .text') || {}).textContent?.includes('tok12'));
   const runId = await page.getAttribute('.live', 'data-run');
   const seenBefore = Number(await page.getAttribute('.live', 'data-last-seq'));
