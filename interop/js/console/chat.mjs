@@ -72,6 +72,25 @@ export async function inboxApproval(browser) {
   await page.context().close();
 }
 
+export async function inboxQuestion(browser) {
+  const run = await rest('/v1/agents/refund/messages', { method: 'POST', body: JSON.stringify({ text: 'I want a refund' }) });
+  check(run.status === 'input-required', `the flow asks (${run.status})`);
+  const page = await open(browser, `${base}/#/inbox`);
+  const item = `.inbox-item[data-run="${run.id}"]`;
+  await page.waitForSelector(`${item} .question`);
+  check((await page.textContent(`${item} .question`)).includes('Which order is it?'), 'the inbox shows the question');
+  await page.fill(`${item} input[aria-label="Your answer"]`, 'A-1003');
+  await page.click(`${item} button:has-text("Answer")`);
+  const next = await until('the flow to ask its next question', async () => {
+    const r = await rest(`/v1/runs/${run.id}`);
+    return r.status === 'input-required' && r.status_message.parts[0].text.includes('Why do you want a refund?') && r;
+  });
+  check(next.messages.some((m) => m.role === 'user' && m.parts[0].text === 'A-1003'), 'the answer is in the transcript');
+  await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.includes('Why do you want a refund?'), `${item} .question`);
+  await shot(page, 'inbox-question');
+  await page.context().close();
+}
+
 export async function editApproval(browser) {
   const page = await open(browser, `${base}/#/chat/guarded`);
   await send(page, 'delete old.txt');

@@ -17,11 +17,14 @@ export function Inbox() {
     const t = setInterval(load, 3000);
     return () => clearInterval(t);
   }, []);
-  const answer = (run, body) => api.input(run.id, body).then(() => { setDone({ ...done, [run.id]: true }); load(); }, setError);
-  const waiting = (runs || []).filter((r) => !done[r.id]);
+  // A question answered leaves the list until the run asks again (a flow
+  // asks one question after another): keyed by run and question.
+  const key = (r) => `${r.id}/${(r.status_message && r.status_message.id) || ''}`;
+  const answer = (run, body) => api.input(run.id, body).then(() => { setDone((d) => ({ ...d, [key(run)]: true })); load(); }, setError);
+  const waiting = (runs || []).filter((r) => !done[key(r)]);
   return html`<h1>Inbox</h1><${ErrorNote} error=${error} />
     ${runs && !waiting.length ? html`<p class="muted">Nothing waits for you.</p>` : null}
-    ${waiting.map((r) => html`<article class="card inbox-item" key=${r.id} data-run=${r.id}>
+    ${waiting.map((r) => html`<article class="card inbox-item" key=${key(r)} data-run=${r.id}>
       <h2>${r.agent_id} <small class="muted">${when(r.updated_at)}</small></h2>
       <p><a href=${`#/runs/${r.id}`}>run ${short(r.id)}</a> · <a href=${`#/chat/${encodeURIComponent(r.agent_id)}?context=${encodeURIComponent(r.context_id)}`}>conversation</a></p>
       ${r.pending_approvals && r.pending_approvals.length
