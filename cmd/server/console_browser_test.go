@@ -13,10 +13,13 @@ import (
 // (Debian's chromium, through playwright-core from interop/js) against
 // two real servers on loopback: the demo, and the demo with two tenants'
 // API keys. The script (interop/js/console) fails on any page or console
-// error. It skips only when REQUIRE_BROWSER is unset and node, chromium
-// or the npm packages are missing. CONSOLE_SCREENSHOTS keeps the
+// error. Unless REQUIRE_BROWSER is set, it skips under -short and when
+// node, chromium or the npm packages are missing. CONSOLE_SCREENSHOTS keeps the
 // screenshots in that directory (else a temporary one).
 func TestConsoleInBrowser(t *testing.T) {
+	if testing.Short() && os.Getenv("REQUIRE_BROWSER") == "" {
+		t.Skip("the console's browser test takes about a minute; it runs without -short")
+	}
 	node, chromium, dir := browserTools(t)
 	demo := startEnv(t, func(string) string { return "" })
 	authed := startWithAuth(t, "", authYAML)

@@ -25,10 +25,21 @@ export async function researchDag(browser) {
   const runId = await page.getAttribute('.live', 'data-run');
   await page.goto(`${base}/#/runs/${runId}`);
   await page.waitForSelector('svg.dag g.node');
+  // Record every state a step shows from now on, and whether the run was
+  // still going: then some step must have lit up as working first.
+  const going = await page.evaluate(() => {
+    window.seenStates = new Set([...document.querySelectorAll('svg.dag g.node')].map((g) => g.dataset.state));
+    new MutationObserver(() => document.querySelectorAll('svg.dag g.node').forEach((g) => window.seenStates.add(g.dataset.state)))
+      .observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+    return document.querySelectorAll('svg.dag g.node[data-state="completed"]').length < 7;
+  });
   // Steps light up while the workflow runs, and all are completed at the end.
   await page.waitForFunction(() => document.querySelectorAll('svg.dag g.node[data-state="completed"]').length === 7, null, { timeout: 20000 });
   const steps = await page.$$eval('svg.dag g.node', (els) => els.map((e) => `${e.dataset.step}:${e.dataset.state}`));
   check(steps.length === 7, `seven steps drawn: ${steps}`);
+  const seen = await page.evaluate(() => [...window.seenStates]);
+  check(!going || seen.includes('working'), `steps lit up as working while the workflow ran (states seen: ${seen})`);
+  if (going) console.log(`     step states seen while the workflow ran: ${seen.join(', ')}`);
   await page.waitForSelector('svg.dag a[href^="#/runs/"]'); // steps link their child runs
   await page.waitForSelector('.answer-final');
   await page.waitForSelector('table.trajectory');
