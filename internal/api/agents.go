@@ -44,7 +44,8 @@ func agentView(a *runtime.Agent) AgentView {
 	}
 	return AgentView{
 		ID: a.ID, Name: name, Description: a.Card.Description, Skills: a.Card.Skills,
-		Tools: a.Tools, Engine: a.EngineKind, InputModes: a.Card.DefaultInputModes, Multitask: mt, CardURL: "/agents/" + a.ID + "/.well-known/agent-card.json",
+		Tools: a.Tools, Engine: a.EngineKind, InputModes: a.Card.DefaultInputModes, Multitask: mt,
+		CardURL: "/agents/" + a.ID + "/.well-known/agent-card.json",
 	}
 }
 

@@ -14,6 +14,11 @@ export async function agents(browser) {
   await page.click('.card[data-agent="echo"] a:has-text("Chat")');
   await page.waitForSelector('textarea[aria-label="Message"]');
   check(page.url().endsWith('#/chat/echo'), `one click opens the chat (${page.url()})`);
+  // An example opens the chat with it as the draft.
+  await page.goBack();
+  await page.click('.card[data-agent="research"] a.example');
+  await page.waitForSelector('textarea[aria-label="Message"]');
+  check(await page.inputValue('textarea[aria-label="Message"]') === 'quantum computing', 'the example is the draft');
   await page.context().close();
 }
 

@@ -21,7 +21,7 @@ function route(hash) {
 
 function Page({ r }) {
   switch (r.page) {
-    case 'chat': return html`<${Chat} agentId=${r.id} contextId=${r.params.context} />`;
+    case 'chat': return html`<${Chat} agentId=${r.id} contextId=${r.params.context} draft=${r.params.text} />`;
     case 'runs': return r.id ? html`<${Run} runId=${r.id} />` : html`<${Runs} params=${r.params} />`;
     case 'inbox': return html`<${Inbox} />`;
     case 'server': return html`<${Server} />`;

@@ -17,8 +17,8 @@ function readFile(file) {
   });
 }
 
-export function Composer({ agent, onSend, busy }) {
-  const [text, setText] = useState('');
+export function Composer({ agent, onSend, busy, draft }) {
+  const [text, setText] = useState(draft || '');
   const [data, setData] = useState('');
   const [file, setFile] = useState(null);
   const [more, setMore] = useState(false);

@@ -24,7 +24,7 @@ function AgentCard({ a }) {
       ${a.tools && a.tools.length ? html`<dt>tools</dt><dd>${a.tools.join(', ')}</dd>` : null}
     </dl>
     ${(a.skills || []).map((s) => html`<div class="skill" key=${s.id}><b>${s.name}</b> <span class="muted">${s.description}</span>
-      ${(s.examples || []).length ? html`<div class="examples">${s.examples.map((x) => html`<code key=${x}>${x}</code>`)}</div>` : null}</div>`)}
+      ${(s.examples || []).length ? html`<div class="examples">${s.examples.map((x) => html`<a class="example" key=${x} href=${`${chat}?text=${encodeURIComponent(x)}`} title="Chat with this message"><code>${x}</code></a>`)}</div>` : null}</div>`)}
     <div class="buttons"><a class="button primary" href=${chat}>Chat</a> <a href=${`#/runs?agent=${encodeURIComponent(a.id)}`}>Runs</a> <a href=${a.card_url} target="_blank" rel="noopener">A2A card</a></div>
   </article>`;
 }

@@ -14,7 +14,7 @@ import { Conversations } from '../components/conversations.js';
 import { Controls } from '../components/controls.js';
 import { Answer, Approvals } from '../components/approvals.js';
 
-export function Chat({ agentId, contextId }) {
+export function Chat({ agentId, contextId, draft }) {
   const [agent, setAgent] = useState(null);
   const { transcript, live, error, setError, send, answer, refollow } = useConversation(agentId, contextId);
   useEffect(() => {
@@ -34,7 +34,7 @@ export function Chat({ agentId, contextId }) {
       ${live ? html`<${LiveRun} live=${live} />` : null}
       ${q ? html`<${QuestionBox} q=${q} answer=${answer} />` : null}
       ${going ? html`<${Controls} live=${live} onError=${setError} onResumed=${refollow} />` : null}
-      <${Composer} agent=${agent} onSend=${send} busy=${busy} />
+      <${Composer} agent=${agent} onSend=${send} busy=${busy} draft=${draft} />
     </section>
   </div>`;
 }
