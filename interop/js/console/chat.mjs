@@ -53,6 +53,7 @@ export async function inboxApproval(browser) {
   const runId = await liveStatus(page, 'input-required');
   await page.waitForSelector('.ask .approval[data-call]');
   await shot(page, 'chat-approval');
+  const chatURL = page.url();
   await page.goto(`${base}/#/inbox`);
   const item = `.inbox-item[data-run="${runId}"]`;
   await page.waitForSelector(item);
@@ -65,8 +66,15 @@ export async function inboxApproval(browser) {
   });
   const last = run.messages[run.messages.length - 1].parts[0].text;
   check(last === 'The tool answered: deleted notes.txt', `the approved call ran: ${last}`);
+  // The run page frames the attempts and shows the verdicts and the
+  // approval decision on the tool step.
+  await page.goto(`${base}/#/runs/${runId}`);
+  await page.waitForSelector('tr.attempt:has-text("Attempt 2 — resumed: input")');
+  const gov = await page.textContent('table.trajectory tr[data-kind="tool"]');
+  check(gov.includes('ask (approval)') && gov.includes('approve (user)'), `the trajectory shows the verdicts and the decision: ${gov}`);
+  await shot(page, 'run-guarded');
   // The chat, reopened, shows the tool call and its result.
-  await page.goBack();
+  await page.goto(chatURL);
   await liveStatus(page, 'completed');
   await page.waitForSelector('.live details.tool[data-tool="delete_file"]');
   await page.context().close();

@@ -14,6 +14,7 @@ export function clock(iso) {
 
 export function duration(ms) {
   if (ms == null || Number.isNaN(ms)) return '';
+  if (ms < 10) return `${ms.toFixed(ms < 1 ? 2 : 1)} ms`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;

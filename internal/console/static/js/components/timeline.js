@@ -3,7 +3,7 @@
 // pages of 500 rows.
 import { useState } from 'preact/hooks';
 import { html } from '../html.js';
-import { clock, json } from '../format.js';
+import { clock, json, textOf } from '../format.js';
 
 const PAGE = 500;
 
@@ -19,6 +19,8 @@ function summary(ev) {
     }
     case 'governance': return `${ev.payload.tool}: ${ev.payload.verdict} (${ev.payload.source || ''})`;
     case 'signal': return ev.signal + (ev.text ? `: ${ev.text}` : '');
+    case 'input': return (textOf(ev.prompt).split('\n')[0] || '').slice(0, 120);
+    case 'artifact': return ev.artifact.name || ev.artifact.id;
     case 'run.end': return ev.state;
     case 'handoff': return `${ev.from} → ${ev.to}`;
     default: return '';
