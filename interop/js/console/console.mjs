@@ -6,8 +6,10 @@ import { base, check, errors, launch, open, shot } from './lib.mjs';
 import * as chat from './chat.mjs';
 import * as pages from './pages.mjs';
 import * as tenants from './tenants.mjs';
+import * as live from './live.mjs';
 
 const scenarios = [
+  ['live.js folds events (node)', live.fold],
   ['agents page', pages.agents],
   ['chat streams and completes', chat.streams],
   ['reload mid-stream resumes with every token once', chat.reloadResumes],
