@@ -42,6 +42,16 @@ export async function isolation(browser) {
     await b.goto(`${authBase}/#/runs/${runA}`);
     await b.waitForSelector('.note.error');
     check((await b.textContent('.note.error')).includes('not found'), 'A\'s run is not found for B');
+    // A's run waiting for approval is in A's inbox only.
+    const res = await fetch(`${authBase}/v1/agents/guarded/messages`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': process.env.KEY_A }, body: JSON.stringify({ text: 'delete secret.txt' }),
+    });
+    const waiting = await res.json();
+    check(waiting.status === 'input-required', `A's guarded run waits (${waiting.status})`);
+    await a.goto(`${authBase}/#/inbox`);
+    await a.waitForSelector(`.inbox-item[data-run="${waiting.id}"]`);
+    await b.goto(`${authBase}/#/inbox`);
+    await b.waitForSelector('main p.muted:has-text("Nothing waits for you.")');
     await b.goto(`${authBase}/#/chat/echo`);
     await b.waitForSelector('.conversations');
     check(await b.$$eval('.conversations li', (els) => els.length) === 0, 'B lists no conversation');
