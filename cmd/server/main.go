@@ -201,6 +201,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Heartbeat:    cfg.Server.Heartbeat.Or(15 * time.Second),
 		Ready:        st.Ping,
 		OpenAPI:      agentd.OpenAPI,
+		Store:        storeName(getenv),
 		Logger:       log,
 	}).Mount(router)
 	stopPush, err := mountA2A(router, rt, cfg, tel.Metrics, log)
@@ -223,6 +224,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
+	handler = withConsole(handler)
 	if tel.Tracing() {
 		// The error writers log a request's failure with its trace.
 		handler = logctx.Middleware(log, handler)

@@ -14,7 +14,13 @@ type AgentView struct {
 	Description string        `json:"description,omitempty"`
 	Skills      []agent.Skill `json:"skills,omitempty"`
 	Tools       []string      `json:"tools,omitempty"`
-	Multitask   string        `json:"multitask"`
+	// Engine names the engine that runs the agent: loop, graph, flow,
+	// remote or conformance.
+	Engine string `json:"engine,omitempty"`
+	// InputModes are the media types the agent accepts in a message's
+	// parts (the card's defaultInputModes).
+	InputModes []string `json:"input_modes,omitempty"`
+	Multitask  string   `json:"multitask"`
 	// CardURL is where the agent's A2A card is served.
 	CardURL string `json:"card_url"`
 }
@@ -38,7 +44,8 @@ func agentView(a *runtime.Agent) AgentView {
 	}
 	return AgentView{
 		ID: a.ID, Name: name, Description: a.Card.Description, Skills: a.Card.Skills,
-		Tools: a.Tools, Multitask: mt, CardURL: "/agents/" + a.ID + "/.well-known/agent-card.json",
+		Tools: a.Tools, Engine: a.EngineKind, InputModes: a.Card.DefaultInputModes, Multitask: mt,
+		CardURL: "/agents/" + a.ID + "/.well-known/agent-card.json",
 	}
 }
 

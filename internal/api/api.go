@@ -24,14 +24,17 @@ type Options struct {
 	Ready func(context.Context) error
 	// OpenAPI is the document served at /openapi.yaml.
 	OpenAPI []byte
-	Logger  *slog.Logger
+	// Store names the store for GET /v1/server: "memory" or "postgres".
+	Store  string
+	Logger *slog.Logger
 }
 
 // Server is the REST + SSE face of the runtime. It translates HTTP to
 // runtime calls and holds no business state.
 type Server struct {
-	rt   *runtime.Runtime
-	opts Options
+	rt      *runtime.Runtime
+	opts    Options
+	started time.Time
 }
 
 // New returns the API over rt.
@@ -45,7 +48,7 @@ func New(rt *runtime.Runtime, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Server{rt: rt, opts: opts}
+	return &Server{rt: rt, opts: opts, started: time.Now().UTC()}
 }
 
 // Mount declares the API's routes on r. Every GET route answers HEAD too,
@@ -74,7 +77,9 @@ func (s *Server) Mount(r chi.Router) {
 	// Not the GET handler: a stream would not end with its (dropped) body.
 	r.Head("/v1/runs/{runID}/events", s.runEventsHead)
 
+	get("/v1/contexts", s.listContexts)
 	get("/v1/contexts/{contextID}/messages", s.contextMessages)
+	get("/v1/server", s.serverInfo)
 }
 
 // Handler returns a router serving only the API.

@@ -70,7 +70,7 @@ func RouteScope(method, path string) Scope {
 			return RunsWrite // POST /v1/agents/{id}/messages
 		}
 		return AgentsRead
-	case strings.HasPrefix(path, "/v1/runs") || strings.HasPrefix(path, "/v1/contexts/"):
+	case strings.HasPrefix(path, "/v1/runs") || strings.HasPrefix(path, "/v1/contexts"):
 		if write {
 			return RunsWrite // cancel, input
 		}

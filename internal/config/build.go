@@ -194,6 +194,7 @@ func runtimeAgent(a Agent, eng engine.Engine) *runtime.Agent {
 			},
 		},
 		Engine:                eng,
+		EngineKind:            a.Engine,
 		Multitask:             runtime.MultitaskPolicy(a.Multitask),
 		MaxTokensPerRun:       a.Budget.MaxTokensPerRun,
 		MaxTokensTotal:        a.Budget.MaxTokensTotal,

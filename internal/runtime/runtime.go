@@ -41,6 +41,8 @@ type Agent struct {
 	agent.Agent
 	// Engine executes the agent's runs.
 	Engine engine.Engine
+	// EngineKind names the engine in listings (loop, graph, flow, …).
+	EngineKind string
 	// Deps is passed to every run of the agent.
 	Deps *engine.Dependencies
 	// Multitask is the policy for a busy context ("" = reject).
