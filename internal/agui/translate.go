@@ -1,0 +1,223 @@
+package agui
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"agentd/internal/model"
+	"agentd/internal/runtime"
+	"agentd/internal/store"
+)
+
+// translator turns one AG-UI run — the log events of one agentd run from
+// the attempt the AG-UI run opened to the run.end that ends or parks it —
+// into AG-UI events. It is deterministic: the same log gives the same
+// events with the same ids, which is what lets a reconnect replay a run
+// and a Last-Event-ID resume skip exactly what the client has.
+type translator struct {
+	threadID, runID string
+	// snapshot is the thread's transcript at the run's start, sent as
+	// MESSAGES_SNAPSHOT right after RUN_STARTED (nil: none).
+	snapshot *[]Message
+	// pendingTools are frontend tool calls: a run that parks on them
+	// finishes as success with pendingToolCallIds.
+	started, finished bool
+	text              map[string]string // actor → open text message id
+	tools             map[string]bool   // open tool call ids
+	steps             map[string]bool   // open step names
+	state             *runState         // the plan or flow a UI draws
+	prompt            *model.Message    // the last input prompt
+	schema            json.RawMessage
+}
+
+func newTranslator(threadID, runID string, snapshot *[]Message) *translator {
+	return &translator{threadID: threadID, runID: runID, snapshot: snapshot,
+		text: map[string]string{}, tools: map[string]bool{}, steps: map[string]bool{}}
+}
+
+// done reports whether the AG-UI run is over (RUN_FINISHED or RUN_ERROR
+// sent).
+func (t *translator) done() bool { return t.finished }
+
+// translate returns the AG-UI events of one log event.
+func (t *translator) translate(le logEvent) []Event {
+	if t.finished {
+		return nil
+	}
+	switch le.Type {
+	case runtime.EventRunStart:
+		return t.runStart(le)
+	case runtime.EventRunEnd:
+		return t.runEnd(le)
+	case runtime.EventDelta:
+		return t.delta(le)
+	case runtime.EventStepStart, runtime.EventStepComplete, runtime.EventStepError:
+		return t.step(le)
+	case runtime.EventPlan:
+		return t.plan(le)
+	case runtime.EventInput:
+		t.prompt, t.schema = le.Prompt, le.Schema
+		return nil
+	case runtime.EventStatus:
+		return nil // RUN_FINISHED / RUN_ERROR say how the run ended
+	}
+	return []Event{custom(le)}
+}
+
+// custom carries an agentd event AG-UI has no event for: CUSTOM named
+// "agentd.<type>" with the event's data as value.
+func custom(le logEvent) Event {
+	return Event{Type: Custom, Name: "agentd." + le.Type, Value: le.raw}
+}
+
+func (t *translator) runStart(le logEvent) []Event {
+	if !t.started {
+		t.started = true
+		out := []Event{{Type: RunStarted, ThreadID: t.threadID, RunID: t.runID, ProtocolVersion: ProtocolVersion}}
+		if t.snapshot != nil {
+			out = append(out, Event{Type: MessagesSnapshot, Messages: t.snapshot})
+		}
+		return out
+	}
+	// A later attempt of the same AG-UI run: recovery on another replica,
+	// a retry. What the cut attempt left open is closed; the attempt is
+	// announced.
+	return append(t.closeAll(), custom(le))
+}
+
+func (t *translator) runEnd(le logEvent) []Event {
+	if !le.State.Terminal() && !le.State.Interrupted() {
+		return []Event{custom(le)} // a retry goes on in the same run
+	}
+	t.finished = true
+	out := t.closeAll()
+	fin := Event{Type: RunFinished, ThreadID: t.threadID, RunID: t.runID, Usage: usageOf(le.Usage)}
+	switch {
+	case le.State == store.StateCompleted:
+		fin.Outcome = &Outcome{Type: OutcomeSuccess}
+	case le.State == store.StateCanceled:
+		fin.Outcome = &Outcome{Type: OutcomeCancelled}
+	case le.State.Interrupted():
+		fin.Outcome = outcomeOf(le.RunID, t.prompt, t.schema)
+	default:
+		e := Event{Type: RunError, Code: string(le.State), Message: "the run " + string(le.State), Usage: usageOf(le.Usage)}
+		if le.Error != nil {
+			e.Message = le.Error.Message
+			if le.Error.Class != "" {
+				e.Code = le.Error.Class
+			}
+		}
+		return append(out, e)
+	}
+	return append(out, fin)
+}
+
+// closeAll ends every open text message, tool call and step, in a fixed
+// order.
+func (t *translator) closeAll() []Event {
+	var out []Event
+	for _, actor := range sortedKeys(t.text) {
+		out = append(out, Event{Type: TextMessageEnd, MessageID: t.text[actor]})
+		delete(t.text, actor)
+	}
+	for _, id := range sortedKeys(t.tools) {
+		out = append(out, Event{Type: ToolCallEnd, ToolCallID: id})
+		delete(t.tools, id)
+	}
+	for _, name := range sortedKeys(t.steps) {
+		out = append(out, Event{Type: StepFinished, StepName: name})
+		delete(t.steps, name)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (t *translator) delta(le logEvent) []Event {
+	switch {
+	case le.ToolCall != nil:
+		id := ToolCallIDOf(le.RunID, le.ToolCall.ID)
+		args := string(le.ToolCall.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		start := Event{Type: ToolCallStart, ToolCallID: id, ToolCallName: le.ToolCall.Name, ParentMessageID: t.text[le.Actor]}
+		return []Event{start, {Type: ToolCallArgs, ToolCallID: id, Delta: args}, {Type: ToolCallEnd, ToolCallID: id}}
+	case le.ToolResult != nil:
+		content := le.ToolResult.Content
+		return []Event{{Type: ToolCallResult, MessageID: le.RunID + "-r" + strconv.FormatInt(le.Seq, 10),
+			ToolCallID: ToolCallIDOf(le.RunID, le.ToolResult.ToolCallID), Content: &content, Role: "tool"}}
+	case le.Text == "":
+		return nil
+	}
+	var out []Event
+	id, open := t.text[le.Actor]
+	if !open {
+		id = le.RunID + "-m" + strconv.FormatInt(le.Seq, 10)
+		t.text[le.Actor] = id
+		out = append(out, Event{Type: TextMessageStart, MessageID: id, Role: "assistant"})
+	}
+	return append(out, Event{Type: TextMessageContent, MessageID: id, Delta: le.Text})
+}
+
+// ToolCallIDOf is the AG-UI id of agentd run runID's tool call callID:
+// unique in the thread, where model call ids repeat from run to run.
+func ToolCallIDOf(runID, callID string) string { return runID + "." + callID }
+
+// callIDOf is the agentd call id of an AG-UI tool call id of run runID.
+func callIDOf(runID, toolCallID string) (string, bool) {
+	return strings.CutPrefix(toolCallID, runID+".")
+}
+
+func (t *translator) step(le logEvent) []Event {
+	var p stepPayload
+	_ = json.Unmarshal(le.Payload, &p)
+	name := stepName(le.Actor, p)
+	var out []Event
+	if le.Type == runtime.EventStepStart {
+		if t.steps[name] {
+			out = append(out, Event{Type: StepFinished, StepName: name})
+		}
+		t.steps[name] = true
+		out = append(out, Event{Type: StepStarted, StepName: name})
+	} else {
+		if p.Kind == "model" {
+			if id, open := t.text[le.Actor]; open {
+				out = append(out, Event{Type: TextMessageEnd, MessageID: id})
+				delete(t.text, le.Actor)
+			}
+		}
+		if t.steps[name] {
+			delete(t.steps, name)
+			out = append(out, Event{Type: StepFinished, StepName: name})
+		}
+	}
+	if d := t.state.step(le.Type, p); d != nil {
+		out = append(out, *d)
+	} else if p.Kind == "node" && le.Type == runtime.EventStepStart {
+		out = append(out, t.flowNode(le.Actor)...)
+	}
+	return out
+}
+
+// stepName names a step uniquely among the steps open at once: the actor,
+// the kind, and the model iteration or the tool call.
+func stepName(actor string, p stepPayload) string {
+	name := actor + ":" + p.Kind
+	switch {
+	case p.Detail.CallID != "":
+		name += ":" + p.Detail.CallID
+	case p.Detail.Iteration > 0:
+		name += "#" + strconv.Itoa(p.Detail.Iteration)
+	}
+	return name
+}
