@@ -101,7 +101,7 @@ func (s *Server) start(ctx context.Context, agentID string, in RunAgentInput) (r
 	if err != nil {
 		return runRef{}, err
 	}
-	msg.Metadata = map[string]any{MetadataRunID: in.RunID}
+	msg.Metadata = in.messageMetadata()
 	sub, err := s.rt.Send(ctx, runtime.SendRequest{
 		AgentID: agentID, ContextID: in.ThreadID, RunID: in.RunID, Message: msg,
 		Metadata: in.runMetadata(), Await: runtime.AwaitStream,
@@ -139,7 +139,7 @@ func (s *Server) resume(ctx context.Context, agentID string, in RunAgentInput, p
 		return runRef{task: *parked, startSeq: start}, err
 	}
 	a.message.ID = in.RunID
-	a.message.Metadata = map[string]any{MetadataRunID: in.RunID}
+	a.message.Metadata = in.messageMetadata()
 	if _, err := s.rt.Send(ctx, runtime.SendRequest{
 		AgentID: agentID, ContextID: in.ThreadID, TaskID: parked.ID, Message: a.message, Await: runtime.AwaitStream,
 	}); err != nil {

@@ -22,10 +22,11 @@ func (in RunAgentInput) lastRole() string {
 	return in.Messages[len(in.Messages)-1].Role
 }
 
-// runMetadata is what a new run keeps of the input besides its message:
-// the frontend tools, the context and the forwarded properties.
-func (in RunAgentInput) runMetadata() map[string]any {
-	md := map[string]any{}
+// messageMetadata is the metadata of the message an input sends: the
+// AG-UI run it opens and the frontend tools the client offers with it
+// (the loop engine reads them from the board: engine.MetadataClientTools).
+func (in RunAgentInput) messageMetadata() map[string]any {
+	md := map[string]any{MetadataRunID: in.RunID}
 	if len(in.Tools) > 0 {
 		tools := make([]engine.ClientTool, len(in.Tools))
 		for i, t := range in.Tools {
@@ -33,6 +34,13 @@ func (in RunAgentInput) runMetadata() map[string]any {
 		}
 		md[MetadataClientTools] = tools
 	}
+	return md
+}
+
+// runMetadata is what a new run keeps of the input besides its message:
+// the context and the forwarded properties.
+func (in RunAgentInput) runMetadata() map[string]any {
+	md := map[string]any{}
 	if len(in.Context) > 0 {
 		md["ag_ui_context"] = in.Context
 	}
