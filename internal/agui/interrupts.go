@@ -203,4 +203,6 @@ func answerPart(payload json.RawMessage) (model.Part, error) {
 
 // clientToolCalls are the frontend tool calls a prompt waits for, if it is
 // a frontend tool prompt (engine.ClientToolPrompt).
-func clientToolCalls(parts []model.Part) []model.ToolCall { return engine.PendingClientToolCalls(parts) }
+func clientToolCalls(parts []model.Part) []model.ToolCall {
+	return engine.PendingClientToolCalls(parts)
+}

@@ -273,4 +273,3 @@ func renameFields(err error) error {
 	}
 	return err
 }
-
