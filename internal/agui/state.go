@@ -60,7 +60,8 @@ func (s *runState) step(typ string, p stepPayload) *Event {
 	return &Event{Type: StateDelta, Delta: []PatchOp{{Op: "replace", Path: path, Value: status}}}
 }
 
-// flowNode is the state change of a flow entering node actor.
+// flowNode is the state change of a flow entering node (the step's
+// detail names it; else its actor).
 func (t *translator) flowNode(actor string) []Event {
 	if t.state == nil {
 		t.state = &runState{flow: true}

@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"cmp"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -204,7 +205,7 @@ func (t *translator) step(le logEvent) []Event {
 	if d := t.state.step(le.Type, p); d != nil {
 		out = append(out, *d)
 	} else if p.Kind == "node" && le.Type == runtime.EventStepStart {
-		out = append(out, t.flowNode(le.Actor)...)
+		out = append(out, t.flowNode(cmp.Or(p.Detail.Node, le.Actor))...)
 	}
 	return out
 }

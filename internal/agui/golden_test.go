@@ -1,0 +1,130 @@
+package agui
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"agentd/internal/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// readLog reads a run's log: one event's data per line, as the REST SSE
+// stream delivers it.
+func readLog(t *testing.T, path string) []store.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []store.Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var h struct {
+			Seq  int64  `json:"seq"`
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, store.Event{Seq: h.Seq, Type: h.Type, Data: append([]byte(nil), sc.Bytes()...)})
+	}
+	return out
+}
+
+// translateAGUI translates a whole log as AG-UI runs "run-1", "run-2", …:
+// each from where the previous one finished.
+func translateAGUI(t *testing.T, evs []store.Event) []byte {
+	var b bytes.Buffer
+	n := 1
+	tr := newTranslator("thread", "run-1", &[]Message{})
+	for _, ev := range evs {
+		le, err := decodeLogEvent(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.done() {
+			n++
+			tr = newTranslator("thread", "run-"+strconv.Itoa(n), &[]Message{})
+		}
+		for _, e := range tr.translate(le) {
+			line, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// translateUI translates a whole log as UI message streams, one per face
+// run.
+func translateUI(t *testing.T, evs []store.Event) []byte {
+	var b bytes.Buffer
+	tr := newUITranslator()
+	for _, ev := range evs {
+		le, err := decodeLogEvent(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.finished {
+			b.WriteString("[DONE]\n")
+			tr = newUITranslator()
+		}
+		for _, c := range tr.translate(le) {
+			line, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// TestGolden translates each recorded log under testdata (*.log.jsonl) to
+// AG-UI events and to UI message stream chunks and compares them with the
+// golden files (-update rewrites them).
+func TestGolden(t *testing.T) {
+	logs, err := filepath.Glob(filepath.Join("testdata", "*.log.jsonl"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no logs under testdata: %v", err)
+	}
+	for _, path := range logs {
+		name := strings.TrimSuffix(filepath.Base(path), ".log.jsonl")
+		t.Run(name, func(t *testing.T) {
+			evs := readLog(t, path)
+			compare(t, filepath.Join("testdata", name+".agui.golden"), translateAGUI(t, evs))
+			compare(t, filepath.Join("testdata", name+".aisdk.golden"), translateUI(t, evs))
+		})
+	}
+}
+
+func compare(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
