@@ -118,7 +118,7 @@ func (s *Server) resumeChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := page.Tasks[0]
-	start, err := s.lastAttemptStart(r.Context(), t.ID)
+	start, err := s.lastAttemptStart(r.Context(), t.ID, true)
 	if err != nil {
 		writeError(w, r, err)
 		return

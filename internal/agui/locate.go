@@ -118,11 +118,13 @@ func (s *Server) attemptStart(ctx context.Context, runID string, k int) (int64, 
 }
 
 // lastAttemptStart is the seq before the run's latest attempt that a
-// client opened (not a recovery).
-func (s *Server) lastAttemptStart(ctx context.Context, runID string) (int64, error) {
+// client opened (not a recovery); with recoveries, also before the latest
+// recovery that produces the output again (one whose engine does not
+// continue the cut output), so that a reader never sees the abandoned part.
+func (s *Server) lastAttemptStart(ctx context.Context, runID string, recoveries bool) (int64, error) {
 	var last int64 = -1
 	_, err := s.scanRunStarts(ctx, runID, func(d runtime.RunStartData) bool { return false }, func(seq int64, d runtime.RunStartData) {
-		if d.Resumed != "crash" {
+		if d.Resumed != "crash" || (recoveries && !d.Continues) {
 			last = seq - 1
 		}
 	})

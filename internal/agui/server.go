@@ -135,7 +135,7 @@ func (s *Server) resume(ctx context.Context, agentID string, in RunAgentInput, p
 		if _, err := s.rt.Cancel(ctx, parked.ID); err != nil {
 			return runRef{}, err
 		}
-		start, err := s.lastAttemptStart(ctx, parked.ID)
+		start, err := s.lastAttemptStart(ctx, parked.ID, false)
 		return runRef{task: *parked, startSeq: start}, err
 	}
 	a.message.ID = in.RunID

@@ -31,10 +31,17 @@ type translator struct {
 	state             *runState         // the plan or flow a UI draws
 	prompt            *model.Message    // the last input prompt
 	schema            json.RawMessage
+	// partial is the text of open messages; done_ the run's completed
+	// messages (messages.go).
+	partial map[string]string
+	done_   []Message
 }
 
 func newTranslator(threadID, runID string, snapshot *[]Message) *translator {
-	return &translator{threadID: threadID, runID: runID, snapshot: snapshot,
+	if snapshot == nil {
+		snapshot = &[]Message{}
+	}
+	return &translator{threadID: threadID, runID: runID, snapshot: snapshot, partial: map[string]string{},
 		text: map[string]string{}, tools: map[string]bool{}, steps: map[string]bool{}}
 }
 
@@ -76,16 +83,14 @@ func custom(le logEvent) Event {
 func (t *translator) runStart(le logEvent) []Event {
 	if !t.started {
 		t.started = true
-		out := []Event{{Type: RunStarted, ThreadID: t.threadID, RunID: t.runID, ProtocolVersion: ProtocolVersion}}
-		if t.snapshot != nil {
-			out = append(out, Event{Type: MessagesSnapshot, Messages: t.snapshot})
-		}
-		return out
+		return []Event{{Type: RunStarted, ThreadID: t.threadID, RunID: t.runID, ProtocolVersion: ProtocolVersion},
+			{Type: MessagesSnapshot, Messages: t.snapshot}}
 	}
 	// A later attempt of the same AG-UI run: recovery on another replica,
-	// a retry. What the cut attempt left open is closed; the attempt is
-	// announced.
-	return append(t.closeAll(), custom(le))
+	// a retry (messages.go).
+	var d runtime.RunStartData
+	_ = json.Unmarshal(le.raw, &d)
+	return t.recovered(le, d.Continues)
 }
 
 func (t *translator) runEnd(le logEvent) []Event {
@@ -117,11 +122,21 @@ func (t *translator) runEnd(le logEvent) []Event {
 
 // closeAll ends every open text message, tool call and step, in a fixed
 // order.
-func (t *translator) closeAll() []Event {
+func (t *translator) closeAll() []Event { return t.closeOpen(false) }
+
+// closeOpen is closeAll; abandon leaves the open text messages out of the
+// run's completed messages.
+func (t *translator) closeOpen(abandon bool) []Event {
 	var out []Event
 	for _, actor := range sortedKeys(t.text) {
-		out = append(out, Event{Type: TextMessageEnd, MessageID: t.text[actor]})
+		id := t.text[actor]
+		out = append(out, Event{Type: TextMessageEnd, MessageID: id})
 		delete(t.text, actor)
+		if abandon {
+			delete(t.partial, id)
+		} else {
+			t.endText(id)
+		}
 	}
 	for _, id := range sortedKeys(t.tools) {
 		out = append(out, Event{Type: ToolCallEnd, ToolCallID: id})
@@ -152,11 +167,14 @@ func (t *translator) delta(le logEvent) []Event {
 			args = "{}"
 		}
 		start := Event{Type: ToolCallStart, ToolCallID: id, ToolCallName: le.ToolCall.Name, ParentMessageID: t.text[le.Actor]}
+		t.shown(Message{ID: id, Role: "assistant", ToolCalls: []ToolCall{{ID: id, Type: "function", Function: FunctionCall{Name: le.ToolCall.Name, Arguments: args}}}})
 		return []Event{start, {Type: ToolCallArgs, ToolCallID: id, Delta: args}, {Type: ToolCallEnd, ToolCallID: id}}
 	case le.ToolResult != nil:
 		content := le.ToolResult.Content
-		return []Event{{Type: ToolCallResult, MessageID: le.RunID + "-r" + strconv.FormatInt(le.Seq, 10),
-			ToolCallID: ToolCallIDOf(le.RunID, le.ToolResult.ToolCallID), Content: &content, Role: "tool"}}
+		res := Event{Type: ToolCallResult, MessageID: le.RunID + "-r" + strconv.FormatInt(le.Seq, 10),
+			ToolCallID: ToolCallIDOf(le.RunID, le.ToolResult.ToolCallID), Content: &content, Role: "tool"}
+		t.shown(Message{ID: res.MessageID, Role: "tool", Content: text(content), ToolCallID: res.ToolCallID})
+		return []Event{res}
 	case le.Text == "":
 		return nil
 	}
@@ -167,6 +185,7 @@ func (t *translator) delta(le logEvent) []Event {
 		t.text[le.Actor] = id
 		out = append(out, Event{Type: TextMessageStart, MessageID: id, Role: "assistant"})
 	}
+	t.noteText(id, le.Text)
 	return append(out, Event{Type: TextMessageContent, MessageID: id, Delta: le.Text})
 }
 
@@ -195,6 +214,7 @@ func (t *translator) step(le logEvent) []Event {
 			if id, open := t.text[le.Actor]; open {
 				out = append(out, Event{Type: TextMessageEnd, MessageID: id})
 				delete(t.text, le.Actor)
+				t.endText(id)
 			}
 		}
 		if t.steps[name] {
