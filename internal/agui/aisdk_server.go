@@ -103,27 +103,43 @@ func decodeChat(r io.Reader, limit int64) (chatBody, model.Message, error) {
 // its current attempt, replayed from the log and then live; 204 when no
 // run of the chat is active.
 func (s *Server) resumeChat(w http.ResponseWriter, r *http.Request) {
-	agentID, chatID := chi.URLParam(r, "agentID"), chi.URLParam(r, "chatID")
-	if _, err := s.rt.Agent(agentID); err != nil {
-		writeError(w, r, err)
+	t, ok := s.activeChatRun(w, r)
+	if !ok {
 		return
 	}
-	page, err := s.rt.ListTasks(r.Context(), store.TaskQuery{ContextID: chatID, AgentID: agentID, Limit: 1})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if len(page.Tasks) == 0 || page.Tasks[0].State.Terminal() || page.Tasks[0].State.Interrupted() {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	t := page.Tasks[0]
 	start, err := s.lastAttemptStart(r.Context(), t.ID, true)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	s.serveChat(w, r, t.ID, start)
+}
+
+// resumeChatHead answers HEAD as GET would start.
+func (s *Server) resumeChatHead(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.activeChatRun(w, r); ok {
+		startSSE(w, uiStreamHeader)
+	}
+}
+
+// activeChatRun is the chat's active run; otherwise it answers (204, or
+// the error) and returns false.
+func (s *Server) activeChatRun(w http.ResponseWriter, r *http.Request) (store.Task, bool) {
+	agentID, chatID := chi.URLParam(r, "agentID"), chi.URLParam(r, "chatID")
+	if _, err := s.rt.Agent(agentID); err != nil {
+		writeError(w, r, err)
+		return store.Task{}, false
+	}
+	page, err := s.rt.ListTasks(r.Context(), store.TaskQuery{ContextID: chatID, AgentID: agentID, Limit: 1})
+	if err != nil {
+		writeError(w, r, err)
+		return store.Task{}, false
+	}
+	if len(page.Tasks) == 0 || page.Tasks[0].State.Terminal() || page.Tasks[0].State.Interrupted() {
+		w.WriteHeader(http.StatusNoContent)
+		return store.Task{}, false
+	}
+	return page.Tasks[0], true
 }
 
 // serveChat streams run runID's attempt after seq `after` as UI message

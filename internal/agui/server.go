@@ -51,10 +51,12 @@ func New(rt *runtime.Runtime, opts Options) *Server {
 func (s *Server) Mount(r chi.Router) {
 	r.Post("/ag-ui/agents/{agentID}", s.runAgent)
 	r.Post("/ag-ui/agents/{agentID}/connect", s.connect)
-	r.Get("/ag-ui/agents/{agentID}/threads/{threadID}/runs/{runID}/events", s.runEvents)
+	r.Get("/ag-ui/agents/{agentID}/threads/{threadID}/runs/{aguiRunID}/events", s.runEvents)
+	r.Head("/ag-ui/agents/{agentID}/threads/{threadID}/runs/{aguiRunID}/events", s.runEventsHead)
 
 	r.Post("/ai-sdk/agents/{agentID}/chat", s.chat)
 	r.Get("/ai-sdk/agents/{agentID}/chat/{chatID}/stream", s.resumeChat)
+	r.Head("/ai-sdk/agents/{agentID}/chat/{chatID}/stream", s.resumeChatHead)
 }
 
 // runAgent answers POST /ag-ui/agents/{id}: RunAgentInput in, the run as
@@ -247,7 +249,7 @@ func (s *Server) latestRun(ctx context.Context, threadID string) (string, error)
 // runEvents answers GET …/threads/{threadID}/runs/{runID}/events: the
 // run's AG-UI stream, after the Last-Event-ID (or ?after=) the client saw.
 func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
-	agentID, threadID, runID := chi.URLParam(r, "agentID"), chi.URLParam(r, "threadID"), chi.URLParam(r, "runID")
+	agentID, threadID, runID := chi.URLParam(r, "agentID"), chi.URLParam(r, "threadID"), chi.URLParam(r, "aguiRunID")
 	ref, err := s.locate(r.Context(), agentID, threadID, runID)
 	if err != nil {
 		writeError(w, r, err)
@@ -258,6 +260,17 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 		last = r.Header.Get("Last-Event-ID")
 	}
 	s.serveRun(w, r, threadID, runID, ref, last)
+}
+
+// runEventsHead answers HEAD as GET would start, without following the
+// run (HEAD drops the body; the stream would not end before the run).
+func (s *Server) runEventsHead(w http.ResponseWriter, r *http.Request) {
+	agentID, threadID, runID := chi.URLParam(r, "agentID"), chi.URLParam(r, "threadID"), chi.URLParam(r, "aguiRunID")
+	if _, err := s.locate(r.Context(), agentID, threadID, runID); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	startSSE(w, nil)
 }
 
 // renameFields names the runtime's fields as the protocol does.
