@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"agentd/internal/runlog/jsonfast"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -25,6 +26,8 @@ type chunk struct {
 	Data         any             `json:"data,omitempty"`
 	FinishReason string          `json:"finishReason,omitempty"`
 	Reason       string          `json:"reason,omitempty"`
+	// raw, when set, is the chunk already encoded (the token fast path).
+	raw []byte
 }
 
 // uiTranslator turns one face run (as translator does for AG-UI) into UI
@@ -101,7 +104,7 @@ func (t *uiTranslator) delta(le logEvent) []chunk {
 		}
 		out := le.ToolResult.Content
 		return []chunk{{Type: "tool-output-available", ToolCallID: id, Output: &out, Dynamic: true}}
-	case le.Text == "":
+	case le.Text == "" && le.textLit == nil:
 		return nil
 	}
 	var out []chunk
@@ -111,7 +114,16 @@ func (t *uiTranslator) delta(le logEvent) []chunk {
 		t.text[le.Actor] = id
 		out = append(out, chunk{Type: "text-start", ID: id})
 	}
-	return append(out, chunk{Type: "text-delta", ID: id, Delta: le.Text})
+	lit := le.textLit
+	if lit == nil {
+		lit, _ = json.Marshal(le.Text)
+	}
+	b := make([]byte, 0, 48+len(id)+len(lit))
+	b = append(b, `{"type":"text-delta","id":`...)
+	b = jsonfast.AppendString(b, id)
+	b = append(b, `,"delta":`...)
+	b = append(append(b, lit...), '}')
+	return append(out, chunk{Type: "text-delta", raw: b})
 }
 
 // step: a model step is a UI step (start-step / finish-step); a workflow
@@ -180,4 +192,13 @@ func (t *uiTranslator) runEnd(le logEvent) []chunk {
 		msg = le.Error.Message
 	}
 	return append(out, chunk{Type: "error", ErrorText: msg})
+}
+
+// MarshalJSON writes the chunk: its fast-path encoding, if it has one.
+func (c chunk) MarshalJSON() ([]byte, error) {
+	if c.raw != nil {
+		return c.raw, nil
+	}
+	type plain chunk
+	return json.Marshal(plain(c))
 }

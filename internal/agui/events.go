@@ -1,7 +1,11 @@
 package agui
 
 import (
+	"bytes"
 	"encoding/json"
+
+	"agentd/internal/runlog/jsonfast"
+	"agentd/internal/runtime"
 
 	"agentd/internal/model"
 	"agentd/internal/store"
@@ -53,6 +57,8 @@ type Event struct {
 	Usage           []Usage         `json:"usage,omitempty"`
 	Message         string          `json:"message,omitempty"`
 	Code            string          `json:"code,omitempty"`
+	// raw, when set, is the event already encoded (the token fast path).
+	raw []byte
 }
 
 // Outcome is RUN_FINISHED's outcome: success (with the frontend tool calls
@@ -145,9 +151,55 @@ type logEvent struct {
 	Schema     json.RawMessage   `json:"schema"`
 	// raw is the whole data, as CUSTOM events carry it.
 	raw json.RawMessage
+	// textLit is a text delta's text still encoded (a JSON string literal),
+	// when the fast path read it; Text is empty then.
+	textLit []byte
+}
+
+// text is a text delta's text, decoded.
+func (le logEvent) text() string {
+	if le.textLit == nil {
+		return le.Text
+	}
+	var s string
+	_ = json.Unmarshal(le.textLit, &s)
+	return s
+}
+
+// deltaTextPrefix precedes the text of a plain token's delta event, as
+// the log splices it (runlog.Splice): …,"actor":"<actor>","text":"…"}.
+const deltaTextPrefix = `,"text":`
+
+// fastDelta reads a plain token's delta event without decoding it: the
+// bulk of every stream. ok is false for any other shape.
+func fastDelta(ev store.Event) (logEvent, bool) {
+	d := ev.Data
+	i := bytes.LastIndex(d, []byte(deltaTextPrefix))
+	if i < 0 {
+		return logEvent{}, false
+	}
+	lit, ok := jsonfast.StringAfter(d[i:], deltaTextPrefix)
+	if !ok {
+		return logEvent{}, false
+	}
+	const actorKey = `,"actor":"`
+	a := bytes.LastIndex(d[:i], []byte(actorKey))
+	if a < 0 || i == 0 || d[i-1] != '"' {
+		return logEvent{}, false
+	}
+	actor := d[a+len(actorKey) : i-1]
+	if bytes.ContainsAny(actor, "\\\"") {
+		return logEvent{}, false
+	}
+	return logEvent{Seq: ev.Seq, Type: ev.Type, RunID: ev.RunID, Actor: string(actor), textLit: lit, raw: ev.Data}, true
 }
 
 func decodeLogEvent(ev store.Event) (logEvent, error) {
+	if ev.Type == runtime.EventDelta && ev.RunID != "" {
+		if le, ok := fastDelta(ev); ok {
+			return le, nil
+		}
+	}
 	var le logEvent
 	if err := json.Unmarshal(ev.Data, &le); err != nil {
 		return le, err
@@ -167,4 +219,13 @@ type stepPayload struct {
 		Node      string `json:"node"`
 		Status    string `json:"status"`
 	} `json:"detail"`
+}
+
+// MarshalJSON writes the event: its fast-path encoding, if it has one.
+func (e Event) MarshalJSON() ([]byte, error) {
+	if e.raw != nil {
+		return e.raw, nil
+	}
+	type plain Event
+	return json.Marshal(plain(e))
 }

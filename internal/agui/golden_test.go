@@ -30,13 +30,14 @@ func readLog(t *testing.T, path string) []store.Event {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var h struct {
-			Seq  int64  `json:"seq"`
-			Type string `json:"type"`
+			RunID string `json:"run_id"`
+			Seq   int64  `json:"seq"`
+			Type  string `json:"type"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		out = append(out, store.Event{Seq: h.Seq, Type: h.Type, Data: append([]byte(nil), sc.Bytes()...)})
+		out = append(out, store.Event{RunID: h.RunID, Seq: h.Seq, Type: h.Type, Data: append([]byte(nil), sc.Bytes()...)})
 	}
 	return out
 }
@@ -126,5 +127,37 @@ func compare(t *testing.T, path string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestFastDelta: the token fast path reads what decoding reads, and
+// refuses every other shape.
+func TestFastDelta(t *testing.T) {
+	for _, data := range []string{
+		`{"run_id":"r","seq":5,"type":"delta","time":"t","actor":"echo","text":"hello"}`,
+		`{"run_id":"r","seq":5,"type":"delta","time":"t","actor":"a/b","text":"say \"hi\"\n\u00e9"}`,
+	} {
+		ev := store.Event{RunID: "r", Seq: 5, Type: "delta", Data: []byte(data)}
+		fast, ok := fastDelta(ev)
+		if !ok {
+			t.Fatalf("%s: fast path refused", data)
+		}
+		var slow logEvent
+		if err := json.Unmarshal(ev.Data, &slow); err != nil {
+			t.Fatal(err)
+		}
+		if fast.Actor != slow.Actor || fast.text() != slow.Text {
+			t.Errorf("%s: fast %q %q, decoded %q %q", data, fast.Actor, fast.text(), slow.Actor, slow.Text)
+		}
+	}
+	for _, data := range []string{
+		`{"run_id":"r","seq":5,"type":"delta","time":"t","actor":"echo","tool_call":{"id":"c","name":"x"}}`,
+		`{"run_id":"r","seq":5,"type":"delta","time":"t","actor":"echo","text":"a","extra":1}`,
+		`{"run_id":"r","seq":5,"type":"delta","time":"t","actor":"ec\"ho","text":"a"}`,
+		`{"run_id":"r","seq":5,"type":"delta","time":"t","text":"a"}`,
+	} {
+		if _, ok := fastDelta(store.Event{RunID: "r", Seq: 5, Type: "delta", Data: []byte(data)}); ok {
+			t.Errorf("%s: fast path took it", data)
+		}
 	}
 }

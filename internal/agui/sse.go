@@ -36,6 +36,18 @@ func startSSE(w http.ResponseWriter, extra http.Header) *sseWriter {
 // event writes one event: its id (empty: none) and its data, one JSON
 // value (compact: never a newline).
 func (s *sseWriter) event(id string, v any) error {
+	switch e := v.(type) {
+	case Event:
+		if e.raw != nil {
+			s.raw(id, e.raw)
+			return nil
+		}
+	case chunk:
+		if e.raw != nil {
+			s.raw(id, e.raw)
+			return nil
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"agentd/internal/runlog/jsonfast"
 	"cmp"
 	"encoding/json"
 	"sort"
@@ -33,15 +34,15 @@ type translator struct {
 	schema            json.RawMessage
 	// partial is the text of open messages; done_ the run's completed
 	// messages (messages.go).
-	partial map[string]string
-	done_   []Message
+	partial map[string][][]byte // open message id → its text literals
+	done_   []shownMsg
 }
 
 func newTranslator(threadID, runID string, snapshot *[]Message) *translator {
 	if snapshot == nil {
 		snapshot = &[]Message{}
 	}
-	return &translator{threadID: threadID, runID: runID, snapshot: snapshot, partial: map[string]string{},
+	return &translator{threadID: threadID, runID: runID, snapshot: snapshot, partial: map[string][][]byte{},
 		text: map[string]string{}, tools: map[string]bool{}, steps: map[string]bool{}}
 }
 
@@ -175,7 +176,7 @@ func (t *translator) delta(le logEvent) []Event {
 			ToolCallID: ToolCallIDOf(le.RunID, le.ToolResult.ToolCallID), Content: &content, Role: "tool"}
 		t.shown(Message{ID: res.MessageID, Role: "tool", Content: text(content), ToolCallID: res.ToolCallID})
 		return []Event{res}
-	case le.Text == "":
+	case le.Text == "" && le.textLit == nil:
 		return nil
 	}
 	var out []Event
@@ -185,8 +186,12 @@ func (t *translator) delta(le logEvent) []Event {
 		t.text[le.Actor] = id
 		out = append(out, Event{Type: TextMessageStart, MessageID: id, Role: "assistant"})
 	}
-	t.noteText(id, le.Text)
-	return append(out, Event{Type: TextMessageContent, MessageID: id, Delta: le.Text})
+	lit := le.textLit
+	if lit == nil {
+		lit, _ = json.Marshal(le.Text)
+	}
+	t.noteText(id, lit)
+	return append(out, Event{Type: TextMessageContent, raw: contentEvent(id, lit)})
 }
 
 // ToolCallIDOf is the AG-UI id of agentd run runID's tool call callID:
@@ -241,4 +246,15 @@ func stepName(actor string, p stepPayload) string {
 		name += "#" + strconv.Itoa(p.Detail.Iteration)
 	}
 	return name
+}
+
+// contentEvent encodes TEXT_MESSAGE_CONTENT with the delta's literal as
+// the log holds it: no decoding, no reflection on the token path.
+func contentEvent(id string, lit []byte) []byte {
+	b := make([]byte, 0, 64+len(id)+len(lit))
+	b = append(b, `{"type":"TEXT_MESSAGE_CONTENT","messageId":`...)
+	b = jsonfast.AppendString(b, id)
+	b = append(b, `,"delta":`...)
+	b = append(b, lit...)
+	return append(b, '}')
 }
