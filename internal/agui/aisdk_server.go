@@ -39,7 +39,8 @@ type uiMessage struct {
 var uiStreamHeader = http.Header{"X-Vercel-Ai-Ui-Message-Stream": {"v1"}}
 
 // chat answers POST /ai-sdk/agents/{id}/chat: the chat's new user message
-// starts (or, sent again, replays) a run, answered as a UI message stream.
+// starts (or, sent again, replays) a run — or answers the chat's run that
+// waits for input — answered as a UI message stream.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	agentID := chi.URLParam(r, "agentID")
 	if _, err := s.rt.Agent(agentID); err != nil {
@@ -51,7 +52,18 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	sub, err := s.rt.Send(r.Context(), runtime.SendRequest{AgentID: agentID, ContextID: body.ID, Message: msg, Await: runtime.AwaitStream})
+	req := runtime.SendRequest{AgentID: agentID, ContextID: body.ID, Message: msg, Await: runtime.AwaitStream}
+	// A chat whose run asked something: the user's next message answers it
+	// and the same run goes on (approvals: "approve" or "reject").
+	parked, err := s.parkedTask(r.Context(), body.ID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if parked != nil && parked.AgentID == agentID {
+		req.TaskID = parked.ID
+	}
+	sub, err := s.rt.Send(r.Context(), req)
 	if err != nil {
 		if errdefs.FieldOf(err) == "context_id" {
 			err = errdefs.WithField("id", err)

@@ -37,9 +37,15 @@ type uiTranslator struct {
 	text              map[string]string // actor → open text part id
 	prompt            *logEvent         // the last input event
 	plan              map[string]bool   // the plan's step ids
+	// calls are the tool calls announced in this stream: a result of one
+	// made in an earlier attempt (an approved call) announces it first,
+	// as the stream's message has no part for it yet.
+	calls map[string]bool
 }
 
-func newUITranslator() *uiTranslator { return &uiTranslator{text: map[string]string{}} }
+func newUITranslator() *uiTranslator {
+	return &uiTranslator{text: map[string]string{}, calls: map[string]bool{}}
+}
 
 func (t *uiTranslator) translate(le logEvent) []chunk {
 	if t.finished {
@@ -93,17 +99,23 @@ func (t *uiTranslator) delta(le logEvent) []chunk {
 		if len(input) == 0 {
 			input = json.RawMessage("{}")
 		}
+		t.calls[id] = true
 		return []chunk{
 			{Type: "tool-input-start", ToolCallID: id, ToolName: le.ToolCall.Name, Dynamic: true},
 			{Type: "tool-input-available", ToolCallID: id, ToolName: le.ToolCall.Name, Input: input, Dynamic: true},
 		}
 	case le.ToolResult != nil:
 		id := ToolCallIDOf(le.RunID, le.ToolResult.ToolCallID)
-		if le.ToolResult.IsError {
-			return []chunk{{Type: "tool-output-error", ToolCallID: id, ErrorText: le.ToolResult.Content, Dynamic: true}}
+		var out []chunk
+		if !t.calls[id] {
+			t.calls[id] = true
+			out = append(out, chunk{Type: "tool-input-available", ToolCallID: id, ToolName: le.ToolResult.Name, Input: json.RawMessage("{}"), Dynamic: true})
 		}
-		out := le.ToolResult.Content
-		return []chunk{{Type: "tool-output-available", ToolCallID: id, Output: &out, Dynamic: true}}
+		if le.ToolResult.IsError {
+			return append(out, chunk{Type: "tool-output-error", ToolCallID: id, ErrorText: le.ToolResult.Content, Dynamic: true})
+		}
+		content := le.ToolResult.Content
+		return append(out, chunk{Type: "tool-output-available", ToolCallID: id, Output: &content, Dynamic: true})
 	case le.Text == "" && le.textLit == nil:
 		return nil
 	}

@@ -211,7 +211,6 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	var in RunAgentInput
 	in, err := decodeInput(r.Body, s.opts.MaxBodyBytes)
 	if err != nil && errdefs.FieldOf(err) != "runId" && errdefs.FieldOf(err) != "messages" {
 		writeError(w, r, err)

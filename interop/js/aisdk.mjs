@@ -68,8 +68,20 @@ async function resumeAfterCut() {
   return 'resume after a cut';
 }
 
+async function approval() {
+  const chatId = randomUUID();
+  const asked = await last(await send('guarded', chatId, 'delete notes.txt'));
+  const interrupt = asked.parts.find((p) => p.type === 'data-agentd-interrupt');
+  assert.equal(interrupt?.data.type, 'interrupt', 'the run waits for an approval');
+  assert.equal(interrupt.data.interrupts[0].reason, 'tool_approval');
+  // The next message in the chat answers it; the same run goes on.
+  const m = await last(await send('guarded', chatId, 'approve'));
+  assert.equal(textOf(m), 'The tool answered: deleted notes.txt');
+  return 'approval in the chat';
+}
+
 const only = process.argv.slice(2);
-const all = { echo, toolCall, resumeAfterCut };
+const all = { echo, toolCall, resumeAfterCut, approval };
 for (const [name, f] of Object.entries(all)) {
   if (only.length && !only.includes(name)) continue;
   console.log('ok', await f());
