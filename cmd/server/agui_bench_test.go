@@ -27,7 +27,9 @@ func BenchmarkFaceStream(b *testing.B) {
 		{"rest", func(int) string { return "/v1/agents/echo/messages?stream=true" },
 			func(int) string { return `{"text":"stream 200"}` }, "event: delta", "event: run.end"},
 		{"rest-context", func(int) string { return "/v1/agents/echo/messages?stream=true" },
-			func(i int) string { return fmt.Sprintf(`{"text":"stream 200","context_id":"bx-%d-%d"}`, time.Now().UnixNano(), i) }, "event: delta", "event: run.end"},
+			func(i int) string {
+				return fmt.Sprintf(`{"text":"stream 200","context_id":"bx-%d-%d"}`, time.Now().UnixNano(), i)
+			}, "event: delta", "event: run.end"},
 		{"agui", func(int) string { return "/ag-ui/agents/echo" },
 			func(i int) string {
 				return fmt.Sprintf(`{"threadId":"bt-%d-%d","runId":"br-%d-%d","messages":[{"id":"m","role":"user","content":"stream 200"}]}`, time.Now().UnixNano(), i, time.Now().UnixNano(), i)

@@ -46,6 +46,13 @@ func TestAGUIReplicaKilledMidAnswer(t *testing.T) {
 	}
 	t.Logf("A killed after %d events; %d more from B", len(seen), len(rest))
 
+	checkAssembled(ctx, t, c, node, dir, b, thread, runID)
+}
+
+// checkAssembled reconnects @ag-ui/client to the run on b with the connect
+// pattern and checks the messages it assembles against the transcript.
+func checkAssembled(ctx context.Context, t *testing.T, c *http.Client, node, dir string, b *replica, thread, runID string) {
+	t.Helper()
 	cmd := exec.CommandContext(ctx, node, "agui_connect.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "AGENTD_URL="+b.base, "AGENT=echo", "THREAD_ID="+thread, "RUN_ID="+runID, "SUPPRESS_TRANSFORMATION_WARNINGS=1")
