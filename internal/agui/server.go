@@ -2,6 +2,7 @@ package agui
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -53,6 +54,7 @@ func (s *Server) Mount(r chi.Router) {
 	r.Post("/ag-ui/agents/{agentID}/connect", s.connect)
 	r.Get("/ag-ui/agents/{agentID}/threads/{threadID}/runs/{aguiRunID}/events", s.runEvents)
 	r.Head("/ag-ui/agents/{agentID}/threads/{threadID}/runs/{aguiRunID}/events", s.runEventsHead)
+	r.Post("/ag-ui/agents/{agentID}/threads/{threadID}/runs/{aguiRunID}/cancel", s.cancelRun)
 
 	r.Post("/ai-sdk/agents/{agentID}/chat", s.chat)
 	r.Get("/ai-sdk/agents/{agentID}/chat/{chatID}/stream", s.resumeChat)
@@ -270,6 +272,30 @@ func (s *Server) runEventsHead(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	startSSE(w, nil)
+}
+
+// cancelRun answers POST …/runs/{run}/cancel: cancels the agentd run the
+// AG-UI run is an attempt of (idempotent); its stream ends with the
+// cancelled outcome. 202 while it stops, 200 once it has.
+func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
+	agentID, threadID, runID := chi.URLParam(r, "agentID"), chi.URLParam(r, "threadID"), chi.URLParam(r, "aguiRunID")
+	ref, err := s.locate(r.Context(), agentID, threadID, runID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	t, err := s.rt.Cancel(r.Context(), ref.task.ID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if !t.State.Terminal() {
+		status = http.StatusAccepted
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"threadId": threadID, "runId": runID, "status": string(t.State)})
 }
 
 // renameFields names the runtime's fields as the protocol does.

@@ -99,7 +99,7 @@ async function cancel() {
     onTextMessageContentEvent: async () => {
       if (cancelled) return;
       cancelled = true;
-      const res = await fetch(`${base}/v1/runs/${runId}/cancel`, { method: 'POST' });
+      const res = await fetch(`${base}/ag-ui/agents/echo/threads/${threadId}/runs/${runId}/cancel`, { method: 'POST' });
       assert.ok(res.status === 200 || res.status === 202, `cancel: ${res.status}`);
     },
     onRunFinishedEvent: ({ event }) => { a.finishedOutcome = event.outcome; },
