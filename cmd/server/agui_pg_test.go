@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -97,26 +96,15 @@ func streamUntilKill(ctx context.Context, t *testing.T, c *http.Client, r *repli
 	res := doReq(ctx, t, c, http.MethodPost, r.base+"/ag-ui/agents/echo", body)
 	defer res.Body.Close()
 	var out []aguiEvent
-	var cur aguiEvent
 	contents := 0
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "id: "):
-			cur.id = line[4:]
-		case strings.HasPrefix(line, "data: "):
-			cur.data = line[6:]
-		case line == "" && cur.data != "":
-			out = append(out, cur)
-			if strings.Contains(cur.data, `"TEXT_MESSAGE_CONTENT"`) {
-				if contents++; contents == strike {
-					r.signal(syscall.SIGKILL)
-				}
+	scanAGUI(t, res.Body, func(ev aguiEvent) {
+		out = append(out, ev)
+		if ev.typ == "TEXT_MESSAGE_CONTENT" {
+			if contents++; contents == strike {
+				r.signal(syscall.SIGKILL)
 			}
-			cur = aguiEvent{}
 		}
-	}
+	})
 	if contents < strike {
 		t.Fatalf("the stream on %s ended after %d deltas, before the kill at %d", r.name, contents, strike)
 	}

@@ -26,8 +26,16 @@ func readAGUI(t *testing.T, res *http.Response) []aguiEvent {
 		t.Fatalf("status %d: %s", res.StatusCode, b)
 	}
 	var out []aguiEvent
+	scanAGUI(t, res.Body, func(ev aguiEvent) { out = append(out, ev) })
+	return out
+}
+
+// scanAGUI hands each event of an AG-UI SSE stream to each as it arrives,
+// until the stream ends.
+func scanAGUI(t *testing.T, body io.Reader, each func(aguiEvent)) {
+	t.Helper()
 	var cur aguiEvent
-	sc := bufio.NewScanner(res.Body)
+	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
@@ -42,11 +50,10 @@ func readAGUI(t *testing.T, res *http.Response) []aguiEvent {
 			}
 			cur.typ = v.Type
 		case line == "" && cur.data != "":
-			out = append(out, cur)
+			each(cur)
 			cur = aguiEvent{}
 		}
 	}
-	return out
 }
 
 func aguiInput(thread, run, text string) string {

@@ -23,13 +23,21 @@ type clientToolPrompt struct {
 // PendingClientToolCalls returns the client tool calls a prompt waits for
 // (nil when it is not such a prompt).
 func PendingClientToolCalls(parts []model.Part) []model.ToolCall {
+	return firstData(parts, func(cp clientToolPrompt) []model.ToolCall { return cp.Calls })
+}
+
+// firstData returns the first non-empty list get reads from a data part of
+// parts decoded as T.
+func firstData[T any, E any](parts []model.Part, get func(T) []E) []E {
 	for _, p := range parts {
 		if p.Type != model.PartData {
 			continue
 		}
-		var cp clientToolPrompt
-		if json.Unmarshal(p.Data, &cp) == nil && len(cp.Calls) > 0 {
-			return cp.Calls
+		var v T
+		if json.Unmarshal(p.Data, &v) == nil {
+			if list := get(v); len(list) > 0 {
+				return list
+			}
 		}
 	}
 	return nil
@@ -46,16 +54,7 @@ type clientToolResults struct {
 
 // ClientToolResults returns the tool results an answer carries.
 func ClientToolResults(parts []model.Part) []model.ToolResult {
-	for _, p := range parts {
-		if p.Type != model.PartData {
-			continue
-		}
-		var r clientToolResults
-		if json.Unmarshal(p.Data, &r) == nil && len(r.Results) > 0 {
-			return r.Results
-		}
-	}
-	return nil
+	return firstData(parts, func(r clientToolResults) []model.ToolResult { return r.Results })
 }
 
 // MetadataClientTools is the run metadata key that lists the client's
