@@ -149,6 +149,9 @@ func (e *Engine) needsApproval(name string) bool {
 	if slices.Contains(e.cfg.ApprovalTools, name) {
 		return true
 	}
+	if e.cfg.Tools == nil {
+		return false // an agent without tools, offered a client's
+	}
 	t, ok := e.cfg.Tools.Get(name)
 	return ok && t.Flags().RequiresApproval()
 }
