@@ -153,3 +153,38 @@ func joinData(evs []aguiEvent) string {
 	}
 	return b.String()
 }
+
+// TestUIFacesAuth: the UI faces sit behind the same authentication, scopes
+// and tenants as REST: no key is 401, a read-only key cannot start a run,
+// and one tenant's runs are invisible to another.
+func TestUIFacesAuth(t *testing.T) {
+	s := startWithAuth(t, "", authYAML)
+	run := aguiInput("t-auth", "r-auth", "hello")
+	chat := `{"id":"c-auth","messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"hello"}]}]}`
+	for _, c := range []struct {
+		key, path, body string
+		status          int
+	}{
+		{"", "/ag-ui/agents/echo", run, http.StatusUnauthorized},
+		{readerKey, "/ag-ui/agents/echo", run, http.StatusForbidden},
+		{"", "/ai-sdk/agents/echo/chat", chat, http.StatusUnauthorized},
+		{readerKey, "/ai-sdk/agents/echo/chat", chat, http.StatusForbidden},
+		{acmeKey, "/ag-ui/agents/echo", run, http.StatusOK},
+		{acmeKey, "/ai-sdk/agents/echo/chat", chat, http.StatusOK},
+	} {
+		if got := s.call(t, c.key, http.MethodPost, c.path, c.body); got.status != c.status {
+			t.Errorf("POST %s with key %q: %d, want %d: %s", c.path, c.key, got.status, c.status, got.body)
+		}
+	}
+	events := "/ag-ui/agents/echo/threads/t-auth/runs/r-auth/events"
+	if got := s.call(t, acmeKey, http.MethodGet, events, ""); got.status != http.StatusOK || !strings.Contains(got.body, "RUN_FINISHED") {
+		t.Errorf("acme reads its run: %d %s", got.status, got.body)
+	}
+	if got := s.call(t, globexKey, http.MethodGet, events, ""); got.status != http.StatusNotFound {
+		t.Errorf("globex reads acme's run: %d, want 404: %s", got.status, got.body)
+	}
+	// Another tenant may use the same runId for a run of its own.
+	if got := s.call(t, globexKey, http.MethodPost, "/ag-ui/agents/echo", run); got.status != http.StatusOK {
+		t.Errorf("globex's run with acme's runId: %d: %s", got.status, got.body)
+	}
+}
