@@ -46,7 +46,7 @@ func scanAGUI(t *testing.T, body io.Reader, each func(aguiEvent)) {
 			cur.data = line[6:]
 			var v struct{ Type string }
 			if err := json.Unmarshal([]byte(cur.data), &v); err != nil {
-				t.Fatalf("data %q: %v", cur.data, err)
+				t.Errorf("data %q: %v", cur.data, err) // not Fatal: may run on a reader goroutine
 			}
 			cur.typ = v.Type
 		case line == "" && cur.data != "":
@@ -186,5 +186,43 @@ func TestUIFacesAuth(t *testing.T) {
 	// Another tenant may use the same runId for a run of its own.
 	if got := s.call(t, globexKey, http.MethodPost, "/ag-ui/agents/echo", run); got.status != http.StatusOK {
 		t.Errorf("globex's run with acme's runId: %d: %s", got.status, got.body)
+	}
+}
+
+// TestAGUIBusyThreadAndCancel: a second run on a thread whose run is
+// still going is refused as the agent's multitask policy says (echo:
+// reject, 409), and the AG-UI cancel route ends the first with the
+// cancelled outcome.
+func TestAGUIBusyThreadAndCancel(t *testing.T) {
+	s := start(t)
+	res := s.post(t, "/ag-ui/agents/echo", aguiInput("t-busy", "r-busy", "stream 300 every 20ms"))
+	defer res.Body.Close()
+	events := make(chan aguiEvent, 1024)
+	go func() {
+		defer close(events)
+		scanAGUI(t, res.Body, func(ev aguiEvent) { events <- ev })
+	}()
+	for ev := range events {
+		if ev.typ == "TEXT_MESSAGE_CONTENT" {
+			break
+		}
+	}
+	second := readJSON[struct {
+		Status int `json:"status"`
+	}](t, s.post(t, "/ag-ui/agents/echo", aguiInput("t-busy", "r-busy-2", "hello")), http.StatusConflict)
+	if second.Status != http.StatusConflict {
+		t.Errorf("problem status %d", second.Status)
+	}
+	c := s.post(t, "/ag-ui/agents/echo/threads/t-busy/runs/r-busy/cancel", "")
+	c.Body.Close()
+	if c.StatusCode != http.StatusOK && c.StatusCode != http.StatusAccepted {
+		t.Fatalf("cancel: %d", c.StatusCode)
+	}
+	var last aguiEvent
+	for ev := range events {
+		last = ev
+	}
+	if last.typ != "RUN_FINISHED" || !strings.Contains(last.data, `"cancelled"`) {
+		t.Errorf("the stream ended with %s, want RUN_FINISHED cancelled", last.data)
 	}
 }
