@@ -88,7 +88,8 @@ func (s *Server) runAgent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s.serveRun(w, r, in.ThreadID, in.RunID, ref, "")
+	// A retried POST (the same runId) may say what it has seen already.
+	s.serveRun(w, r, in.ThreadID, in.RunID, ref, r.Header.Get("Last-Event-ID"))
 }
 
 // start submits the run an input asks for: an answer to the thread's
