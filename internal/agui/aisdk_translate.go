@@ -51,13 +51,18 @@ func (t *uiTranslator) translate(le logEvent) []chunk {
 	if t.finished {
 		return nil
 	}
+	if !t.started {
+		// The stream's first event (a gap, when retention pruned the start).
+		t.started = true
+		start := chunk{Type: "start", MessageID: le.RunID + "-a" + strconv.FormatInt(le.Seq, 10)}
+		if le.Type == runtime.EventRunStart {
+			return []chunk{start}
+		}
+		return append([]chunk{start}, t.translate(le)...)
+	}
 	switch le.Type {
 	case runtime.EventRunStart:
-		if t.started {
-			return append(t.closeText(), dataChunk(le))
-		}
-		t.started = true
-		return []chunk{{Type: "start", MessageID: le.RunID + "-a" + strconv.FormatInt(le.Seq, 10)}}
+		return append(t.closeText(), dataChunk(le))
 	case runtime.EventRunEnd:
 		return t.runEnd(le)
 	case runtime.EventDelta:

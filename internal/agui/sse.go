@@ -36,19 +36,16 @@ func startSSE(w http.ResponseWriter, extra http.Header) *sseWriter {
 // event writes one event: its id (empty: none) and its data, one JSON
 // value (compact: never a newline).
 func (s *sseWriter) event(id string, v any) error {
-	switch e := v.(type) {
+	var b []byte
+	var err error
+	switch e := v.(type) { // their MarshalJSON, without encoding/json's check of it
 	case Event:
-		if e.raw != nil {
-			s.raw(id, e.raw)
-			return nil
-		}
+		b, err = e.MarshalJSON()
 	case chunk:
-		if e.raw != nil {
-			s.raw(id, e.raw)
-			return nil
-		}
+		b, err = e.MarshalJSON()
+	default:
+		b, err = json.Marshal(v)
 	}
-	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

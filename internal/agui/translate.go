@@ -55,6 +55,17 @@ func (t *translator) translate(le logEvent) []Event {
 	if t.finished {
 		return nil
 	}
+	if !t.started {
+		// The run's first event; a replay whose start retention pruned
+		// begins with the gap, which follows RUN_STARTED.
+		t.started = true
+		open := []Event{{Type: RunStarted, ThreadID: t.threadID, RunID: t.runID, ProtocolVersion: ProtocolVersion},
+			{Type: MessagesSnapshot, Messages: t.snapshot}}
+		if le.Type == runtime.EventRunStart {
+			return open
+		}
+		return append(open, t.translate(le)...)
+	}
 	switch le.Type {
 	case runtime.EventRunStart:
 		return t.runStart(le)
@@ -82,11 +93,6 @@ func custom(le logEvent) Event {
 }
 
 func (t *translator) runStart(le logEvent) []Event {
-	if !t.started {
-		t.started = true
-		return []Event{{Type: RunStarted, ThreadID: t.threadID, RunID: t.runID, ProtocolVersion: ProtocolVersion},
-			{Type: MessagesSnapshot, Messages: t.snapshot}}
-	}
 	// A later attempt of the same AG-UI run: recovery on another replica,
 	// a retry (messages.go).
 	var d runtime.RunStartData
