@@ -41,6 +41,7 @@ type uiTranslator struct {
 	// made in an earlier attempt (an approved call) announces it first,
 	// as the stream's message has no part for it yet.
 	calls map[string]bool
+	steps int // model steps started and not finished
 }
 
 func newUITranslator() *uiTranslator {
@@ -151,12 +152,17 @@ func (t *uiTranslator) step(le logEvent) []chunk {
 	var out []chunk
 	if p.Kind == "model" {
 		if le.Type == runtime.EventStepStart {
+			t.steps++
 			return []chunk{{Type: "start-step"}}
 		}
 		if id, open := t.text[le.Actor]; open {
 			out = append(out, chunk{Type: "text-end", ID: id})
 			delete(t.text, le.Actor)
 		}
+		if t.steps == 0 {
+			return out // its start-step is not in this stream
+		}
+		t.steps--
 		return append(out, chunk{Type: "finish-step"})
 	}
 	if t.plan[p.Detail.Step] {
