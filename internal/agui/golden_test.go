@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"agentd/internal/engine"
+	"agentd/internal/model"
 	"agentd/internal/store"
 )
 
@@ -160,4 +162,34 @@ func TestFastDelta(t *testing.T) {
 			t.Errorf("%s: fast path took it", data)
 		}
 	}
+}
+
+// TestSnapshotGolden: the transcript as MESSAGES_SNAPSHOT shows it — user
+// text, an assistant's text and tool calls, tool results, an answer to
+// approvals (no message), frontend tool results (tool messages under the
+// client's ids).
+func TestSnapshotGolden(t *testing.T) {
+	call := model.ToolCall{ID: "call_0_0", Name: "calculator", Arguments: json.RawMessage(`{"expression":"1+1"}`)}
+	approvals, _ := model.DataPart(map[string]any{"approvals": []engine.ApprovalAnswer{{CallID: "call_0_0", Decision: "approve"}}})
+	results, _ := engine.ClientToolResultsPart([]model.ToolResult{{ToolCallID: "call_1_0", Name: "confirm", Content: "yes"}})
+	assistant := model.NewText(model.RoleAssistant, "Let me see.")
+	assistant.Parts = append(assistant.Parts, model.ToolCallPart(call))
+	msgs := []store.Message{
+		{TaskID: "r1", Message: model.Message{ID: "m1", Role: model.RoleUser, Parts: []model.Part{model.TextPart("what is 1+1")}}},
+		{TaskID: "r1", Message: withID(assistant, "m2")},
+		{TaskID: "r1", Message: model.Message{ID: "m3", Role: model.RoleTool, Parts: []model.Part{model.ToolResultPart(model.ToolResult{ToolCallID: "call_0_0", Content: "2"})}}},
+		{TaskID: "r1", Message: model.Message{ID: "m4", Role: model.RoleUser, Parts: []model.Part{approvals}}},
+		{TaskID: "r1", Message: model.Message{ID: "m5", Role: model.RoleUser, Parts: []model.Part{results},
+			Metadata: map[string]any{MetadataToolMessageIDs: map[string]any{"call_1_0": "client-tool-msg"}}}},
+	}
+	b, err := json.MarshalIndent(messagesOf(msgs), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compare(t, filepath.Join("testdata", "snapshot.golden"), append(b, '\n'))
+}
+
+func withID(m model.Message, id string) model.Message {
+	m.ID = id
+	return m
 }

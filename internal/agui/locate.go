@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/runtime"
@@ -168,7 +169,9 @@ func messagesOf(msgs []store.Message) []Message {
 	out := []Message{}
 	for _, m := range msgs {
 		switch m.Role {
-		case model.RoleUser, model.RoleSystem:
+		case model.RoleUser:
+			out = append(out, userMessages(m)...)
+		case model.RoleSystem:
 			out = append(out, Message{ID: m.ID, Role: string(m.Role), Content: text(contentText(m.Message))})
 		case model.RoleAssistant:
 			am := Message{ID: m.ID, Role: "assistant"}
@@ -188,6 +191,28 @@ func messagesOf(msgs []store.Message) []Message {
 		}
 	}
 	return out
+}
+
+// userMessages is a user's transcript message as AG-UI has it: frontend
+// tool results are tool messages; an answer to approvals (resume entries,
+// not a message in AG-UI) is none.
+func userMessages(m store.Message) []Message {
+	if results := engine.ClientToolResults(m.Parts); len(results) > 0 {
+		ids, _ := m.Metadata[MetadataToolMessageIDs].(map[string]any)
+		out := make([]Message, len(results))
+		for i, r := range results {
+			id, _ := ids[r.ToolCallID].(string)
+			if id == "" {
+				id = m.ID + "." + r.ToolCallID
+			}
+			out[i] = Message{ID: id, Role: "tool", Content: text(r.Content), ToolCallID: ToolCallIDOf(m.TaskID, r.ToolCallID)}
+		}
+		return out
+	}
+	if _, found, _ := engine.ApprovalAnswers(m.Parts); found {
+		return nil
+	}
+	return []Message{{ID: m.ID, Role: "user", Content: text(contentText(m.Message))}}
 }
 
 func toolMessages(m store.Message) []Message {

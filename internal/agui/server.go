@@ -144,7 +144,11 @@ func (s *Server) resume(ctx context.Context, agentID string, in RunAgentInput, p
 		return runRef{task: *parked, startSeq: start}, err
 	}
 	a.message.ID = in.RunID
-	a.message.Metadata = in.messageMetadata()
+	md := in.messageMetadata()
+	for k, v := range a.message.Metadata {
+		md[k] = v
+	}
+	a.message.Metadata = md
 	if _, err := s.rt.Send(ctx, runtime.SendRequest{
 		AgentID: agentID, ContextID: in.ThreadID, TaskID: parked.ID, Message: a.message, Await: runtime.AwaitStream,
 	}); err != nil {

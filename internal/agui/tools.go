@@ -14,6 +14,11 @@ import (
 // tools of RunAgentInput.tools reach the engine (engine.ClientTools).
 const MetadataClientTools = engine.MetadataClientTools
 
+// MetadataToolMessageIDs records, on the message that carries frontend
+// tool results, the client's id of each tool message (by call id): the
+// thread's snapshot shows them under the ids the client knows.
+const MetadataToolMessageIDs = "ag_ui_tool_message_ids"
+
 // lastRole is the role of the input's last message.
 func (in RunAgentInput) lastRole() string {
 	if len(in.Messages) == 0 {
@@ -65,6 +70,7 @@ func (in RunAgentInput) toolResults(runID string, prompt model.Message) (model.M
 		byID[ToolCallIDOf(runID, c.ID)] = c
 	}
 	var results []model.ToolResult
+	ids := map[string]any{} // call id → the client's message id
 	for i := len(in.Messages) - 1; i >= 0 && in.Messages[i].Role == "tool"; i-- {
 		m := in.Messages[i]
 		c, ok := byID[m.ToolCallID]
@@ -76,12 +82,13 @@ func (in RunAgentInput) toolResults(runID string, prompt model.Message) (model.M
 			return model.Message{}, errdefs.WithField(fmt.Sprintf("messages[%d].content", i), err)
 		}
 		results = append([]model.ToolResult{{ToolCallID: c.ID, Name: c.Name, Content: content, IsError: m.Error != ""}}, results...)
+		ids[c.ID] = m.ID
 	}
 	part, err := engine.ClientToolResultsPart(results)
 	if err != nil {
 		return model.Message{}, err
 	}
-	return model.Message{Role: model.RoleUser, Parts: []model.Part{part}}, nil
+	return model.Message{Role: model.RoleUser, Parts: []model.Part{part}, Metadata: map[string]any{MetadataToolMessageIDs: ids}}, nil
 }
 
 // toolContent is a tool message's content as text.

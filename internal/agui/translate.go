@@ -177,6 +177,9 @@ func (t *translator) delta(le logEvent) []Event {
 		t.shown(Message{ID: id, Role: "assistant", ToolCalls: []ToolCall{{ID: id, Type: "function", Function: FunctionCall{Name: le.ToolCall.Name, Arguments: args}}}})
 		return []Event{start, {Type: ToolCallArgs, ToolCallID: id, Delta: args}, {Type: ToolCallEnd, ToolCallID: id}}
 	case le.ToolResult != nil:
+		if t.answered(ToolCallIDOf(le.RunID, le.ToolResult.ToolCallID)) {
+			return nil // a frontend tool's result: the client's own message has it
+		}
 		content := le.ToolResult.Content
 		res := Event{Type: ToolCallResult, MessageID: le.RunID + "-r" + strconv.FormatInt(le.Seq, 10),
 			ToolCallID: ToolCallIDOf(le.RunID, le.ToolResult.ToolCallID), Content: &content, Role: "tool"}
@@ -263,4 +266,15 @@ func contentEvent(id string, lit []byte) []byte {
 	b = append(b, `,"delta":`...)
 	b = append(b, lit...)
 	return append(b, '}')
+}
+
+// answered reports whether the thread's snapshot holds the result of tool
+// call id already.
+func (t *translator) answered(id string) bool {
+	for _, m := range *t.snapshot {
+		if m.Role == "tool" && m.ToolCallID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -68,6 +68,8 @@ async function interruptAndResume() {
   const r2 = await run(a, undefined, { resume: [{ interruptId: intr.id, status: 'resolved', payload: { decision: 'approve' } }] });
   assert.equal(r2.finished.outcome.type, 'success');
   assert.equal(lastText(a), 'The tool answered: deleted notes.txt');
+  assert.ok(!a.messages.some((m) => m.role === 'user' && String(m.content).includes('approvals')), 'an answer to interrupts is no message');
+  assert.equal(a.messages.find((m) => m.role === 'tool')?.content, 'deleted notes.txt');
   // Rejecting instead: the tool does not run.
   const b = agent('guarded');
   const r3 = await run(b, 'delete other.txt');
@@ -122,6 +124,9 @@ async function frontendTool() {
   const r2 = await run(a, undefined, { tools });
   assert.equal(r2.finished.outcome.type, 'success');
   assert.equal(lastText(a), 'The person answered: yes');
+  const answers = a.messages.filter((m) => m.role === 'tool' && m.toolCallId === call.id);
+  assert.equal(answers.length, 1, 'the thread keeps the one tool result');
+  assert.equal(answers[0].content, 'yes');
   return 'frontend tool';
 }
 
