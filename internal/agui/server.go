@@ -141,7 +141,11 @@ func (s *Server) resume(ctx context.Context, agentID string, in RunAgentInput, p
 			return runRef{}, err
 		}
 		start, err := s.lastAttemptStart(ctx, parked.ID, false)
-		return runRef{task: *parked, startSeq: start}, err
+		if err != nil {
+			return runRef{}, err
+		}
+		msgs, err := s.transcript(ctx, in.ThreadID)
+		return runRef{task: *parked, startSeq: start, snapshot: messagesOf(msgs)}, err
 	}
 	a.message.ID = in.RunID
 	md := in.messageMetadata()
@@ -181,6 +185,9 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, threadID, runI
 	}
 	defer st.Close()
 	snapshot := ref.snapshot
+	if snapshot == nil {
+		snapshot = []Message{} // "messages": [], never null
+	}
 	tr := newTranslator(threadID, runID, &snapshot)
 	sse := startSSE(w, nil)
 	_ = followStream(r.Context(), st, sse, s.opts.Heartbeat, func(le logEvent) bool {

@@ -130,8 +130,30 @@ async function frontendTool() {
   return 'frontend tool';
 }
 
+async function questions() {
+  // A flow asks three questions; each answer is a resume entry, and the
+  // same agentd run goes on to the refund.
+  const a = agent('refund');
+  let r = await run(a, 'I want a refund');
+  for (const answer of ['A-1001', 'damaged', 'yes']) {
+    assert.equal(r.finished.outcome.type, 'interrupt');
+    const [q] = r.finished.outcome.interrupts;
+    assert.equal(q.reason, 'input_required');
+    assert.ok(q.message && q.responseSchema);
+    r = await run(a, undefined, { resume: [{ interruptId: q.id, status: 'resolved', payload: answer }] });
+  }
+  assert.equal(r.finished.outcome.type, 'success');
+  assert.match(lastText(a), /^Done: refund R-\d+ of 42.5 EUR/);
+  // Abandoning a question cancels the run.
+  const b = agent('refund');
+  const q = (await run(b, 'I want a refund')).finished.outcome.interrupts[0];
+  const c = await run(b, undefined, { resume: [{ interruptId: q.id, status: 'cancelled' }] });
+  assert.equal(c.finished.outcome.type, 'cancelled');
+  return 'questions (a flow)';
+}
+
 const only = process.argv.slice(2);
-const all = { echo, toolCall, interruptAndResume, research, cancel, frontendTool };
+const all = { echo, toolCall, interruptAndResume, questions, research, cancel, frontendTool };
 for (const [name, f] of Object.entries(all)) {
   if (only.length && !only.includes(name)) continue;
   console.log('ok', await f());
