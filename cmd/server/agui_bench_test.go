@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,8 @@ import (
 // -count interleaves the faces; compare medians:
 //
 //	go test -run '^$' -bench BenchmarkFaceStream -count 5 ./cmd/server/
+//
+// With AGENTD_BENCH_DATABASE_URL set, on that PostgreSQL database.
 func BenchmarkFaceStream(b *testing.B) {
 	faces := []struct {
 		name  string
@@ -39,9 +42,11 @@ func BenchmarkFaceStream(b *testing.B) {
 				return fmt.Sprintf(`{"id":"bc-%d-%d","messages":[{"id":"u","role":"user","parts":[{"type":"text","text":"stream 200"}]}]}`, time.Now().UnixNano(), i)
 			}, `"text-delta"`, "[DONE]"},
 	}
+	// AGENTD_BENCH_DATABASE_URL runs the faces on PostgreSQL instead.
+	env := map[string]string{"DATABASE_URL": os.Getenv("AGENTD_BENCH_DATABASE_URL")}
 	for _, f := range faces {
 		b.Run(f.name, func(b *testing.B) {
-			s := startWithEnv(b, nil)
+			s := startWithEnv(b, env)
 			b.ReportAllocs()
 			const tokens = 200
 			var first time.Duration

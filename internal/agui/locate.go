@@ -31,19 +31,44 @@ type runRef struct {
 // resumed (its answer's message records it). NotFound when there is none;
 // Conflict when runID names a run of another thread or agent.
 func (s *Server) locate(ctx context.Context, agentID, threadID, runID string) (runRef, error) {
-	t, err := s.rt.GetTask(ctx, runID)
-	switch {
-	case err == nil && t.ContextID != threadID:
-		return runRef{}, errdefs.WithField("runId", errdefs.Conflictf("run %q belongs to another thread, not %q; a runId names one run", runID, threadID))
-	case err == nil && t.AgentID != agentID:
-		return runRef{}, errdefs.WithField("runId", errdefs.Conflictf("run %q is a run of agent %q, not %q", runID, t.AgentID, agentID))
-	case err != nil && !errdefs.IsNotFound(err):
-		return runRef{}, err
-	}
-	msgs, err := s.transcript(ctx, threadID)
+	t, msgs, err := s.lookup(ctx, threadID, runID)
 	if err != nil {
 		return runRef{}, err
 	}
+	return s.locateIn(ctx, agentID, threadID, runID, t, msgs)
+}
+
+// lookup reads, at once, what locating run runID in thread threadID
+// needs: the agentd run of that id, if any (zero Task when none), and the
+// thread's transcript.
+func (s *Server) lookup(ctx context.Context, threadID, runID string) (store.Task, []store.Message, error) {
+	var t store.Task
+	var terr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t, terr = s.rt.GetTask(ctx, runID)
+	}()
+	msgs, err := s.transcript(ctx, threadID)
+	<-done
+	if terr != nil && !errdefs.IsNotFound(terr) {
+		return t, nil, terr
+	}
+	if terr != nil {
+		t = store.Task{}
+	}
+	return t, msgs, err
+}
+
+// locateIn is locate over what lookup read.
+func (s *Server) locateIn(ctx context.Context, agentID, threadID, runID string, t store.Task, msgs []store.Message) (runRef, error) {
+	switch {
+	case t.ID != "" && t.ContextID != threadID:
+		return runRef{}, errdefs.WithField("runId", errdefs.Conflictf("run %q belongs to another thread, not %q; a runId names one run", runID, threadID))
+	case t.ID != "" && t.AgentID != agentID:
+		return runRef{}, errdefs.WithField("runId", errdefs.Conflictf("run %q is a run of agent %q, not %q", runID, t.AgentID, agentID))
+	}
+	var err error
 	taskID := t.ID
 	if taskID == "" {
 		taskID = taskOfRun(msgs, runID)

@@ -74,9 +74,14 @@ func (s *Server) runAgent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	ref, err := s.locate(r.Context(), agentID, in.ThreadID, in.RunID)
+	t, msgs, err := s.lookup(r.Context(), in.ThreadID, in.RunID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ref, err := s.locateIn(r.Context(), agentID, in.ThreadID, in.RunID, t, msgs)
 	if errdefs.IsNotFound(err) {
-		ref, err = s.start(r.Context(), agentID, in)
+		ref, err = s.start(r.Context(), agentID, in, msgs)
 		if errdefs.IsConflict(err) && errdefs.FieldOf(err) == "" {
 			// A concurrent request with the same runId won the race.
 			if again, lerr := s.locate(r.Context(), agentID, in.ThreadID, in.RunID); lerr == nil {
@@ -93,14 +98,17 @@ func (s *Server) runAgent(w http.ResponseWriter, r *http.Request) {
 }
 
 // start submits the run an input asks for: an answer to the thread's
-// interrupts, frontend tool results, or a new message.
-func (s *Server) start(ctx context.Context, agentID string, in RunAgentInput) (runRef, error) {
-	parked, err := s.parkedTask(ctx, in.ThreadID)
-	if err != nil {
-		return runRef{}, err
-	}
-	if len(in.Resume) > 0 || (parked != nil && in.lastRole() == "tool") {
-		return s.resume(ctx, agentID, in, parked)
+// interrupts, frontend tool results, or a new message; msgs is the
+// thread's transcript before it.
+func (s *Server) start(ctx context.Context, agentID string, in RunAgentInput, msgs []store.Message) (runRef, error) {
+	if len(in.Resume) > 0 || in.lastRole() == "tool" {
+		parked, err := s.parkedTask(ctx, in.ThreadID)
+		if err != nil {
+			return runRef{}, err
+		}
+		if len(in.Resume) > 0 || parked != nil {
+			return s.resume(ctx, agentID, in, parked)
+		}
 	}
 	msg, err := in.userMessage()
 	if err != nil {
@@ -117,7 +125,9 @@ func (s *Server) start(ctx context.Context, agentID string, in RunAgentInput) (r
 	if sub.Duplicate {
 		return s.locate(ctx, agentID, in.ThreadID, sub.Task.ID)
 	}
-	return s.locate(ctx, agentID, in.ThreadID, in.RunID)
+	// A new run: its first attempt, after the thread as it was.
+	opened := store.Message{ContextID: in.ThreadID, TaskID: sub.Task.ID, Message: msg}
+	return runRef{task: sub.Task, startSeq: sub.StartSeq, snapshot: messagesOf(append(msgs, opened))}, nil
 }
 
 // resume answers the thread's parked run with the input's resume entries
