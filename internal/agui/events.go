@@ -172,7 +172,13 @@ const deltaTextPrefix = `,"text":`
 
 // fastDelta reads a plain token's delta event without decoding it: the
 // bulk of every stream. ok is false for any other shape.
-func fastDelta(ev store.Event) (logEvent, bool) {
+func fastDelta(ev store.Event) (logEvent, bool) { return (&logDecoder{}).fastDelta(ev) }
+
+// logDecoder decodes one stream's log events; it remembers the last
+// actor, so that a run of tokens from one actor shares its string.
+type logDecoder struct{ actor string }
+
+func (dec *logDecoder) fastDelta(ev store.Event) (logEvent, bool) {
 	d := ev.Data
 	i := bytes.LastIndex(d, []byte(deltaTextPrefix))
 	if i < 0 {
@@ -191,12 +197,17 @@ func fastDelta(ev store.Event) (logEvent, bool) {
 	if bytes.ContainsAny(actor, "\\\"") {
 		return logEvent{}, false
 	}
-	return logEvent{Seq: ev.Seq, Type: ev.Type, RunID: ev.RunID, Actor: string(actor), textLit: lit, raw: ev.Data}, true
+	if string(actor) != dec.actor { // compared without a copy
+		dec.actor = string(actor)
+	}
+	return logEvent{Seq: ev.Seq, Type: ev.Type, RunID: ev.RunID, Actor: dec.actor, textLit: lit, raw: ev.Data}, true
 }
 
-func decodeLogEvent(ev store.Event) (logEvent, error) {
+func decodeLogEvent(ev store.Event) (logEvent, error) { return (&logDecoder{}).decode(ev) }
+
+func (d *logDecoder) decode(ev store.Event) (logEvent, error) {
 	if ev.Type == runtime.EventDelta && ev.RunID != "" {
-		if le, ok := fastDelta(ev); ok {
+		if le, ok := d.fastDelta(ev); ok {
 			return le, nil
 		}
 	}

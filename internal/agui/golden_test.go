@@ -50,8 +50,9 @@ func translateAGUI(t *testing.T, evs []store.Event) []byte {
 	var b bytes.Buffer
 	n := 1
 	tr := newTranslator("thread", "run-1", &[]Message{})
+	var dec logDecoder // as a stream decodes: the actor cache in play
 	for _, ev := range evs {
-		le, err := decodeLogEvent(ev)
+		le, err := dec.decode(ev)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -205,7 +205,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, threadID, runI
 			if le.Seq < skipSeq || (le.Seq == skipSeq && k <= skipK) {
 				continue
 			}
-			_ = sse.event(strconv.FormatInt(le.Seq, 10)+"."+strconv.Itoa(k), ev)
+			_ = sse.eventAt(le.Seq, k, ev)
 		}
 		return tr.done()
 	})

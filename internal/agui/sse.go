@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"agentd/internal/runtime"
@@ -14,8 +15,9 @@ import (
 
 // sseWriter writes server-sent events, buffered and flushed per batch.
 type sseWriter struct {
-	rc *http.ResponseController
-	bw *bufio.Writer
+	rc      *http.ResponseController
+	bw      *bufio.Writer
+	scratch []byte
 }
 
 func startSSE(w http.ResponseWriter, extra http.Header) *sseWriter {
@@ -50,6 +52,21 @@ func (s *sseWriter) event(id string, v any) error {
 		return err
 	}
 	s.raw(id, b)
+	return nil
+}
+
+// eventAt writes event v of log event seq, the k-th it produced: its id
+// is "<seq>.<k>", written without building the string.
+func (s *sseWriter) eventAt(seq int64, k int, v Event) error {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	s.scratch = strconv.AppendInt(append(s.scratch[:0], "id: "...), seq, 10)
+	s.scratch = strconv.AppendInt(append(s.scratch, '.'), int64(k), 10)
+	s.bw.Write(append(s.scratch, "\ndata: "...))
+	s.bw.Write(b)
+	s.bw.WriteString("\n\n")
 	return nil
 }
 
@@ -90,6 +107,7 @@ func follow(ctx context.Context, rt *runtime.Runtime, s *sseWriter, runID string
 }
 
 func followStream(ctx context.Context, st *runtime.Stream, s *sseWriter, heartbeat time.Duration, emit func(logEvent) bool) error {
+	var dec logDecoder
 	for {
 		evs, err := st.Next(ctx, 512, heartbeat)
 		if err != nil {
@@ -105,7 +123,7 @@ func followStream(ctx context.Context, st *runtime.Stream, s *sseWriter, heartbe
 			continue
 		}
 		for _, ev := range evs {
-			le, err := decodeLogEvent(ev)
+			le, err := dec.decode(ev)
 			if err != nil {
 				continue // not an object: nothing a face can translate
 			}
