@@ -204,6 +204,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Store:        storeName(getenv),
 		Logger:       log,
 	}).Mount(router)
+	mountUI(router, rt, cfg, log)
 	stopPush, err := mountA2A(router, rt, cfg, tel.Metrics, log)
 	if err != nil {
 		return err

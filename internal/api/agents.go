@@ -23,6 +23,10 @@ type AgentView struct {
 	Multitask  string   `json:"multitask"`
 	// CardURL is where the agent's A2A card is served.
 	CardURL string `json:"card_url"`
+	// AGUIURL and AISDKURL are the agent's endpoints in the UI protocols
+	// (internal/agui).
+	AGUIURL  string `json:"ag_ui_url"`
+	AISDKURL string `json:"ai_sdk_url"`
 }
 
 // AgentList is the answer of GET /v1/agents. The list is short and comes in
@@ -46,6 +50,7 @@ func agentView(a *runtime.Agent) AgentView {
 		ID: a.ID, Name: name, Description: a.Card.Description, Skills: a.Card.Skills,
 		Tools: a.Tools, Engine: a.EngineKind, InputModes: a.Card.DefaultInputModes, Multitask: mt,
 		CardURL: "/agents/" + a.ID + "/.well-known/agent-card.json",
+		AGUIURL: "/ag-ui/agents/" + a.ID, AISDKURL: "/ai-sdk/agents/" + a.ID + "/chat",
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"agentd/internal/agent"
+	"agentd/internal/agui"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/runtime"
@@ -168,7 +169,8 @@ func TestOpenAPIDocument(t *testing.T) {
 // there.
 func TestOpenAPIRoutesMatchRouter(t *testing.T) {
 	r := chi.NewRouter()
-	(&Server{}).Mount(r) // Mount only declares routes; no runtime needed
+	(&Server{}).Mount(r)                   // Mount only declares routes; no runtime needed
+	agui.New(nil, agui.Options{}).Mount(r) // the UI protocols, mounted beside
 	var routes []string
 	err := chi.Walk(r, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		routes = append(routes, method+" "+route)

@@ -70,9 +70,10 @@ func RouteScope(method, path string) Scope {
 			return RunsWrite // POST /v1/agents/{id}/messages
 		}
 		return AgentsRead
-	case strings.HasPrefix(path, "/v1/runs") || strings.HasPrefix(path, "/v1/contexts"):
+	case strings.HasPrefix(path, "/v1/runs") || strings.HasPrefix(path, "/v1/contexts"),
+		strings.HasPrefix(path, "/ag-ui/") || strings.HasPrefix(path, "/ai-sdk/"):
 		if write {
-			return RunsWrite // cancel, input
+			return RunsWrite // cancel, input; a UI protocol's run or chat
 		}
 		return RunsRead
 	}

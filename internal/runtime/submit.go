@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,10 @@ type SendRequest struct {
 	// this request (a blocking send, a stream) may let a new context's
 	// task be created by the run's first write (deferred.go).
 	Await Await
+	// RunID, when set, is the new task's id, chosen by the client (an
+	// AG-UI runId): a task with that id in the tenant already is a
+	// Conflict. Empty lets the runtime choose; ignored with TaskID.
+	RunID string
 }
 
 // Submission is what Send did.
@@ -127,6 +132,11 @@ func (r *Runtime) checkSend(req SendRequest) (*Agent, store.Message, error) {
 			return nil, store.Message{}, errdefs.WithField("context_id", err)
 		}
 	}
+	if req.RunID != "" {
+		if err := checkClientID(req.RunID); err != nil {
+			return nil, store.Message{}, errdefs.WithField("run_id", err)
+		}
+	}
 	return a, msg, nil
 }
 
@@ -138,7 +148,7 @@ func (r *Runtime) newTask(ctx context.Context, a *Agent, req SendRequest, msg st
 		contextID = newID()
 	}
 	now := time.Now().UTC()
-	taskID := newID()
+	taskID := cmp.Or(req.RunID, newID())
 	x := r.newExecution(a, store.Task{
 		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted, Tenant: store.TenantFrom(ctx),
 		Metadata:  r.observedCreate(ctx, RunInfo{RunID: taskID, ContextID: contextID, AgentID: a.ID}, req.Metadata),

@@ -71,5 +71,9 @@
 //     tool.ParkedCanceler cancels what it left waiting, and Execute ends
 //     with the cancel (HandlesParkedInterrupts, declared only when one of
 //     the agent's tools is such a tool);
+//   - a client's tools (clienttools.go: offered with the latest user
+//     message, engine.MetadataClientTools) are offered and vetted like the
+//     agent's own, never run here: a turn that calls them asks the host
+//     once for all their results and parks until the answer brings them;
 //   - every goroutine Execute starts has returned before Execute does.
 package loop

@@ -36,10 +36,13 @@ type execution struct {
 	waiting *pending
 	// cm sizes the requests against the context window (context.go).
 	cm contextState
+	// client are the client's tools the run's user offers (clienttools.go).
+	client map[string]engine.ClientTool
 }
 
 // loop runs iterations first … MaxIterations.
 func (x *execution) loop(first int) error {
+	x.refreshClientTools()
 	if rc, ok := engine.ResumeContextFromContext(x.ctx); ok && rc.Signal == engine.SignalCancel {
 		return x.cancelParked(first - 1)
 	}

@@ -87,6 +87,9 @@ func (x *execution) cancelParked(n int) error {
 	// cancels it at once.
 	ctx := engine.WithRunID(engine.WithHost(x.ctx, x.host), x.run.ID)
 	for _, c := range pendingCalls(x.board.ChannelView(engine.MainChannel)) {
+		if x.e.cfg.Tools == nil {
+			break // only a client's tools: nothing here to cancel
+		}
 		t, ok := x.e.cfg.Tools.Get(c.Name)
 		pc, cancels := t.(tool.ParkedCanceler)
 		if !ok || !cancels {

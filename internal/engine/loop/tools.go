@@ -38,8 +38,8 @@ func IdempotencyKey(runID string, iteration int, callID string) string {
 // the run (parked.go).
 func (x *execution) runTools(n int, gates []gate) error {
 	results := make([]tool.Result, len(gates))
-	var dispatch []tool.Call
-	var dispatched []int // index in gates of each dispatch entry
+	var dispatch, client []tool.Call
+	var dispatched, clientAt []int // index in gates of each dispatch and client entry
 	for i, g := range gates {
 		c := g.Call
 		_ = x.events.StepStart(x.ctx, StepKindTool, stepDetail(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID}))
@@ -53,6 +53,10 @@ func (x *execution) runTools(n int, gates []gate) error {
 		}
 		call := tool.CallOf(c)
 		call.IdempotencyKey = IdempotencyKey(x.run.ID, n, c.ID)
+		if _, ok := x.client[c.Name]; ok && !x.e.allowed[c.Name] {
+			client, clientAt = append(client, call), append(clientAt, i)
+			continue
+		}
 		dispatch = append(dispatch, call)
 		dispatched = append(dispatched, i)
 	}
@@ -60,6 +64,11 @@ func (x *execution) runTools(n int, gates []gate) error {
 		out := x.e.cfg.Tools.ExecuteAll(engine.WithRunID(engine.WithHost(&x.work, x.host), x.run.ID), dispatch)
 		for j, r := range out {
 			results[dispatched[j]] = r
+		}
+	}
+	if len(client) > 0 {
+		for j, r := range x.askClient(client) {
+			results[clientAt[j]] = r
 		}
 	}
 	parked := x.parkedBy(results)

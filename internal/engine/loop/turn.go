@@ -92,7 +92,7 @@ func (x *execution) stream(acc *llm.Accumulator, history []model.Message) error 
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	s, err := x.e.cfg.Provider.Stream(ctx, x.e.request(history, x.run.ID, x.actor))
+	s, err := x.e.cfg.Provider.Stream(ctx, x.e.request(history, x.specs(), x.run.ID, x.actor))
 	if err != nil {
 		return x.turnTimedOut(ctx, err)
 	}
@@ -114,7 +114,7 @@ func (x *execution) stream(acc *llm.Accumulator, history []model.Message) error 
 
 // request builds the model request for history, the compacted and recent
 // regions of the main channel (contextMessages).
-func (e *Engine) request(history []model.Message, runID, agentID string) llm.Request {
+func (e *Engine) request(history []model.Message, specs []llm.ToolSpec, runID, agentID string) llm.Request {
 	msgs := history
 	if e.cfg.SystemPrompt != "" {
 		msgs = make([]model.Message, 0, len(history)+1)
@@ -124,7 +124,7 @@ func (e *Engine) request(history []model.Message, runID, agentID string) llm.Req
 	return llm.Request{
 		Model:       e.cfg.Model,
 		Messages:    msgs,
-		Tools:       e.specs,
+		Tools:       specs,
 		Temperature: e.cfg.Temperature,
 		MaxTokens:   e.cfg.MaxTokens,
 		TopP:        e.cfg.TopP,

@@ -79,7 +79,7 @@ func (x *execution) judgeAll(n int, calls []model.ToolCall) []*judgement {
 		return js
 	}
 	judge := func(i int) {
-		if c := calls[i]; x.e.allowed[c.Name] {
+		if c := calls[i]; x.allows(c.Name) {
 			j := pol.judge(&x.work, x.proposal(n, c))
 			js[i] = &j
 		}
@@ -107,7 +107,7 @@ func (x *execution) proposal(n int, c model.ToolCall) Proposal {
 // edit is judged again, but not asked about again).
 func (x *execution) vetCall(n int, c model.ToolCall, approved bool) gate {
 	var j *judgement
-	if pol := x.e.policy; pol != nil && x.e.allowed[c.Name] {
+	if pol := x.e.policy; pol != nil && x.allows(c.Name) {
 		v := pol.judge(&x.work, x.proposal(n, c))
 		j = &v
 	}
@@ -118,7 +118,7 @@ func (x *execution) vetCall(n int, c model.ToolCall, approved bool) gate {
 // policy) and records the verdicts.
 func (x *execution) gateCall(n int, c model.ToolCall, approved bool, jp *judgement) gate {
 	g := gate{Call: c, Outcome: gateRun}
-	if !x.e.allowed[c.Name] {
+	if !x.allows(c.Name) {
 		g.Outcome, g.Denial, g.forbidden = gateDeny, x.e.denied(c.Name).Content, true
 		return g
 	}
@@ -148,6 +148,9 @@ func (x *execution) gateCall(n int, c model.ToolCall, approved bool, jp *judgeme
 func (e *Engine) needsApproval(name string) bool {
 	if slices.Contains(e.cfg.ApprovalTools, name) {
 		return true
+	}
+	if e.cfg.Tools == nil {
+		return false // an agent without tools, offered a client's
 	}
 	t, ok := e.cfg.Tools.Get(name)
 	return ok && t.Flags().RequiresApproval()
