@@ -28,17 +28,15 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Type:     "urn:agentd:problem:" + string(class),
 		Title:    http.StatusText(status),
 		Status:   status,
-		Detail:   err.Error(),
+		Detail:   errdefs.ClientText(err),
 		Instance: r.URL.Path,
 		Field:    errdefs.FieldOf(err),
 	}
 	if !errdefs.IsPublic(err) {
 		logctx.From(r.Context()).WarnContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "class", class, "err", err)
-		p.Detail = "internal error; see the server log"
-		if class == errdefs.ClassNotAvailable {
-			p.Detail = errdefs.UnavailableDetail
-			w.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
-		}
+	}
+	if class == errdefs.ClassNotAvailable {
+		w.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
