@@ -159,6 +159,7 @@ func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
 		}
 		r.noteStoreError(errdefs.NotAvailable(err))
 		r.log.Warn("lease renewal failed; will retry", "runs", len(held), "err", err)
+		r.giveUpLapsed(held) // outage.go
 		return
 	}
 	byRun := make(map[string]store.RenewedLease, len(renewed))
@@ -207,6 +208,9 @@ func (r *Runtime) sweep(ctx context.Context) {
 			continue
 		}
 		for _, l := range expired {
+			if r.ownerKeeps(ctx, l) { // outage.go
+				continue
+			}
 			if err := r.recover(ctx, l); errdefs.IsConflict(err) {
 				r.log.Debug("run recovery skipped", "run_id", l.RunID, "err", err)
 			} else if err != nil {
