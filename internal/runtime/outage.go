@@ -117,7 +117,7 @@ func (r *Runtime) giveUpLapsed(xs []*execution) {
 		l := x.lease
 		x.mu.Unlock()
 		if l.RunID != "" && time.Since(l.ExpiresAt) > r.outage.bound {
-			x.abandon(r.outageExceeded(x.runID))
+			x.giveUp()
 		}
 	}
 }
@@ -154,8 +154,20 @@ func (x *execution) finishContext() (context.Context, context.CancelFunc) {
 // (finishContext), that the outage bound passed: the attempt is given up.
 func (x *execution) noteFinishLapsed(ctx context.Context) {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		x.abandon(x.r.outageExceeded(x.runID))
+		x.giveUp()
 	}
+}
+
+// giveUp stops the attempt after the outage bound and fences its log off
+// with a lease no store holds: the events it still holds in memory are
+// refused when the store is back, like every write of a replica that lost
+// its lease, so that the owner writes nothing more — not even before
+// another replica took the lease (a write already in flight may land
+// still; the lease it carries fences it as always). The log's next
+// attempt here takes its own fence (runlog's activate).
+func (x *execution) giveUp() {
+	x.abandon(x.r.outageExceeded(x.runID))
+	x.log.SetFence(store.Lease{RunID: x.runID, Owner: x.r.replica, Generation: -1})
 }
 
 // givenUp is why the attempt was given up (the run is someone else's, or
