@@ -201,7 +201,9 @@ func (r *Runtime) sweep(ctx context.Context) {
 		if r.recentStoreTrouble() {
 			continue
 		}
-		expired, err := r.st.ExpiredLeases(ctx, time.Now(), 16)
+		// Room beyond the leases live owners keep through an outage (they
+		// expired first and stay listed until the bound passes).
+		expired, err := r.st.ExpiredLeases(ctx, time.Now(), 64)
 		if err != nil {
 			r.noteStoreError(err)
 			r.log.Warn("lease sweep failed", "err", err)
