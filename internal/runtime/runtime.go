@@ -110,7 +110,9 @@ type Options struct {
 	// SweepEvery is how often expired leases are looked for (default 1s).
 	SweepEvery time.Duration
 	// OutageBound, Owners and MaxBacklog say how runs ride out an
-	// unreachable store (outage.go).
+	// unreachable store (outage.go; defaults DefaultOutageBound and
+	// DefaultMaxBacklog). Without Owners an expired lease is taken over
+	// without asking its owner (a store no other replica shares).
 	OutageBound time.Duration
 	Owners      OwnerProbe
 	MaxBacklog  int
