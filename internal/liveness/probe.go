@@ -58,9 +58,11 @@ type Probe struct {
 	Client *http.Client
 }
 
-// NewProbe is a Probe over reg with a client of its own.
+// NewProbe is a Probe over reg with a client of its own, which keeps no
+// connection open: probes are rare (an expired lease), and an idle
+// connection would outlive the runtime that made it.
 func NewProbe(reg store.Replicas) *Probe {
-	return &Probe{Replicas: reg, Client: &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4}}}
+	return &Probe{Replicas: reg, Client: &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}}
 }
 
 // Executes asks replica owner whether it executes run runID. An error
