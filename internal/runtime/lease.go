@@ -209,8 +209,9 @@ func (r *Runtime) sweep(ctx context.Context) {
 			r.log.Warn("lease sweep failed", "err", err)
 			continue
 		}
+		probes := r.probeRound() // outage.go
 		for _, l := range expired {
-			if r.ownerKeeps(ctx, l) { // outage.go
+			if probes.ownerKeeps(ctx, l) {
 				continue
 			}
 			if err := r.recover(ctx, l); errdefs.IsConflict(err) {

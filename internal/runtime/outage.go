@@ -86,19 +86,34 @@ func (r *Runtime) Executes(runID string) bool {
 	return x.lostErr == nil
 }
 
+// probeRound asks the owners of one sweep's expired leases; an owner that
+// did not answer is not asked again in the round, so that a frozen
+// replica's runs are all taken over in one round rather than one probe
+// timeout after another.
+type probeRound struct {
+	r      *Runtime
+	silent map[string]bool
+}
+
+func (r *Runtime) probeRound() *probeRound { return &probeRound{r: r} }
+
 // ownerKeeps reports whether expired lease l stays with its owner for now:
 // the lease expired less than the outage bound ago and the owner answers
 // that it still executes the run (see the rule above).
-func (r *Runtime) ownerKeeps(ctx context.Context, l store.Lease) bool {
-	p := r.outage
-	if p.owners == nil || l.Owner == "" || l.Owner == r.replica || time.Since(l.ExpiresAt) > p.bound {
+func (p *probeRound) ownerKeeps(ctx context.Context, l store.Lease) bool {
+	r := p.r
+	if r.outage.owners == nil || l.Owner == "" || l.Owner == r.replica || p.silent[l.Owner] || time.Since(l.ExpiresAt) > r.outage.bound {
 		return false
 	}
 	pctx, cancel := context.WithTimeout(ctx, min(r.leaseTTL/2, time.Second))
 	defer cancel()
-	executes, err := p.owners.Executes(pctx, l.Owner, l.RunID)
+	executes, err := r.outage.owners.Executes(pctx, l.Owner, l.RunID)
 	if err != nil {
-		r.log.Info("expired lease's owner does not answer; taking the run over", "run_id", l.RunID, "owner", l.Owner, "err", err)
+		if p.silent == nil {
+			p.silent = map[string]bool{}
+		}
+		p.silent[l.Owner] = true
+		r.log.Info("expired lease's owner does not answer; taking its runs over", "run_id", l.RunID, "owner", l.Owner, "err", err)
 		return false
 	}
 	if executes {

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,4 +158,44 @@ func countType(evs []store.Event, typ string) int {
 		}
 	}
 	return n
+}
+
+// silentProbe never answers before its context ends, and counts the
+// questions.
+type silentProbe struct{ asked *atomic.Int32 }
+
+func (p silentProbe) Executes(ctx context.Context, _, _ string) (bool, error) {
+	p.asked.Add(1)
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// TestSilentOwnerIsAskedOnce: the runs of an owner that does not answer
+// (frozen) are all taken over in one sweep round, after one unanswered
+// question rather than one per run.
+func TestSilentOwnerIsAskedOnce(t *testing.T) {
+	const lease = 400 * time.Millisecond
+	shared := memstore.New()
+	cut := &cutOff{killable{Store: shared}}
+	gate := make(chan struct{})
+	var asked atomic.Int32
+	opts := func(st store.Store, name string, probe OwnerProbe) Options {
+		return Options{Store: st, ReplicaID: name, Agents: []*Agent{testAgent("b", streamer(3, gate))},
+			LeaseTTL: lease, OutageBound: time.Minute, SweepEvery: 20 * time.Millisecond, Owners: probe}
+	}
+	a := startRuntime(t, opts(cut, "A", nil))
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, send(t, a, "b", "go "+strconv.Itoa(i)).ID)
+	}
+	waitFor(t, "the runs execute on A", func() bool { return a.Executes(ids[0]) && a.Executes(ids[1]) && a.Executes(ids[2]) })
+	time.Sleep(lease) // a renewal round: the three leases expire together
+	cut.dead.Store(true)
+	t.Cleanup(func() { cut.dead.Store(false) })
+	b := startRuntime(t, opts(shared, "B", silentProbe{&asked}))
+	waitFor(t, "B takes the runs over", func() bool { return b.Executes(ids[0]) && b.Executes(ids[1]) && b.Executes(ids[2]) })
+	t.Cleanup(func() { close(gate) })
+	if n := asked.Load(); n != 1 {
+		t.Fatalf("the silent owner was asked %d times, want once", n)
+	}
 }
