@@ -272,6 +272,7 @@ func checkTakenOver(t *testing.T, f *follower, cutAt time.Time, lease, bound tim
 	}
 	second := startOf(t, f.evs, 2)
 	after := eventTime(t, second).Sub(cutAt)
+	t.Logf("run %s taken over %v after the cut (lease %v, bound %v)", f.runID, after.Round(time.Millisecond), lease, bound)
 	if after < bound || after > lease+bound+2*time.Second {
 		t.Errorf("run %s taken over %v after the cut, want between the bound %v and lease + bound + 2s", f.runID, after, bound)
 	}
