@@ -37,6 +37,7 @@ type options struct {
 	lease      time.Duration
 	inject     string
 	server     string
+	faults     string
 }
 
 func main() {
@@ -50,7 +51,11 @@ func main() {
 	flag.DurationVar(&o.lease, "lease", 2*time.Second, "the replicas' lease TTL")
 	flag.StringVar(&o.inject, "inject", "", `a deliberate fault to show the check counts it: "drop" (a client loses an event) or "dup" (a client sees one twice)`)
 	flag.StringVar(&o.server, "server", "", "the server binary (default: built from ./cmd/server)")
+	flag.StringVar(&o.faults, "faults", "all", `"all", or "db": only the database restart and stop (every resumed run is then one a database outage restarted)`)
 	flag.Parse()
+	if o.faults != "all" && o.faults != "db" {
+		log.Fatalf("chaos: -faults %q: want all or db", o.faults)
+	}
 	if o.inject != "" && o.inject != "drop" && o.inject != "dup" {
 		log.Fatalf("chaos: -inject %q: want drop or dup", o.inject)
 	}

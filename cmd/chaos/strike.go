@@ -10,7 +10,8 @@ import (
 // strike lays faults on the system until ctx ends, one at a time: a
 // database restart a third of the way in, a 5 s database stop at two
 // thirds, and between them every few seconds a SIGKILL (three times in
-// four) or a 6 s partition of one replica from the database.
+// four) or a 6 s partition of one replica from the database (none of
+// these with -faults db).
 func (e *env) strike(ctx context.Context, rep *report) {
 	rng := rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))
 	start := time.Now()
@@ -29,6 +30,7 @@ func (e *env) strike(ctx context.Context, rep *report) {
 		case !stopped && now.After(stopAt):
 			stopped = true
 			e.dbOutage(ctx, rep, 5*time.Second)
+		case e.o.faults == "db":
 		case rng.IntN(4) == 0:
 			e.partition(ctx, rng, rep)
 		default:

@@ -25,6 +25,8 @@ type follower struct {
 	evs   []event
 	// each, when set, sees every event as it arrives.
 	each func(event)
+	// tokens is how many tokens the run streams, for tests that check.
+	tokens int
 }
 
 // last is the id of the last event received (0 before any).

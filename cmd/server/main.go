@@ -185,6 +185,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		FlushWindow:   flushWindow(st),
 		VolatileStore: volatileStore(st),
 		LeaseTTL:      cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
+		OutageBound:   cfg.Server.OutageBound.Or(runtime.DefaultOutageBound),
+		Owners:        ownerProbe(st), // outage.go
 		Prices:        cfg.RuntimePrices(),
 	})
 	if err != nil {
@@ -236,6 +238,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	self.set(cfg.Server.PublicURL, ln.Addr())
+	handler, stopLiveness := serveLiveness(handler, st, rt, cfg, ln.Addr(), log) // outage.go
+	defer stopLiveness()
 	// Handlers see baseCtx end when the drain is over, so that long
 	// streams close and Shutdown can finish.
 	baseCtx, cancelBase := context.WithCancel(context.Background())

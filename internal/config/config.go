@@ -76,6 +76,14 @@ type Server struct {
 	// renewal (default 5s): a killed replica's runs resume on another one
 	// after it.
 	LeaseTTL Duration `json:"lease_ttl,omitempty"`
+	// OutageBound is how long a replica keeps its runs while the database
+	// is unreachable (default 30s): past it, counted from a run's lease
+	// expiry, the replica gives the run up and another resumes it.
+	OutageBound Duration `json:"outage_bound,omitempty"`
+	// ReplicaURL is the base URL the other replicas reach this one at, to
+	// ask whether it still executes a run whose lease expired (default:
+	// http:// and the listen address, an unspecified host as loopback).
+	ReplicaURL string `json:"replica_url,omitempty"`
 	// MetricsAddr serves GET /metrics (Prometheus) on a listener of its
 	// own, e.g. "127.0.0.1:9090"; MetricsOnMain serves it on the main
 	// listener too, behind its authentication (telemetry.go).

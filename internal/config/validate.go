@@ -31,6 +31,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("server.public_url: %q is not an absolute http(s) URL", c.Server.PublicURL)
 		}
 	}
+	if err := c.Server.validateOutage(); err != nil {
+		return err
+	}
 	if c.Server.MaxBodyBytes < 0 {
 		return fmt.Errorf("server.max_body_bytes: must not be negative, got %d", c.Server.MaxBodyBytes)
 	}

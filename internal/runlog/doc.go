@@ -55,6 +55,10 @@
 // to its log. When the store refuses a write for that reason the log drops
 // what nobody saw and Options.OnLost stops the run.
 //
+// While the store is unreachable, events wait in memory and the flusher
+// retries them; Backlog says how many wait, and WaitBacklog lets the run's
+// executor hold its engine back beyond a cap (backlog.go).
+//
 // Goroutines: Logs.Run is the flusher's, the only one that flushes in
 // batches; it starts the first-delta writer's and waits for it to end.
 // Commit and Flush run on their caller's goroutine; a Stream belongs to

@@ -33,13 +33,17 @@
 // message id makes a submission idempotent; usage is checked against token
 // budgets. Executing attempts hold a lease in the store and renew it; a
 // replica that dies stops renewing, and another replica's sweep claims the
-// expired lease and resumes the run from its last checkpoint. Shutdown drains.
+// expired lease and resumes the run from its last checkpoint — unless the
+// owner answers (OwnerProbe) that it still executes the run: then it keeps
+// it through a store outage up to the outage bound. Shutdown drains.
 //
 // Files: submit.go (Send: a new task, a resumed one), deferred.go (a
 // blocking send's create written by its run's first write), message.go (checks
 // of user messages and ids), worker.go (the goroutines runs execute on),
 // execution.go (one attempt: run, finish), host.go (the engine's Host),
-// commit.go, lease.go (leases, renewal, recovery), control.go (cancel,
+// commit.go, lease.go (leases, renewal, recovery), outage.go (what an
+// unreachable store may cost: the outage bound, back-pressure, the owner
+// asked before a takeover), control.go (cancel,
 // shutdown), parked.go, child.go, wait.go, reads.go.
 //
 // Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,

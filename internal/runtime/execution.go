@@ -245,6 +245,10 @@ func (x *execution) run() {
 		return
 	}
 	if err := x.finish(res, runErr); err != nil {
+		if lost := x.givenUp(); lost != nil {
+			r.log.WarnContext(x.logContext(), "run abandoned", "run_id", x.runID, "err", lost)
+			return
+		}
 		// Leave the run to the recovery sweep (here or on another replica):
 		// its lease expires now and it resumes from its last checkpoint.
 		x.handover = true
@@ -524,10 +528,14 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 		settled = x.settleSignals(t, o, msgs)
 		return settled
 	}
-	rebase := x.rebaseFinish(t, msgs, release, settle)
+	// The commit rides out an unreachable store up to the outage bound.
+	ctx, cancel := x.finishContext()
+	defer cancel()
+	rebase := x.rebaseFinish(ctx, t, msgs, release, settle)
 	change := store.Change{UpdateTask: t, Stored: &x.final, Messages: settle(msgs), Release: release}
-	if _, err := x.r.commitRebasing(x.bg, x.log, change, rebase, evs...); err != nil {
+	if _, err := x.r.commitRebasing(ctx, x.log, change, rebase, evs...); err != nil {
 		x.keepLease(release)
+		x.noteFinishLapsed(ctx)
 		return err
 	}
 	stored = true
@@ -627,13 +635,17 @@ func finishEvents(o outcome, t *store.Task) []stateEvent {
 // wrote the task meanwhile (a cancel request from another replica), so
 // the outcome goes on top of their version, a few times at most.
 // The signals pending on the task are settled again on its version (settle).
-func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message, release *store.Lease, settle func([]store.Message) []store.Message) runlog.Rebase {
+func (x *execution) rebaseFinish(ctx context.Context, t *store.Task, msgs []store.Message, release *store.Lease, settle func([]store.Message) []store.Message) runlog.Rebase {
 	tries := 0
 	return func(conflict error) (store.Change, error) {
 		if tries++; tries > 5 {
 			return store.Change{}, conflict
 		}
-		fresh, err := x.r.st.GetTask(x.bg, t.ID)
+		var fresh store.Task
+		err := x.r.retry(ctx, "task read", t.ID, func() (err error) {
+			fresh, err = x.r.st.GetTask(ctx, t.ID)
+			return err
+		})
 		if err != nil {
 			return store.Change{}, err
 		}

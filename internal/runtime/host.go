@@ -39,9 +39,12 @@ type host struct {
 // envelopes (run start/end) are not logged: the runtime frames every attempt
 // with its own run.start and run.end so that invariant 2 holds whatever the
 // engine does.
-func (h *host) Publish(_ context.Context, env event.Envelope) error {
+func (h *host) Publish(ctx context.Context, env event.Envelope) error {
 	typ, body, err := h.event(env)
 	if err != nil || typ == "" {
+		return err
+	}
+	if err := h.x.awaitBacklog(ctx); err != nil {
 		return err
 	}
 	h.x.log.Append(typ, body)
@@ -96,6 +99,9 @@ func (h *host) PublishCheckpointed(ctx context.Context, env event.Envelope, cp e
 		return h.Checkpoint(ctx, cp)
 	}
 	if err := h.x.checkCheckpoint(&cp); err != nil {
+		return err
+	}
+	if err := h.x.awaitBacklog(ctx); err != nil {
 		return err
 	}
 	h.x.log.AppendCheckpointed(typ, body, h.x.stamp(cp))

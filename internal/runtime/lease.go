@@ -159,6 +159,7 @@ func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
 		}
 		r.noteStoreError(errdefs.NotAvailable(err))
 		r.log.Warn("lease renewal failed; will retry", "runs", len(held), "err", err)
+		r.giveUpLapsed(held) // outage.go
 		return
 	}
 	byRun := make(map[string]store.RenewedLease, len(renewed))
@@ -200,13 +201,19 @@ func (r *Runtime) sweep(ctx context.Context) {
 		if r.recentStoreTrouble() {
 			continue
 		}
-		expired, err := r.st.ExpiredLeases(ctx, time.Now(), 16)
+		// Room beyond the leases live owners keep through an outage (they
+		// expired first and stay listed until the bound passes).
+		expired, err := r.st.ExpiredLeases(ctx, time.Now(), 64)
 		if err != nil {
 			r.noteStoreError(err)
 			r.log.Warn("lease sweep failed", "err", err)
 			continue
 		}
+		probes := r.probeRound() // outage.go
 		for _, l := range expired {
+			if probes.ownerKeeps(ctx, l) {
+				continue
+			}
 			if err := r.recover(ctx, l); errdefs.IsConflict(err) {
 				r.log.Debug("run recovery skipped", "run_id", l.RunID, "err", err)
 			} else if err != nil {

@@ -111,6 +111,13 @@ type Options struct {
 	LeaseTTL time.Duration
 	// SweepEvery is how often expired leases are looked for (default 1s).
 	SweepEvery time.Duration
+	// OutageBound, Owners and MaxBacklog say how runs ride out an
+	// unreachable store (outage.go; defaults DefaultOutageBound and
+	// DefaultMaxBacklog). Without Owners an expired lease is taken over
+	// without asking its owner (a store no other replica shares).
+	OutageBound time.Duration
+	Owners      OwnerProbe
+	MaxBacklog  int
 	// Logger receives operational logs (default slog.Default()).
 	Logger *slog.Logger
 	// Observer, when set, sees runs and their steps (traces, metrics).
@@ -135,6 +142,7 @@ type Runtime struct {
 	volatile   bool
 	leaseTTL   time.Duration
 	sweepEvery time.Duration
+	outage     outagePolicy
 	// agentUsed counts each agent's usage (made in New, read-only after).
 	agentUsed map[string]*usageCounter
 	// storeTrouble is when a lease renewal or sweep last found the store
@@ -197,6 +205,7 @@ func New(opts Options) (*Runtime, error) {
 	if r.sweepEvery <= 0 {
 		r.sweepEvery = time.Second
 	}
+	r.outage = newOutagePolicy(opts)
 	if err := r.addAgents(opts.Agents); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,8 @@ type Store struct {
 	// pushPending indexes the push configs whose delivery is not done, for
 	// ClaimPushDeliveries (pushdelivery.go).
 	pushPending map[pushKey]struct{}
+	// replicas are the replicas recorded (replicas.go).
+	replicas map[string]store.Replica
 }
 
 // tenant holds one tenant's records.

@@ -35,6 +35,8 @@
 //   - push_configs (tenant, task_id, id).
 //   - leases (run_id), global: recovery scans every tenant's expired leases
 //     through a partial index on expires_at of held leases.
+//   - replicas (id), global: the URL each replica is reached at, for the
+//     owner probe before a takeover (store.Replicas).
 //
 // # Events: one row per batch, never per event or token
 //

@@ -33,6 +33,7 @@ func RunSuite(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"NULCharacters", testNUL},
 		{"Tenancy", testTenancy},
 		{"Concurrency", testConcurrency},
+		{"Replicas", testReplicas},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, newStore) })
