@@ -163,7 +163,12 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 	if names, err = b.mcpTools(path, a, names); err != nil {
 		return nil, err
 	}
+	choice, err := llm.ParseToolChoice(a.ToolChoice, names)
+	if err != nil {
+		return nil, fmt.Errorf("%s.%w", path, err)
+	}
 	eng, err := loop.New(loop.Config{
+		ToolChoice: choice, ResponseStrict: a.ResponseStrict, SchemaInPrompt: cs.SchemaInPrompt,
 		ApprovalTools: guards.approvalTools, ApprovalTimeout: time.Duration(a.ApprovalTimeout), Governance: guards.governance,
 		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: names,
 		MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,

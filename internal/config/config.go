@@ -194,6 +194,13 @@ type Agent struct {
 	// the run's result (loop engine).
 	ResponseSchema  json.RawMessage `json:"response_schema,omitempty"`
 	ResponseRetries int             `json:"response_retries,omitempty"`
+	// ResponseStrict asks the provider to enforce the schema exactly
+	// (OpenAI strict structured outputs).
+	ResponseStrict bool `json:"response_strict,omitempty"`
+	// ToolChoice is "auto", "none", "required" or one of the agent's tools
+	// (loop engine); a request may set its own (message metadata
+	// tool_choice, the REST body's tool_choice).
+	ToolChoice string `json:"tool_choice,omitempty"`
 	// Multitask is reject (default), enqueue or interrupt.
 	Multitask    string `json:"multitask,omitempty"`
 	HistoryLimit int    `json:"history_limit,omitempty"`

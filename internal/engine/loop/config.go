@@ -53,6 +53,17 @@ type Config struct {
 	// answer that does not is sent back (0 = DefaultResponseRetries).
 	ResponseSchema  json.RawMessage
 	ResponseRetries int
+	// ResponseStrict asks the provider to enforce the schema exactly
+	// (OpenAI's strict structured outputs, which want every property
+	// required and additionalProperties false).
+	ResponseStrict bool
+	// SchemaInPrompt puts the response schema in the system prompt instead
+	// of sending it as the request's response format: for models and
+	// servers that take none (choice.go).
+	SchemaInPrompt bool
+	// ToolChoice is the agent's tool choice (choice.go); the zero value is
+	// the provider's default. A request may set its own.
+	ToolChoice llm.ToolChoice
 	// MaxToolCalls bounds the tool calls of one run (0 = no bound); the
 	// turn whose calls pass it has all of them answered unrun (a batch of
 	// parallel calls is not split) and the run fails with BudgetExceeded.
@@ -150,6 +161,9 @@ func (cfg *Config) validate() error {
 			return errdefs.Validationf("%s: tools[%d]: unknown tool %q (registered: %q)",
 				cfg.who(), i, name, cfg.Tools.Names())
 		}
+	}
+	if cfg.ToolChoice.Mode == llm.ToolChoiceTool && !slices.Contains(cfg.ToolNames, cfg.ToolChoice.Name) {
+		return errdefs.Validationf("%s: tool_choice: %q is not one of the agent's tools %q", cfg.who(), cfg.ToolChoice.Name, cfg.ToolNames)
 	}
 	for i, name := range cfg.ApprovalTools {
 		if !slices.Contains(cfg.ToolNames, name) {

@@ -46,6 +46,9 @@ func New(cfg Config) (*Engine, error) {
 	for _, name := range cfg.ToolNames {
 		allowed[name] = true
 	}
+	if cfg.SchemaInPrompt && len(cfg.ResponseSchema) > 0 {
+		cfg.SystemPrompt = schemaPrompt(cfg.SystemPrompt, cfg.ResponseSchema)
+	}
 	e := &Engine{cfg: cfg, specs: specs, allowed: allowed}
 	if err := e.checkFixedRegion(); err != nil {
 		return nil, err
@@ -176,6 +179,9 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		waiting: waiting,
 	}
 	defer x.work.stop()
+	if err := x.resolveToolChoice(); err != nil {
+		return board, err
+	}
 	return board, x.loop(first)
 }
 

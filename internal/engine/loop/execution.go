@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/llm"
 	"agentd/internal/model"
 )
 
@@ -34,6 +35,8 @@ type execution struct {
 	toolCalls int
 	// waiting is the approval the attempt resumes waiting for, if any.
 	waiting *pending
+	// choice is the run's tool choice (choice.go).
+	choice llm.ToolChoice
 	// cm sizes the requests against the context window (context.go).
 	cm contextState
 }

@@ -92,7 +92,7 @@ func (x *execution) stream(acc *llm.Accumulator, history []model.Message) error 
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	s, err := x.e.cfg.Provider.Stream(ctx, x.e.request(history, x.run.ID, x.actor))
+	s, err := x.e.cfg.Provider.Stream(ctx, x.request(history))
 	if err != nil {
 		return x.turnTimedOut(ctx, err)
 	}

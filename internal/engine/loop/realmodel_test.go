@@ -1,0 +1,141 @@
+package loop_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"agentd/internal/engine"
+	"agentd/internal/engine/loop"
+	"agentd/internal/errdefs"
+	"agentd/internal/llm"
+	"agentd/internal/llm/openai"
+	"agentd/internal/llm/openai/openaitest"
+	"agentd/internal/model"
+	"agentd/internal/tool"
+)
+
+// fakeModel starts a fake OpenAI-compatible endpoint and a client on it.
+func fakeModel(t *testing.T, replies ...openaitest.Reply) (*openaitest.Server, llm.Provider) {
+	t.Helper()
+	srv := openaitest.New(replies...)
+	t.Cleanup(srv.Close)
+	c, err := openai.New(openai.Config{BaseURL: srv.BaseURL(), Model: "gpt-fake", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+// lastUserText is the text of the last user message of a recorded body.
+func lastUserText(body map[string]any) string {
+	msgs, _ := body["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m, _ := msgs[i].(map[string]any)
+		if m["role"] == "user" {
+			s, _ := m["content"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The response schema goes to the provider as response_format
+// json_schema; an answer that violates it is corrected with a turn that
+// quotes the schema and the error, marked as feedback.
+func TestResponseFormatSentAndCorrectionQuotesSchema(t *testing.T) {
+	srv, p := fakeModel(t, openaitest.Text(`{"n": "three"}`), openaitest.Text(`{"n": 3}`))
+	eng := newEngine(t, loop.Config{Provider: p, ResponseSchema: json.RawMessage(pointSchema), ResponseStrict: true})
+	board, err := execute(t, eng, engine.Run{ID: "r-format"}, userBoard("give me a point"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	var schema any
+	_ = json.Unmarshal([]byte(pointSchema), &schema)
+	want := jsonOf(t, map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "calc-agent", "schema": schema, "strict": true}})
+	for i, r := range reqs {
+		if got := jsonOf(t, r["response_format"]); got != want {
+			t.Errorf("request %d response_format %s, want %s", i, got, want)
+		}
+	}
+	fb := lastUserText(reqs[1])
+	if !strings.Contains(fb, pointSchema) || !strings.Contains(fb, "/n") {
+		t.Errorf("correction %q does not quote the schema and the error", fb)
+	}
+	var marked int
+	for _, m := range board.Channel(engine.MainChannel) {
+		if m.Metadata[loop.MetadataFeedback] == true {
+			marked++
+		}
+	}
+	if marked != 1 {
+		t.Errorf("%d correction messages marked, want 1", marked)
+	}
+}
+
+// A model configured without response_format gets the schema in its
+// system prompt, and no response_format.
+func TestSchemaInPrompt(t *testing.T) {
+	srv, p := fakeModel(t, openaitest.Text(`{"n": 3}`))
+	eng := newEngine(t, loop.Config{Provider: p, SystemPrompt: "You place points.", ResponseSchema: json.RawMessage(pointSchema), SchemaInPrompt: true})
+	if _, err := execute(t, eng, engine.Run{ID: "r-prompt"}, userBoard("give me a point"), nil); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.Requests()[0]
+	if _, ok := r["response_format"]; ok {
+		t.Errorf("response_format sent to a model configured without it: %v", r["response_format"])
+	}
+	sys := r["messages"].([]any)[0].(map[string]any)
+	if sys["role"] != "system" || !strings.HasPrefix(sys["content"].(string), "You place points.") || !strings.Contains(sys["content"].(string), pointSchema) {
+		t.Errorf("system message %v does not quote the schema after the agent's prompt", sys)
+	}
+}
+
+// tool_choice reaches the provider: the agent's "required" forces the
+// first turn, the turn after the tool's result is "auto"; a request's
+// message metadata names a tool instead; a tool the agent lacks is refused.
+func TestToolChoiceSent(t *testing.T) {
+	srv, p := fakeModel(t, openaitest.Call(tool.CalculatorName, `{"expression":"2+2"}`), openaitest.Text("4"))
+	eng := newEngine(t, loop.Config{Provider: p, ToolChoice: llm.ToolChoice{Mode: llm.ToolChoiceRequired}})
+	if _, err := execute(t, eng, engine.Run{ID: "r-choice"}, userBoard("what is 2+2?"), nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0]["tool_choice"] != "required" || reqs[1]["tool_choice"] != "auto" {
+		t.Fatalf("tool_choice sent %v then %v, want required then auto", reqs[0]["tool_choice"], reqs[len(reqs)-1]["tool_choice"])
+	}
+
+	srv, p = fakeModel(t, openaitest.Call(tool.CalculatorName, `{"expression":"2+2"}`), openaitest.Text("4"))
+	eng = newEngine(t, loop.Config{Provider: p})
+	b := userBoard("what is 2+2?")
+	msgs := b.Channel(engine.MainChannel)
+	msgs[0].Metadata = map[string]any{loop.MetaToolChoice: tool.CalculatorName}
+	b.SetChannel(engine.MainChannel, msgs)
+	if _, err := execute(t, eng, engine.Run{ID: "r-choice-req"}, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(t, srv.Requests()[0]["tool_choice"]); got != `{"function":{"name":"calculator"},"type":"function"}` {
+		t.Errorf("a request naming the calculator sent tool_choice %s", got)
+	}
+
+	msgs[0].Metadata = map[string]any{loop.MetaToolChoice: "shell"}
+	b = engine.NewBoard()
+	b.SetChannel(engine.MainChannel, []model.Message{msgs[0]})
+	_, err := execute(t, eng, engine.Run{ID: "r-choice-bad"}, b, nil)
+	if !errdefs.IsValidation(err) || !strings.Contains(err.Error(), `tool_choice "shell"`) {
+		t.Errorf("a request naming an unknown tool: %v, want a validation error naming it", err)
+	}
+}
