@@ -169,6 +169,7 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 	}
 	eng, err := loop.New(loop.Config{
 		ToolChoice: choice, ResponseStrict: a.ResponseStrict, SchemaInPrompt: cs.SchemaInPrompt,
+		OnLength: a.OnLength, MaxContinuations: a.MaxContinuations,
 		ApprovalTools: guards.approvalTools, ApprovalTimeout: time.Duration(a.ApprovalTimeout), Governance: guards.governance,
 		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: names,
 		MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,

@@ -201,6 +201,11 @@ type Agent struct {
 	// (loop engine); a request may set its own (message metadata
 	// tool_choice, the REST body's tool_choice).
 	ToolChoice string `json:"tool_choice,omitempty"`
+	// OnLength is what an answer cut at max_tokens leads to: "continue"
+	// (default: the model goes on, at most max_continuations times,
+	// default 1) or "fail" (class model_output) (loop engine).
+	OnLength         string `json:"on_length,omitempty"`
+	MaxContinuations int    `json:"max_continuations,omitempty"`
 	// Multitask is reject (default), enqueue or interrupt.
 	Multitask    string `json:"multitask,omitempty"`
 	HistoryLimit int    `json:"history_limit,omitempty"`

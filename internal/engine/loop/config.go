@@ -61,6 +61,12 @@ type Config struct {
 	// of sending it as the request's response format: for models and
 	// servers that take none (choice.go).
 	SchemaInPrompt bool
+	// OnLength is what an answer cut at max_tokens leads to: "continue"
+	// (the default) asks the model to go on, at most MaxContinuations
+	// times (0 = DefaultMaxContinuations); "fail" fails the run at once
+	// (finish.go).
+	OnLength         string
+	MaxContinuations int
 	// ToolChoice is the agent's tool choice (choice.go); the zero value is
 	// the provider's default. A request may set its own.
 	ToolChoice llm.ToolChoice
@@ -162,13 +168,35 @@ func (cfg *Config) validate() error {
 				cfg.who(), i, name, cfg.Tools.Names())
 		}
 	}
-	if cfg.ToolChoice.Mode == llm.ToolChoiceTool && !slices.Contains(cfg.ToolNames, cfg.ToolChoice.Name) {
-		return errdefs.Validationf("%s: tool_choice: %q is not one of the agent's tools %q", cfg.who(), cfg.ToolChoice.Name, cfg.ToolNames)
+	if err := cfg.validateAnswer(); err != nil {
+		return err
 	}
 	for i, name := range cfg.ApprovalTools {
 		if !slices.Contains(cfg.ToolNames, name) {
 			return errdefs.Validationf("%s: approval tools[%d]: %q is not one of the agent's tools %q", cfg.who(), i, name, cfg.ToolNames)
 		}
+	}
+	return nil
+}
+
+// validateAnswer checks the settings of the model's answers: what a cut
+// one leads to, and the tool choice.
+func (cfg *Config) validateAnswer() error {
+	switch cfg.OnLength {
+	case "":
+		cfg.OnLength = OnLengthContinue
+	case OnLengthContinue, OnLengthFail:
+	default:
+		return errdefs.Validationf("%s: on_length %q: want %q or %q", cfg.who(), cfg.OnLength, OnLengthContinue, OnLengthFail)
+	}
+	if cfg.MaxContinuations < 0 {
+		return errdefs.Validationf("%s: max_continuations %d: must not be negative", cfg.who(), cfg.MaxContinuations)
+	}
+	if cfg.MaxContinuations == 0 {
+		cfg.MaxContinuations = DefaultMaxContinuations
+	}
+	if cfg.ToolChoice.Mode == llm.ToolChoiceTool && !slices.Contains(cfg.ToolNames, cfg.ToolChoice.Name) {
+		return errdefs.Validationf("%s: tool_choice: %q is not one of the agent's tools %q", cfg.who(), cfg.ToolChoice.Name, cfg.ToolNames)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"agentd/internal/engine"
+	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/loop"
 	"agentd/internal/errdefs"
 	"agentd/internal/llm"
@@ -137,5 +138,55 @@ func TestToolChoiceSent(t *testing.T) {
 	_, err := execute(t, eng, engine.Run{ID: "r-choice-bad"}, b, nil)
 	if !errdefs.IsValidation(err) || !strings.Contains(err.Error(), `tool_choice "shell"`) {
 		t.Errorf("a request naming an unknown tool: %v, want a validation error naming it", err)
+	}
+}
+
+// An answer cut at the length limit is continued once and joined into one
+// whole answer; one still cut after that fails with class model_output.
+func TestLengthAnswerContinued(t *testing.T) {
+	srv, p := fakeModel(t,
+		openaitest.Reply{Text: "The three primary colours are red, ", FinishReason: "length"},
+		openaitest.Text("yellow and blue."))
+	eng := newEngine(t, loop.Config{Provider: p, MaxTokens: 8})
+	board, err := execute(t, eng, engine.Run{ID: "r-length"}, userBoard("name the primary colours"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := board.Channel(engine.MainChannel)
+	if len(msgs) != 2 || msgs[1].Text() != "The three primary colours are red, yellow and blue." {
+		t.Fatalf("board %+v, want the user's message and the whole answer", msgs)
+	}
+	if msgs[1].Metadata[loop.MetadataContinued] != 1 {
+		t.Errorf("the joined answer's metadata %v does not count its continuation", msgs[1].Metadata)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(lastUserText(reqs[1]), "cut off") {
+		t.Fatalf("%d requests; the second one's last user message %q does not ask to continue", len(reqs), lastUserText(reqs[len(reqs)-1]))
+	}
+
+	_, p = fakeModel(t, openaitest.Reply{Text: "cut", FinishReason: "length"})
+	eng = newEngine(t, loop.Config{Provider: p, MaxTokens: 8})
+	_, err = execute(t, eng, engine.Run{ID: "r-length-cut"}, userBoard("name the primary colours"), nil)
+	if !errdefs.IsModelOutput(err) || !strings.Contains(err.Error(), "finish_reason length") {
+		t.Fatalf("an answer still cut: %v, want model_output naming finish_reason length", err)
+	}
+}
+
+// An answer withheld by the provider's content filter fails the run with
+// class content_filter; the trajectory's model step says why.
+func TestContentFilterFails(t *testing.T) {
+	_, p := fakeModel(t, openaitest.Reply{Text: "I", FinishReason: "content_filter"})
+	eng := newEngine(t, loop.Config{Provider: p})
+	host := enginetest.NewRecordingHost()
+	_, err := execute(t, eng, engine.Run{ID: "r-filter"}, userBoard("something filtered"), host)
+	if !errdefs.IsContentFilter(err) {
+		t.Fatalf("a filtered answer: %v (class %q), want class content_filter", err, errdefs.ClassOf(err))
+	}
+	var seen bool
+	for _, env := range host.Envelopes() {
+		seen = seen || strings.Contains(string(env.Payload), `"finish_reason":"content_filter"`)
+	}
+	if !seen {
+		t.Error("no model step records finish_reason content_filter")
 	}
 }

@@ -67,6 +67,7 @@ func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 		})
 	}
 	u := acc.Usage()
+	x.finish = acc.FinishReason()
 	x.cm.observe(u)
 	_ = x.events.StepComplete(x.ctx, StepKindModel, stepDetail(modelDetail{
 		Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason(),
