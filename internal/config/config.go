@@ -323,5 +323,8 @@ func parse(b []byte, name string, dir files) (*Config, error) {
 	if err := c.loadWorkflows(dir); err != nil {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
+	if err := c.checkCallCycles(); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
 	return &c, nil
 }

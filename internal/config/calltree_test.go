@@ -1,0 +1,53 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"agentd/internal/errdefs"
+)
+
+// pingPong is the configuration of the 802-run report: two workflows
+// whose step runs the other one.
+const pingPong = `
+providers:
+  s: {type: scripted, rules: [{match: ".*", reply: "ok"}]}
+agents:
+  - id: ping
+    engine: graph
+    provider: s
+    workflow: {name: ping, steps: [{id: call, model: "agent:pong", instructions: "go"}]}
+  - id: pong
+    engine: graph
+    provider: s
+    workflow: {name: pong, steps: [{id: call, model: "agent:ping", instructions: "go"}]}
+`
+
+// Workflows that run each other, hand-offs and peer tools that come back
+// are refused at load with the cycle named; a chain without a cycle loads.
+func TestCallCyclesRefused(t *testing.T) {
+	cases := []struct {
+		name, yaml, want string
+	}{
+		{"workflows", pingPong, "call cycle ping → pong (workflow step agent:pong) → ping (workflow step agent:ping)"},
+		{"hand-offs", `
+providers: {s: {type: scripted, rules: [{match: ".*", reply: "ok"}]}}
+agents:
+  - {id: a, engine: loop, provider: s, handoffs: [b]}
+  - {id: b, engine: loop, provider: s, peer_tools: [{name: ask_a, card: /agents/a/.well-known/agent-card.json}]}
+`, "call cycle a → b (hand-off to b) → a (peer tool ask_a)"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.yaml), "agentd.yaml")
+		if !errdefs.IsValidation(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a validation error naming %q", c.name, err, c.want)
+		}
+	}
+	chain := strings.Replace(pingPong, `model: "agent:ping"`, `model: "s"`, 1)
+	if _, err := Parse([]byte(chain), "agentd.yaml"); err != nil {
+		t.Errorf("a chain without a cycle: %v", err)
+	}
+	if _, err := Load(""); err != nil {
+		t.Errorf("the demo configuration: %v", err)
+	}
+}
