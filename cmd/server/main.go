@@ -186,6 +186,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		VolatileStore: volatileStore(st),
 		LeaseTTL:      cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
 		Prices:        cfg.RuntimePrices(),
+		CallTree:      cfg.CallTreeLimits(),
 	})
 	if err != nil {
 		return err

@@ -2,9 +2,17 @@ package config
 
 import (
 	"fmt"
+
+	"agentd/internal/calltree"
 	"slices"
 	"strings"
 )
+
+// CallTreeLimits are the runtime's bounds on a request's call tree, from
+// server.max_call_depth and server.max_fan_out (0: calltree's defaults).
+func (c *Config) CallTreeLimits() calltree.Limits {
+	return calltree.Limits{MaxDepth: c.Server.MaxCallDepth, MaxFanOut: c.Server.MaxFanOut}
+}
 
 // A configuration whose agents call each other in a cycle — a workflow
 // whose step runs agent:b while b's workflow runs agent:a, a hand-off or a
@@ -79,6 +87,9 @@ func (c *Config) hostedAgentOf(self, name, model string) (string, bool) {
 // checkCallCycles refuses a configuration whose agents call each other in
 // a cycle, naming it: "a → b (workflow step agent:b) → a (…)".
 func (c *Config) checkCallCycles() error {
+	if c.Server.MaxCallDepth < 0 || c.Server.MaxFanOut < 0 {
+		return fmt.Errorf("server.max_call_depth %d, server.max_fan_out %d: must not be negative", c.Server.MaxCallDepth, c.Server.MaxFanOut)
+	}
 	g, err := c.callGraph()
 	if err != nil {
 		return err

@@ -81,6 +81,11 @@ type Server struct {
 	// listener too, behind its authentication (telemetry.go).
 	MetricsAddr   string `json:"metrics_addr,omitempty"`
 	MetricsOnMain bool   `json:"metrics_on_main,omitempty"`
+	// MaxCallDepth bounds the agents on one request's call chain (default
+	// 8) and MaxFanOut the child runs one run may open (default 256)
+	// (calltree.go).
+	MaxCallDepth int `json:"max_call_depth,omitempty"`
+	MaxFanOut    int `json:"max_fan_out,omitempty"`
 }
 
 // Tools configures built-in tools.

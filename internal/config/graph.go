@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"agentd/internal/calltree"
 	"agentd/internal/engine"
 	"agentd/internal/engine/graph"
 	"agentd/internal/engine/loop"
@@ -148,6 +149,10 @@ func (g *workflowAgents) hosted(id string) (engine.Engine, error) {
 		eng := g.built[id]
 		if eng == nil {
 			return board, fmt.Errorf("agent %q is not built", id)
+		}
+		ctx, err := calltree.Enter(ctx, id)
+		if err != nil {
+			return board, err
 		}
 		return eng.Execute(ctx, run, host, board)
 	}), nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"agentd/internal/calltree"
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
@@ -109,6 +110,7 @@ func (x *attempt) open(ctx context.Context) (stream, error) {
 		return x.reattach(ctx), nil
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, toPeer(x.userParts())...)
+	msg.Metadata = calltree.Outgoing(ctx)
 	return x.peer.client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg}), nil
 }
 
