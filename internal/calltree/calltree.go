@@ -157,6 +157,12 @@ func Spawn(ctx context.Context) error {
 	return nil
 }
 
+// Current is the agent of ctx's run on its chain ("" outside any).
+func Current(ctx context.Context) string {
+	c, _ := FromContext(ctx)
+	return c.current().Agent
+}
+
 // current is the agent of the chain's run.
 func (c Chain) current() Link {
 	if len(c.Links) == 0 {

@@ -34,14 +34,14 @@ func (x *execution) enterCallTree(ctx context.Context) (context.Context, context
 	return calltree.Root(ctx, x.r.calls, in, x.agent.ID)
 }
 
-// enterChild is ctx for the child c of a run of agent parent: the child
-// counted against the parent's fan-out, and its agent entered when it is
-// another one.
-func enterChild(ctx context.Context, c engine.ChildRun, parent string) (context.Context, error) {
+// enterChild is ctx for the child c of the run of ctx: the child counted
+// against the run's fan-out, and its agent entered when it is another one
+// (a hand-off; a workflow's step runs the workflow's agent).
+func enterChild(ctx context.Context, c engine.ChildRun) (context.Context, error) {
 	if err := calltree.Spawn(ctx); err != nil {
 		return ctx, err
 	}
-	if c.AgentID == "" || c.AgentID == parent {
+	if c.AgentID == "" || c.AgentID == calltree.Current(ctx) {
 		return ctx, nil
 	}
 	return calltree.Enter(ctx, c.AgentID)

@@ -47,7 +47,7 @@ func (h *host) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engin
 	if c.Cancel {
 		return h.x.r.cancelChild(ctx, h.x, c, eng, board)
 	}
-	ctx, err := enterChild(ctx, c, h.x.agent.ID)
+	ctx, err := enterChild(ctx, c)
 	if err != nil {
 		return board, err
 	}
