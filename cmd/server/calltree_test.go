@@ -92,3 +92,33 @@ func TestFederationCycleStops(t *testing.T) {
 		}
 	}
 }
+
+// A peer's tokens count in the caller's run: the relay's run on one
+// server reports the usage of the worker's run on the other.
+func TestPeerUsageRollsUp(t *testing.T) {
+	peerCfg := filepath.Join(t.TempDir(), "agentd.yaml")
+	yaml := `
+providers:
+  s: {type: scripted, rules: [{match: '.*', reply: 'the worker answered with quite a few words'}]}
+agents:
+  - {id: relay, engine: loop, provider: s}
+`
+	if err := os.WriteFile(peerCfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := start(t, "--config", peerCfg)
+	a := start(t, "--config", relayConfig(t, b.base))
+	v := readJSON[usageRun](t, a.post(t, "/v1/agents/relay/messages", `{"text": "work"}`), http.StatusOK)
+	if v.Status != "completed" {
+		t.Fatalf("relay run %+v", v)
+	}
+	page := readJSON[struct {
+		Runs []usageRun `json:"runs"`
+	}](t, b.get(t, "/v1/runs?agent_id=relay"), http.StatusOK)
+	if len(page.Runs) != 1 || page.Runs[0].Usage.TotalTokens == 0 {
+		t.Fatalf("peer runs %+v, want one that used tokens", page.Runs)
+	}
+	if got, want := v.Usage.TotalTokens, page.Runs[0].Usage.TotalTokens; got != want {
+		t.Fatalf("the caller's run used %d tokens, the peer's %d: the peer's usage must roll up", got, want)
+	}
+}

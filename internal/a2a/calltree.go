@@ -4,6 +4,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"agentd/internal/calltree"
+	"agentd/internal/model"
 )
 
 // callTreeDecl declares the call-tree extension (package calltree): a
@@ -18,4 +19,20 @@ func callTreeDecl() a2a.AgentExtension {
 			"and the calls this agent makes carry the chain on.",
 		Params: map[string]any{"metadataKey": calltree.ExtensionURI, "defaultMaxDepth": calltree.DefaultMaxDepth},
 	}
+}
+
+// withUsage is a task's metadata with its usage under calltree.UsageKey,
+// for the caller that counts a peer's tokens in its own run; the task's
+// own map is left as it is.
+func withUsage(meta map[string]any, u model.TokenUsage) map[string]any {
+	if u.IsZero() {
+		return meta
+	}
+	out := make(map[string]any, len(meta)+1)
+	for k, v := range meta {
+		out[k] = v
+	}
+	total := u.Add(model.TokenUsage{}).TotalTokens
+	out[calltree.UsageKey] = calltree.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: total}
+	return out
 }

@@ -74,3 +74,33 @@ func Parse(meta map[string]any) (*Chain, error) {
 	}
 	return c, nil
 }
+
+// UsageKey is the Task metadata key under which an agentd server reports
+// the tokens a task's call tree used, so that its caller counts them in
+// its own run: {"inputTokens", "outputTokens", "totalTokens"}.
+const UsageKey = ExtensionURI + "#usage"
+
+// Usage is the value under UsageKey.
+type Usage struct {
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+	TotalTokens  int64 `json:"totalTokens"`
+}
+
+// ParseUsage reads UsageKey from a Task's metadata; ok is false when it
+// is absent or malformed (a peer that does not report usage).
+func ParseUsage(meta map[string]any) (Usage, bool) {
+	v, found := meta[UsageKey]
+	if !found {
+		return Usage{}, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Usage{}, false
+	}
+	var u Usage
+	if json.Unmarshal(b, &u) != nil || u.InputTokens < 0 || u.OutputTokens < 0 || u.TotalTokens < 0 {
+		return Usage{}, false
+	}
+	return u, true
+}

@@ -208,8 +208,12 @@ func (x *attempt) onStatus(ctx context.Context, s a2a.TaskStatus) (stream, bool,
 		next, err := x.ask(ctx)
 		return next, true, err
 	case a2a.TaskStateCompleted:
+		if err := x.reportPeerUsage(ctx); err != nil {
+			return nil, true, err
+		}
 		return nil, true, x.complete(messageText(s.Message))
 	case a2a.TaskStateFailed:
+		_ = x.reportPeerUsage(ctx) // the run fails anyway; its tokens still count
 		return nil, true, errdefs.Public(errdefs.Internalf("peer %s: task %s failed: %s", x.e.cfg.Peer, x.st.TaskID, orUnknown(messageText(s.Message))))
 	case a2a.TaskStateRejected:
 		return nil, true, errdefs.Validationf("peer %s rejected the task: %s", x.e.cfg.Peer, orUnknown(messageText(s.Message)))

@@ -1,0 +1,38 @@
+package remote
+
+import (
+	"context"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"agentd/internal/calltree"
+	"agentd/internal/model"
+)
+
+// A peer's tokens are the caller's: when the peer task ends, its Task is
+// read once more and the usage an agentd peer reports in its metadata
+// (calltree.UsageKey) is reported to the host as the usage of model
+// "peer:<agent id>" (the local agent that calls the peer), so it counts in this run's totals and budgets and in
+// its tenant's. A peer that reports none, or a read that fails, adds
+// nothing: the answer stands.
+
+// reportPeerUsage reports the ended peer task's usage; the error is the
+// host's budget verdict.
+func (x *attempt) reportPeerUsage(ctx context.Context) error {
+	if x.st.TaskID == "" {
+		return nil
+	}
+	call, cancel := context.WithTimeout(ctx, x.e.cfg.Timeout)
+	defer cancel()
+	t, err := x.peer.client.GetTask(call, &a2a.GetTaskRequest{ID: a2a.TaskID(x.st.TaskID)})
+	if err != nil || t == nil {
+		return nil
+	}
+	u, ok := calltree.ParseUsage(t.Metadata)
+	if !ok || u.TotalTokens == 0 {
+		return nil
+	}
+	return x.host.ReportUsage(ctx, "peer:"+x.e.cfg.AgentID, model.TokenUsage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+	})
+}
