@@ -113,6 +113,9 @@ func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
 	case "loop":
 		return b.loop(path, a)
 	case "flow":
+		if err := b.flowTools(path, a); err != nil {
+			return nil, err
+		}
 		eng, err := flow.New(flow.Config{Flow: b.c.flows[i], Tools: b.reg, AgentID: a.ID, SpecVersion: a.Version})
 		if err != nil {
 			return nil, fmt.Errorf("%s.flow: %w", path, err)

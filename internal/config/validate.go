@@ -135,6 +135,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 		if a.Provider != "" || len(a.Tools) > 0 {
 			return fmt.Errorf("%s: the flow engine takes no provider or tools (its nodes name their tools)", path)
 		}
+		if err := a.validateMCP(path); err != nil {
+			return err
+		}
 	case "graph":
 		if err := a.validateGraph(path, providers); err != nil {
 			return err
