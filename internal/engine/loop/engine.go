@@ -110,7 +110,7 @@ func iterationStep(n int) string {
 // CanResume accepts the loop's own checkpoints: Step "iter:<n>" agreeing
 // with Iteration, a board, and — when both are set — the engine's
 // SpecVersion. A malformed checkpoint is a Validation error; one written
-// by another configuration version is NotAvailable, since its transcript
+// by another configuration version is a Conflict, since its transcript
 // may mention tools or a prompt this version no longer has.
 func (e *Engine) CanResume(cp engine.Checkpoint) error {
 	if cp.ExecID == "" {
