@@ -137,5 +137,17 @@ func notRun(ctx context.Context, name string) Result {
 }
 
 func failure(name string, err error) Result {
-	return Result{Content: name + ": " + err.Error(), IsError: true, Err: err}
+	return Result{Content: name + ": " + ModelText(err), IsError: true, Err: err}
+}
+
+// ModelText is what a model (and the transcript, and a client) reads of a
+// tool's error: its message, except for a dependency that cannot be
+// reached (NotAvailable, not marked errdefs.Public), whose message names
+// an address or a dial error — that stays in Result.Err for the server's
+// log, and the model reads a sentence that names nothing internal.
+func ModelText(err error) string {
+	if errdefs.ClassOf(err) == errdefs.ClassNotAvailable && !errdefs.IsPublic(err) {
+		return "unavailable right now: a service it depends on cannot be reached; try again later or do without it"
+	}
+	return err.Error()
 }

@@ -96,8 +96,8 @@ type Config struct {
 	// event.HeaderAgentID attribute, then to "agent".
 	AgentID string
 	// SpecVersion identifies this configuration in checkpoints; a resume
-	// from a checkpoint of another non-empty version is refused as
-	// NotAvailable.
+	// from a checkpoint of another non-empty version is refused as a
+	// Conflict (engine.CheckSpecVersion).
 	SpecVersion string
 	// NewMessageID mints the id of each message the engine appends; nil
 	// uses a random UUIDv7. Hosts that mint ids themselves set it.
