@@ -212,7 +212,7 @@ func runtimeAgent(a Agent, eng engine.Engine) *runtime.Agent {
 		MaxOutputTokensPerRun: a.Budget.MaxOutputTokensPerRun,
 		MaxWallTime:           time.Duration(a.Budget.MaxWallTime),
 		HistoryLimit:          a.HistoryLimit,
-		Timeout:               time.Duration(a.Timeout),
+		Timeout:               attemptTimeout(a),
 		Description:           a.Description,
 	}
 }

@@ -133,7 +133,7 @@ func (g *workflowAgents) Engine(spec graph.AgentSpec) (engine.Engine, error) {
 	}
 	return loop.New(loop.Config{
 		Provider: p, Model: m, SystemPrompt: spec.Prompt, Tools: reg, ToolNames: names,
-		MaxIterations: spec.MaxTurns, Temperature: spec.Temperature, AgentID: nonEmpty(spec.Name, "default"),
+		MaxIterations: spec.MaxTurns, Temperature: spec.Temperature, TopP: spec.TopP, AgentID: nonEmpty(spec.Name, "default"),
 	})
 }
 
