@@ -42,7 +42,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	b := &builder{c: c, opts: opts, reg: &tool.Registry{}, providers: map[string]llm.Provider{},
+	b := &builder{c: c, opts: opts, reg: &tool.Registry{MaxResultBytes: c.Tools.MaxResultBytes}, providers: map[string]llm.Provider{},
 		built:     make(map[string]engine.Engine, len(c.Agents)),
 		openaiEnv: opts.Getenv("OPENAI_BASE_URL") != "" || opts.Getenv("OPENAI_API_KEY") != ""}
 	if err := tool.RegisterBuiltins(b.reg, c.builtinOptions(opts.Now)); err != nil {
@@ -124,7 +124,7 @@ func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
 	case "graph":
 		agents := &workflowAgents{c: b.c, self: a, provider: b.provider, defaultProvider: b.providerName(a),
 			registry: b.reg, built: b.built, tools: func() (*tool.Registry, error) {
-				r := &tool.Registry{}
+				r := &tool.Registry{MaxResultBytes: b.c.Tools.MaxResultBytes}
 				return r, tool.RegisterBuiltins(r, b.c.builtinOptions(b.opts.Now))
 			}}
 		eng, err := graph.New(graph.Config{Workflow: b.c.workflows[i], AgentID: a.ID, SpecVersion: a.Version, Agents: agents})

@@ -87,6 +87,9 @@ func (c *Config) hostedAgentOf(self, name, model string) (string, bool) {
 // checkCallCycles refuses a configuration whose agents call each other in
 // a cycle, naming it: "a → b (workflow step agent:b) → a (…)".
 func (c *Config) checkCallCycles() error {
+	if c.Tools.MaxResultBytes < 0 {
+		return fmt.Errorf("tools.max_result_bytes: %d must not be negative", c.Tools.MaxResultBytes)
+	}
 	if c.Server.MaxCallDepth < 0 || c.Server.MaxFanOut < 0 {
 		return fmt.Errorf("server.max_call_depth %d, server.max_fan_out %d: must not be negative", c.Server.MaxCallDepth, c.Server.MaxFanOut)
 	}

@@ -92,6 +92,9 @@ type Server struct {
 type Tools struct {
 	// HTTPGet, when set, registers the http_get tool for agents to list.
 	HTTPGet *HTTPGet `json:"http_get,omitempty"`
+	// MaxResultBytes caps the text of every tool's result the model reads
+	// (default 100000); a marker at the end says it was cut.
+	MaxResultBytes int `json:"max_result_bytes,omitempty"`
 }
 
 // HTTPGet configures the http_get tool: it fetches only from the listed

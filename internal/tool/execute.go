@@ -23,7 +23,7 @@ func (r *Registry) Execute(ctx context.Context, call Call) Result {
 	if !ok {
 		return r.unknown(call.Name)
 	}
-	return e.execute(ctx, call)
+	return r.run(ctx, e, call)
 }
 
 // ExecuteAll runs a turn's calls and returns their results in call order.
@@ -91,7 +91,7 @@ func (r *Registry) run(ctx context.Context, e *entry, c Call) Result {
 	if e == nil {
 		return r.unknown(c.Name)
 	}
-	return e.execute(ctx, c)
+	return capResult(e.execute(ctx, c), r.MaxResultBytes)
 }
 
 func (e *entry) execute(ctx context.Context, call Call) Result {
