@@ -84,15 +84,23 @@ func (c *Config) hostedAgentOf(self, name, model string) (string, bool) {
 	return id, ok
 }
 
+// validateBounds checks the bounds on a request's call tree and on tool
+// results.
+func (c *Config) validateBounds() error {
+	switch {
+	case c.Tools.MaxResultBytes < 0:
+		return fmt.Errorf("tools.max_result_bytes: %d must not be negative", c.Tools.MaxResultBytes)
+	case c.Server.MaxCallDepth < 0:
+		return fmt.Errorf("server.max_call_depth: %d must not be negative", c.Server.MaxCallDepth)
+	case c.Server.MaxFanOut < 0:
+		return fmt.Errorf("server.max_fan_out: %d must not be negative", c.Server.MaxFanOut)
+	}
+	return nil
+}
+
 // checkCallCycles refuses a configuration whose agents call each other in
 // a cycle, naming it: "a → b (workflow step agent:b) → a (…)".
 func (c *Config) checkCallCycles() error {
-	if c.Tools.MaxResultBytes < 0 {
-		return fmt.Errorf("tools.max_result_bytes: %d must not be negative", c.Tools.MaxResultBytes)
-	}
-	if c.Server.MaxCallDepth < 0 || c.Server.MaxFanOut < 0 {
-		return fmt.Errorf("server.max_call_depth %d, server.max_fan_out %d: must not be negative", c.Server.MaxCallDepth, c.Server.MaxFanOut)
-	}
 	g, err := c.callGraph()
 	if err != nil {
 		return err

@@ -42,6 +42,9 @@ func (c *Config) Validate() error {
 	if err := c.Limits.validate(); err != nil {
 		return err
 	}
+	if err := c.validateBounds(); err != nil {
+		return err
+	}
 	if err := validatePrices(c.Prices); err != nil {
 		return err
 	}
