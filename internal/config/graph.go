@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"agentd/internal/calltree"
 	"agentd/internal/engine"
@@ -131,10 +132,27 @@ func (g *workflowAgents) Engine(spec graph.AgentSpec) (engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	gd, err := g.guards(names)
+	if err != nil {
+		return nil, err
+	}
 	return loop.New(loop.Config{
+		ApprovalTools: gd.approvalTools, ApprovalTimeout: time.Duration(g.self.ApprovalTimeout), Governance: gd.governance,
 		Provider: p, Model: m, SystemPrompt: spec.Prompt, Tools: reg, ToolNames: names,
 		MaxIterations: spec.MaxTurns, Temperature: spec.Temperature, TopP: spec.TopP, AgentID: nonEmpty(spec.Name, "default"),
 	})
+}
+
+// guards are the graph agent's tool_settings and governance, which guard
+// the tools of every agent of its workflow as they guard a hosted loop
+// agent's: approvals apply to those of names the agent has.
+func (g *workflowAgents) guards(names []string) (guards, error) {
+	gd, err := g.self.guards("agents[" + g.self.ID + "]")
+	if err != nil {
+		return gd, err
+	}
+	gd.approvalTools = slices.DeleteFunc(gd.approvalTools, func(t string) bool { return !slices.Contains(names, t) })
+	return gd, nil
 }
 
 // hosted runs a step on the hosted agent id.
@@ -207,6 +225,14 @@ func (a Agent) validateGraph(path string, providers map[string]Provider) error {
 	}
 	if len(a.Tools) > 0 || a.SystemPrompt != "" || a.MaxIterations != 0 {
 		return fmt.Errorf("%s: the graph engine takes no tools, system_prompt or max_iterations (its workflow's agents declare them)", path)
+	}
+	for _, name := range sortedKeys(a.ToolSettings) {
+		if s := a.ToolSettings[name].Approval; s != "" && s != "none" && s != "required" {
+			return fmt.Errorf("%s.tool_settings.%s.approval: %q: want required or none", path, name, s)
+		}
+	}
+	if _, err := a.guards(path); err != nil {
+		return err
 	}
 	for _, ref := range []struct{ key, name string }{{"provider", a.Provider}, {"openai_provider", a.OpenAIProvider}} {
 		if _, ok := providers[ref.name]; ref.name != "" && !ok {
