@@ -91,8 +91,8 @@ type workflowAgents struct {
 	provider func(name string) (llm.Provider, error)
 	// defaultProvider is the graph agent's provider ("" when it has none).
 	defaultProvider string
-	// tools builds a registry of the built-in tools; a fresh one for each
-	// agent with a resultSchema, which adds submit_result to it.
+	// tools copies the server's registry for an agent with a
+	// resultSchema, which adds submit_result to its copy.
 	tools    func() (*tool.Registry, error)
 	registry *tool.Registry
 	// built is every hosted agent's engine, by id; Build fills it, and
