@@ -143,11 +143,21 @@ func failure(name string, err error) Result {
 // ModelText is what a model (and the transcript, and a client) reads of a
 // tool's error: its message, except for a dependency that cannot be
 // reached (NotAvailable, not marked errdefs.Public), whose message names
-// an address or a dial error — that stays in Result.Err for the server's
-// log, and the model reads a sentence that names nothing internal.
+// an address or a dial error — that stays in Result.Err, inside the
+// server, and the model reads a sentence that names nothing internal.
 func ModelText(err error) string {
 	if errdefs.ClassOf(err) == errdefs.ClassNotAvailable && !errdefs.IsPublic(err) {
 		return "unavailable right now: a service it depends on cannot be reached; try again later or do without it"
 	}
 	return err.Error()
+}
+
+// PublicErr is what a failed call's step.error tells the run's readers:
+// r.Err with its class, but, where ModelText hides its message, the text
+// the model read instead.
+func (r Result) PublicErr() error {
+	if r.Err == nil || ModelText(r.Err) == r.Err.Error() {
+		return r.Err
+	}
+	return errdefs.Newf(errdefs.ClassOf(r.Err), "%s", r.Content)
 }

@@ -200,7 +200,7 @@ func toolResult(v any, id string) map[string]any {
 // cause, else the tool's own words.
 func resultErr(name string, r tool.Result) error {
 	if r.Err != nil {
-		return r.Err
+		return r.PublicErr()
 	}
 	if r.Content == "" {
 		return errors.New(name + ": failed")
