@@ -51,3 +51,24 @@ agents:
 		t.Errorf("the demo configuration: %v", err)
 	}
 }
+
+// A workflow agent listing a tool the server will not have is refused at
+// load, naming it; one listing a peer tool another agent declares loads.
+func TestWorkflowToolsChecked(t *testing.T) {
+	base := `
+providers: {s: {type: scripted, rules: [{match: ".*", reply: "ok"}]}}
+agents:
+  - {id: a, engine: loop, provider: s, peer_tools: [{name: ask_b, card: "http://127.0.0.1:1/agents/b/.well-known/agent-card.json"}]}
+  - id: w
+    engine: graph
+    provider: s
+    workflow: {name: w, agents: {x: {description: X., tools: [TOOL]}}, steps: [{id: s1, agent: x}]}
+`
+	_, err := Parse([]byte(strings.Replace(base, "TOOL", "clok", 1)), "agentd.yaml")
+	if !errdefs.IsValidation(err) || !strings.Contains(err.Error(), `agents[1] (w).workflow.agents.x.tools[0]: unknown tool "clok"`) {
+		t.Fatalf("an unknown tool: %v", err)
+	}
+	if _, err := Parse([]byte(strings.Replace(base, "TOOL", "ask_b", 1)), "agentd.yaml"); err != nil {
+		t.Fatalf("a declared peer tool: %v", err)
+	}
+}

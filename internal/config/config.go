@@ -334,5 +334,8 @@ func parse(b []byte, name string, dir files) (*Config, error) {
 	if err := c.checkCallCycles(); err != nil {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
+	if err := c.checkWorkflowTools(); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
 	return &c, nil
 }
