@@ -30,9 +30,7 @@ type sendBody struct {
 	// Approvals answers an approval prompt (POST /v1/runs/{id}/input):
 	// the message becomes a data part {"approvals": […]}.
 	Approvals []engine.ApprovalAnswer `json:"approvals,omitempty"`
-	// ToolChoice sets this request's tool choice (loop agents): "auto",
-	// "none", "required" or a tool's name. It travels as the message's
-	// metadata tool_choice, as an A2A client sets it.
+	// ToolChoice sets this request's tool choice (toolchoice.go).
 	ToolChoice string `json:"tool_choice,omitempty"`
 }
 
@@ -168,9 +166,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		return
 	}
 	msg, err := body.message()
-	if err == nil && body.ToolChoice != "" {
-		msg.Metadata = withMeta(msg.Metadata, "tool_choice", body.ToolChoice)
-	}
+	msg = body.withToolChoice(msg)
 	if err == nil && body.Approvals != nil && taskID == "" {
 		err = fieldErr("approvals", errors.New("answer a run's approval prompt with POST /v1/runs/{id}/input"))
 	}
@@ -504,15 +500,4 @@ func boolParam(q url.Values, name string, def bool) (bool, error) {
 		return false, fieldErr(name, errdefs.Validationf("must be true or false, got %q", v))
 	}
 	return b, nil
-}
-
-// withMeta is m with key set to v, copied so that the caller's map is left
-// as it was.
-func withMeta(m map[string]any, key string, v any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for k, x := range m {
-		out[k] = x
-	}
-	out[key] = v
-	return out
 }

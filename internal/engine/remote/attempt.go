@@ -237,6 +237,7 @@ func (x *attempt) ask(ctx context.Context) (stream, error) {
 	x.answered = true
 	msg := a2a.NewMessage(a2a.MessageRoleUser, toPeer(reply.Parts)...)
 	msg.TaskID, msg.ContextID = a2a.TaskID(x.st.TaskID), x.st.ContextID
+	msg.Metadata = calltree.Outgoing(ctx)
 	if len(msg.Parts) == 0 {
 		msg.Parts = a2a.ContentParts{a2a.NewTextPart("")}
 	}
