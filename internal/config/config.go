@@ -211,7 +211,8 @@ type Agent struct {
 	ToolChoice string `json:"tool_choice,omitempty"`
 	// OnLength is what an answer cut at max_tokens leads to: "continue"
 	// (default: the model goes on, at most max_continuations times,
-	// default 1) or "fail" (class model_output) (loop engine).
+	// default 1), "compact" (the history is summarised and the turn asked
+	// again, once) or "fail" (class model_output) (loop engine).
 	OnLength         string `json:"on_length,omitempty"`
 	MaxContinuations int    `json:"max_continuations,omitempty"`
 	// Multitask is reject (default), enqueue or interrupt.

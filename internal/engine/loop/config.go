@@ -63,8 +63,8 @@ type Config struct {
 	SchemaInPrompt bool
 	// OnLength is what an answer cut at max_tokens leads to: "continue"
 	// (the default) asks the model to go on, at most MaxContinuations
-	// times (0 = DefaultMaxContinuations); "fail" fails the run at once
-	// (finish.go).
+	// times (0 = DefaultMaxContinuations); "compact" compacts the history
+	// and asks again, once; "fail" fails the run at once (finish.go).
 	OnLength         string
 	MaxContinuations int
 	// ToolChoice is the agent's tool choice (choice.go); the zero value is
@@ -185,9 +185,9 @@ func (cfg *Config) validateAnswer() error {
 	switch cfg.OnLength {
 	case "":
 		cfg.OnLength = OnLengthContinue
-	case OnLengthContinue, OnLengthFail:
+	case OnLengthContinue, OnLengthCompact, OnLengthFail:
 	default:
-		return errdefs.Validationf("%s: on_length %q: want %q or %q", cfg.who(), cfg.OnLength, OnLengthContinue, OnLengthFail)
+		return errdefs.Validationf("%s: on_length %q: want %q, %q or %q", cfg.who(), cfg.OnLength, OnLengthContinue, OnLengthCompact, OnLengthFail)
 	}
 	if cfg.MaxContinuations < 0 {
 		return errdefs.Validationf("%s: max_continuations %d: must not be negative", cfg.who(), cfg.MaxContinuations)

@@ -35,8 +35,10 @@ type execution struct {
 	toolCalls int
 	// waiting is the approval the attempt resumes waiting for, if any.
 	waiting *pending
-	// finish is the finish reason of the latest model turn (finish.go).
-	finish string
+	// finish is the finish reason of the latest model turn;
+	// lengthCompacted says a cut answer made the history compact (finish.go).
+	finish          string
+	lengthCompacted bool
 	// choice is the run's tool choice (choice.go).
 	choice llm.ToolChoice
 	// cm sizes the requests against the context window (context.go).

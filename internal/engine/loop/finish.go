@@ -16,6 +16,8 @@ import (
 //     the model to go on, and the next answer is joined to it — up to
 //     MaxContinuations times; an answer still cut after that (or at once,
 //     with OnLength "fail") fails the run with class model_output.
+//     With OnLength "compact" the history is compacted (summarised, as
+//     when it outgrows the context window) and the turn asked again, once.
 //   - "content_filter": the provider withheld the answer; the run fails
 //     with class content_filter (retrying the same way would not help).
 // Every model step records its finish reason (the trajectory's
@@ -24,6 +26,7 @@ import (
 // OnLength values.
 const (
 	OnLengthContinue = "continue"
+	OnLengthCompact  = "compact"
 	OnLengthFail     = "fail"
 )
 
@@ -52,8 +55,14 @@ func (x *execution) checkFinish(n int, msg model.Message) (cont bool, err error)
 	default:
 		return false, nil
 	}
+	if x.e.cfg.OnLength == OnLengthCompact && !x.lengthCompacted {
+		// The history leaves the answer too little room: summarise it and
+		// ask again. The cut answer is dropped; a second cut fails.
+		x.lengthCompacted, x.cm.force = true, true
+		return true, nil
+	}
 	done := continuations(x.board.ChannelView(engine.MainChannel))
-	if x.e.cfg.OnLength == OnLengthFail || done >= x.e.cfg.MaxContinuations {
+	if x.e.cfg.OnLength != OnLengthContinue || done >= x.e.cfg.MaxContinuations {
 		x.appendMessage(markPartial(msg))
 		return false, errdefs.ModelOutputf("loop agent %q: model turn %d: the answer was cut at the length limit (finish_reason length, max_tokens %d) after %d continuations",
 			x.actor, n, x.e.cfg.MaxTokens, done)

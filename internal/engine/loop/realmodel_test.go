@@ -190,3 +190,38 @@ func TestContentFilterFails(t *testing.T) {
 		t.Error("no model step records finish_reason content_filter")
 	}
 }
+
+// With on_length compact, an answer cut at the length limit makes the
+// history compact (a summary request) and the turn is asked again, on the
+// summary and the question.
+func TestLengthAnswerCompactsAndRetries(t *testing.T) {
+	srv, p := fakeModel(t,
+		openaitest.Reply{Text: "The answer starts", FinishReason: "length"},
+		openaitest.Text("They talked about colours."),
+		openaitest.Text("Red, yellow and blue."))
+	eng := newEngine(t, loop.Config{Provider: p, OnLength: loop.OnLengthCompact, ContextWindow: 256, ToolNames: []string{}})
+	b := engine.NewBoard()
+	for i, text := range []string{"I like colours.", "So do I.", "Which ones are warm?", "Red and yellow.", "name the primary colours"} {
+		role := model.RoleUser
+		if i%2 == 1 {
+			role = model.RoleAssistant
+		}
+		b.AppendChannelMessage(engine.MainChannel, model.NewText(role, text))
+	}
+	out, err := execute(t, eng, engine.Run{ID: "r-compact"}, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := out.Channel(engine.MainChannel)
+	if last := msgs[len(msgs)-1]; last.Text() != "Red, yellow and blue." {
+		t.Fatalf("answer %q", last.Text())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want the cut turn, the summary and the retry", len(reqs))
+	}
+	retry := jsonOf(t, reqs[2]["messages"])
+	if !strings.Contains(retry, "They talked about colours.") || strings.Contains(retry, "The answer starts") || strings.Contains(retry, "I like colours.") {
+		t.Fatalf("the retry's messages %s: want the summary and not the cut answer nor the summarised turns", retry)
+	}
+}
