@@ -95,7 +95,7 @@ func (x *attempt) execute() (err error) {
 		return engine.Interrupted(*intr)
 	}
 	if errors.Is(err, errStreamCut) {
-		return errdefs.Public(errdefs.NotAvailablef("peer %s: task %s: %v", x.e.cfg.Peer, x.st.TaskID, err))
+		return errdefs.Public(errdefs.NotAvailablef("%s: task %s: %v", x.e.cfg.peerName(), x.st.TaskID, err))
 	}
 	return err
 }
@@ -214,11 +214,11 @@ func (x *attempt) onStatus(ctx context.Context, s a2a.TaskStatus) (stream, bool,
 		return nil, true, x.complete(messageText(s.Message))
 	case a2a.TaskStateFailed:
 		_ = x.reportPeerUsage(ctx) // the run fails anyway; its tokens still count
-		return nil, true, errdefs.Public(errdefs.Internalf("peer %s: task %s failed: %s", x.e.cfg.Peer, x.st.TaskID, orUnknown(messageText(s.Message))))
+		return nil, true, errdefs.Public(errdefs.Internalf("%s: task %s failed: %s", x.e.cfg.peerName(), x.st.TaskID, orUnknown(messageText(s.Message))))
 	case a2a.TaskStateRejected:
-		return nil, true, errdefs.Validationf("peer %s rejected the task: %s", x.e.cfg.Peer, orUnknown(messageText(s.Message)))
+		return nil, true, errdefs.Validationf("%s rejected the task: %s", x.e.cfg.peerName(), orUnknown(messageText(s.Message)))
 	case a2a.TaskStateCanceled:
-		return nil, true, errdefs.Abortedf("peer %s: task %s was canceled by the peer: %s", x.e.cfg.Peer, x.st.TaskID, orUnknown(messageText(s.Message)))
+		return nil, true, errdefs.Abortedf("%s: task %s was canceled by the peer: %s", x.e.cfg.peerName(), x.st.TaskID, orUnknown(messageText(s.Message)))
 	}
 	return nil, false, nil
 }
