@@ -121,3 +121,25 @@ agents:
 		t.Fatalf("the caller's run used %d tokens, the peer's %d: the peer's usage must roll up", got, want)
 	}
 }
+
+// A request bounds its own call tree with the call-tree extension in its
+// message's metadata (here over REST): a token budget stops the run that
+// passes it, a deadline already past refuses the run.
+func TestRequestBoundsItsTree(t *testing.T) {
+	s := start(t)
+	ext := func(v string) string {
+		return `{"message": {"role": "user", "parts": [{"type": "text", "text": "what is 6*7?"}], "metadata": {"https://agentd.dev/a2a/ext/call-tree/v1": ` + v + `}}}`
+	}
+	v := readJSON[usageRun](t, s.post(t, "/v1/agents/assistant/messages", ext(`{"chain": [], "budgetTokens": 5}`)), http.StatusOK)
+	if v.Status != "failed" || v.Error == nil || v.Error.Class != "budget_exceeded" || !strings.Contains(v.Error.Message, "budget of 5") {
+		t.Fatalf("a 5-token budget: %+v", v)
+	}
+	v = readJSON[usageRun](t, s.post(t, "/v1/agents/assistant/messages", ext(`{"chain": [], "deadline": "2020-01-01T00:00:00Z"}`)), http.StatusOK)
+	if v.Status != "failed" || v.Error == nil || v.Error.Class != "timeout" {
+		t.Fatalf("a deadline in the past: %+v", v)
+	}
+	v = readJSON[usageRun](t, s.post(t, "/v1/agents/assistant/messages", ext(`{"chain": [], "budgetTokens": 100000}`)), http.StatusOK)
+	if v.Status != "completed" {
+		t.Fatalf("a budget large enough: %+v", v)
+	}
+}
