@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,11 +31,7 @@ agents:
         - {id: s2, agent: worker, instructions: Step 2., dependsOn: [s1]}
         - {id: s3, agent: worker, instructions: Step 3., dependsOn: [s2]}
 `
-	path := filepath.Join(t.TempDir(), "agentd.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return configFile(t, yaml)
 }
 
 type usageRun struct {

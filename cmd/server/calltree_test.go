@@ -16,23 +16,7 @@ import (
 // The 802-run report, refused before it runs: two workflows that run each
 // other fail `agentd validate`, the cycle named.
 func TestValidateRefusesWorkflowCycle(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "agentd.yaml")
-	yaml := `
-providers:
-  s: {type: scripted, rules: [{match: ".*", reply: "ok"}]}
-agents:
-  - id: ping
-    engine: graph
-    provider: s
-    workflow: {name: ping, steps: [{id: call, model: "agent:pong", instructions: "go"}]}
-  - id: pong
-    engine: graph
-    provider: s
-    workflow: {name: pong, steps: [{id: call, model: "agent:ping", instructions: "go"}]}
-`
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join("..", "..", "internal", "config", "testdata", "pingpong.yaml")
 	var out bytes.Buffer
 	if err := validateCommand([]string{path}, &out); err == nil || !strings.Contains(out.String(), "call cycle ping → pong (workflow step agent:pong) → ping (workflow step agent:ping)") {
 		t.Fatalf("validate: %v\n%s", err, &out)
@@ -43,13 +27,8 @@ agents:
 // relay agent at peer (a remote agent).
 func relayConfig(t *testing.T, peer string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "agentd.yaml")
-	yaml := "federation: {allow_private: true}\nagents:\n  - {id: relay, engine: remote, peer: '" +
-		peer + "/agents/relay/.well-known/agent-card.json'}\n"
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return configFile(t, "federation: {allow_private: true}\nagents:\n  - {id: relay, engine: remote, peer: '"+
+		peer+"/agents/relay/.well-known/agent-card.json'}\n")
 }
 
 // Two agentd servers whose relays forward to each other: the call chain
@@ -95,16 +74,12 @@ func TestFederationCycleStops(t *testing.T) {
 // A peer's tokens count in the caller's run: the relay's run on one
 // server reports the usage of the worker's run on the other.
 func TestPeerUsageRollsUp(t *testing.T) {
-	peerCfg := filepath.Join(t.TempDir(), "agentd.yaml")
-	yaml := `
+	peerCfg := configFile(t, `
 providers:
   s: {type: scripted, rules: [{match: '.*', reply: 'the worker answered with quite a few words'}]}
 agents:
   - {id: relay, engine: loop, provider: s}
-`
-	if err := os.WriteFile(peerCfg, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	b := start(t, "--config", peerCfg)
 	a := start(t, "--config", relayConfig(t, b.base))
 	v := readJSON[usageRun](t, a.post(t, "/v1/agents/relay/messages", `{"text": "work"}`), http.StatusOK)
@@ -142,4 +117,15 @@ func TestRequestBoundsItsTree(t *testing.T) {
 	if v.Status != "completed" {
 		t.Fatalf("a budget large enough: %+v", v)
 	}
+}
+
+// configFile writes yaml as agentd.yaml in a directory of its own and
+// returns its path.
+func configFile(t *testing.T, yaml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "agentd.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -18,17 +16,13 @@ import (
 func TestToolChoicePerRequest(t *testing.T) {
 	srv := openaitest.New(openaitest.Text("fine"))
 	t.Cleanup(srv.Close)
-	path := filepath.Join(t.TempDir(), "agentd.yaml")
 	yaml := `
 providers:
   o: {type: openai, base_url: "` + srv.BaseURL() + `", model: fake-model, max_retries: -1}
 agents:
   - {id: chooser, engine: loop, provider: o, tools: [calculator, clock], tool_choice: none}
 `
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := start(t, "--config", path)
+	s := start(t, "--config", configFile(t, yaml))
 	readJSON[runJSON](t, s.post(t, "/v1/agents/chooser/messages", `{"text": "hi"}`), http.StatusOK)
 	readJSON[runJSON](t, s.post(t, "/v1/agents/chooser/messages", `{"text": "hi", "tool_choice": "required"}`), http.StatusOK)
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("what time is it"))

@@ -2,8 +2,6 @@ package main
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,7 +10,6 @@ import (
 // graph agent's tool_settings make the step's calculator call wait for an
 // approval, and its governance denies what its rules deny.
 func TestWorkflowAgentsAreGuarded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "agentd.yaml")
 	yaml := `
 providers:
   s:
@@ -39,10 +36,7 @@ agents:
       agents: {multiplier: {description: Multiplies., tools: [calculator]}}
       steps: [{id: mul, agent: multiplier, instructions: Multiply.}]
 `
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := start(t, "--config", path)
+	s := start(t, "--config", configFile(t, yaml))
 	_, run := s.postJSONRun(t, "/v1/agents/approving/messages", `{"text": "go"}`)
 	if run.Status != "input-required" || len(run.PendingApprovals) != 1 || run.PendingApprovals[0].Tool != "calculator" {
 		t.Fatalf("run %s with approvals %+v, want the step's calculator call waiting", run.Status, run.PendingApprovals)

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,19 +11,14 @@ import (
 
 // pingPong is the configuration of the 802-run report: two workflows
 // whose step runs the other one.
-const pingPong = `
-providers:
-  s: {type: scripted, rules: [{match: ".*", reply: "ok"}]}
-agents:
-  - id: ping
-    engine: graph
-    provider: s
-    workflow: {name: ping, steps: [{id: call, model: "agent:pong", instructions: "go"}]}
-  - id: pong
-    engine: graph
-    provider: s
-    workflow: {name: pong, steps: [{id: call, model: "agent:ping", instructions: "go"}]}
-`
+func pingPong(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "pingpong.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 // Workflows that run each other, hand-offs and peer tools that come back
 // are refused at load with the cycle named; a chain without a cycle loads.
@@ -29,7 +26,7 @@ func TestCallCyclesRefused(t *testing.T) {
 	cases := []struct {
 		name, yaml, want string
 	}{
-		{"workflows", pingPong, "call cycle ping → pong (workflow step agent:pong) → ping (workflow step agent:ping)"},
+		{"workflows", pingPong(t), "call cycle ping → pong (workflow step agent:pong) → ping (workflow step agent:ping)"},
 		{"hand-offs", `
 providers: {s: {type: scripted, rules: [{match: ".*", reply: "ok"}]}}
 agents:
@@ -43,7 +40,7 @@ agents:
 			t.Errorf("%s: %v, want a validation error naming %q", c.name, err, c.want)
 		}
 	}
-	chain := strings.Replace(pingPong, `model: "agent:ping"`, `model: "s"`, 1)
+	chain := strings.Replace(pingPong(t), `model: "agent:ping"`, `model: "s"`, 1)
 	if _, err := Parse([]byte(chain), "agentd.yaml"); err != nil {
 		t.Errorf("a chain without a cycle: %v", err)
 	}
