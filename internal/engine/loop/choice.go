@@ -34,10 +34,22 @@ func (x *execution) request(history []model.Message) llm.Request {
 		req.ResponseFormat = &llm.ResponseFormat{Name: formatName(x.actor), Schema: x.e.cfg.ResponseSchema, Strict: x.e.cfg.ResponseStrict}
 	}
 	req.ToolChoice = x.choice
-	if x.choice.Forces() && callsSinceUser(x.board.ChannelView(engine.MainChannel)) > 0 {
+	if x.choice.Forces() && x.forcedCallMade() {
 		req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceAuto}
 	}
 	return req
+}
+
+// forcedCallMade reports whether a forcing tool choice has been obeyed: a
+// tool was called after the user's message, or the turn answers one of
+// the loop's own messages (a correction, a continuation), which follow an
+// answer.
+func (x *execution) forcedCallMade() bool {
+	msgs := x.board.ChannelView(engine.MainChannel)
+	if n := len(msgs); n > 0 && (msgs[n-1].Metadata[MetadataFeedback] == true || msgs[n-1].Metadata[MetadataContinuation] == true) {
+		return true
+	}
+	return callsSinceUser(msgs) > 0
 }
 
 // resolveToolChoice sets the run's tool choice: the last user message's,
