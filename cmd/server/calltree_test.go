@@ -24,18 +24,48 @@ func TestValidateRefusesWorkflowCycle(t *testing.T) {
 }
 
 // relayConfig is a server whose agent relay forwards every message to the
-// relay agent at peer (a remote agent).
-func relayConfig(t *testing.T, peer string) string {
+// relay agent at peer (a remote agent); server holds extra server keys.
+func relayConfig(t *testing.T, peer string, server ...string) string {
 	t.Helper()
-	return configFile(t, "federation: {allow_private: true}\nagents:\n  - {id: relay, engine: remote, peer: '"+
-		peer+"/agents/relay/.well-known/agent-card.json'}\n")
+	return configFile(t, "server: {"+strings.Join(server, ", ")+"}\nfederation: {allow_private: true}\nagents:\n"+
+		"  - {id: relay, engine: remote, peer: '"+peer+"/agents/relay/.well-known/agent-card.json'}\n")
 }
 
 // Two agentd servers whose relays forward to each other: the call chain
 // travels in the A2A call-tree extension, and the second hop back to the
-// first server's relay is refused with the cycle named; each server ran
-// a bounded number of tasks.
+// first server's relay is refused with the cycle named; with the first
+// server's max_call_depth of 2, carried to the second, the same hop stops
+// at the depth limit. Each server ran a bounded number of tasks.
 func TestFederationCycleStops(t *testing.T) {
+	for _, c := range []struct {
+		name, server, want string
+	}{
+		{"cycle", "", "call cycle relay → relay → relay"},
+		{"depth", "max_call_depth: 2", "over its limit max_call_depth of 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := relayPair(t, c.server)
+			v := readJSON[runJSON](t, a.post(t, "/v1/agents/relay/messages", `{"text": "round and round"}`), http.StatusOK)
+			if v.Status != "failed" || !strings.Contains(string(v.Error), c.want) || strings.Contains(string(v.Error), "127.0.0.1") {
+				t.Fatalf("run %s, error %s: want failed naming %q, and no peer's address", v.Status, v.Error, c.want)
+			}
+			for _, s := range []*server{a, b} {
+				page := readJSON[struct {
+					Runs []runJSON `json:"runs"`
+				}](t, s.get(t, "/v1/runs?agent_id=relay"), http.StatusOK)
+				if n := len(page.Runs); n == 0 || n > 2 {
+					t.Errorf("server %s ran %d relay runs, want 1 or 2", s.base, n)
+				}
+			}
+		})
+	}
+}
+
+// relayPair starts two servers whose relays forward to each other; a's
+// configuration gets the server keys server. b reaches a through a proxy
+// started first, since a's address is known only once it listens.
+func relayPair(t *testing.T, server string) (a, b *server) {
+	t.Helper()
 	var target atomic.Pointer[url.URL]
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u := target.Load()
@@ -46,29 +76,11 @@ func TestFederationCycleStops(t *testing.T) {
 		httputil.NewSingleHostReverseProxy(u).ServeHTTP(w, r)
 	}))
 	t.Cleanup(front.Close)
-	b := start(t, "--config", relayConfig(t, front.URL))
-	a := start(t, "--config", relayConfig(t, b.base))
+	b = start(t, "--config", relayConfig(t, front.URL))
+	a = start(t, "--config", relayConfig(t, b.base, server))
 	u, _ := url.Parse(a.base)
 	target.Store(u)
-
-	v := readJSON[runJSON](t, a.post(t, "/v1/agents/relay/messages", `{"text": "round and round"}`), http.StatusOK)
-	if v.Status != "failed" {
-		t.Fatalf("run %+v, want failed", v)
-	}
-	if !strings.Contains(string(v.Error), "call cycle relay → relay → relay") || strings.Contains(string(v.Error), "127.0.0.1") {
-		t.Fatalf("error %s does not name the cycle, or names a peer's address", v.Error)
-	}
-	for _, s := range []*server{a, b} {
-		var page struct {
-			Runs []runJSON `json:"runs"`
-		}
-		page = readJSON[struct {
-			Runs []runJSON `json:"runs"`
-		}](t, s.get(t, "/v1/runs?agent_id=relay"), http.StatusOK)
-		if n := len(page.Runs); n == 0 || n > 2 {
-			t.Errorf("server %s ran %d relay runs, want 1 or 2", s.base, n)
-		}
-	}
+	return a, b
 }
 
 // A peer's tokens count in the caller's run: the relay's run on one

@@ -120,15 +120,15 @@ func Enter(ctx context.Context, agent string) (context.Context, error) {
 
 // enter appends l to a copy of c.
 func (c Chain) enter(l Link) (Chain, error) {
+	if len(c.Links) >= c.MaxDepth {
+		return c, errdefs.BudgetExceededf("call depth: calling agent %s from %s would make the call chain %d agents long, over its limit max_call_depth of %d",
+			l, path(c.Links), len(c.Links)+1, c.MaxDepth)
+	}
 	for i, on := range c.Links {
 		if on == l {
 			return c, errdefs.Conflictf("call cycle %s → %s: agent %s is already on this request's call chain; it would call itself until the depth limit",
 				path(c.Links[i:]), l, l)
 		}
-	}
-	if len(c.Links) >= c.MaxDepth {
-		return c, errdefs.BudgetExceededf("call depth: calling agent %s from %s would make the call chain %d agents long, over its limit max_call_depth of %d",
-			l, path(c.Links), len(c.Links)+1, c.MaxDepth)
 	}
 	if !c.Deadline.IsZero() && !time.Now().Before(c.Deadline) {
 		return c, errdefs.Timeoutf("call deadline: the request's deadline %s passed before agent %s was called", c.Deadline.UTC().Format(time.RFC3339), l)
