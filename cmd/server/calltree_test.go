@@ -35,19 +35,22 @@ func relayConfig(t *testing.T, peer string, server ...string) string {
 // travels in the A2A call-tree extension, and the second hop back to the
 // first server's relay is refused with the cycle named; with the first
 // server's max_call_depth of 2, carried to the second, the same hop stops
-// at the depth limit. Each server ran a bounded number of tasks.
+// at the depth limit. The caller's run fails with the class the peer gave
+// (call-tree extension, Task metadata #errorClass). Each server ran a
+// bounded number of tasks.
 func TestFederationCycleStops(t *testing.T) {
 	for _, c := range []struct {
-		name, server, want string
+		name, server, want, class string
 	}{
-		{"cycle", "", "call cycle relay → relay → relay"},
-		{"depth", "max_call_depth: 2", "over its limit max_call_depth of 2"},
+		{"cycle", "", "call cycle relay → relay → relay", `"class":"conflict"`},
+		{"depth", "max_call_depth: 2", "over its limit max_call_depth of 2", `"class":"budget_exceeded"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := relayPair(t, c.server)
 			v := readJSON[runJSON](t, a.post(t, "/v1/agents/relay/messages", `{"text": "round and round"}`), http.StatusOK)
-			if v.Status != "failed" || !strings.Contains(string(v.Error), c.want) || strings.Contains(string(v.Error), "127.0.0.1") {
-				t.Fatalf("run %s, error %s: want failed naming %q, and no peer's address", v.Status, v.Error, c.want)
+			e := string(v.Error)
+			if v.Status != "failed" || !strings.Contains(e, c.want) || !strings.Contains(e, c.class) || strings.Contains(e, "127.0.0.1") {
+				t.Fatalf("run %s, error %s: want failed naming %q, with %s (the peer's class), and no peer's address", v.Status, e, c.want, c.class)
 			}
 			for _, s := range []*server{a, b} {
 				page := readJSON[struct {

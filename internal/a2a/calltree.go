@@ -5,6 +5,7 @@ import (
 
 	"agentd/internal/calltree"
 	"agentd/internal/model"
+	"agentd/internal/store"
 )
 
 // callTreeDecl declares the call-tree extension (package calltree): a
@@ -21,18 +22,24 @@ func callTreeDecl() a2a.AgentExtension {
 	}
 }
 
-// withUsage is a task's metadata with its usage under calltree.UsageKey,
-// for the caller that counts a peer's tokens in its own run; the task's
-// own map is left as it is.
-func withUsage(meta map[string]any, u model.TokenUsage) map[string]any {
-	if u.IsZero() {
-		return meta
+// callTreeMeta is a task's metadata with what the call-tree extension
+// reports of it: its usage under calltree.UsageKey, for the caller that
+// counts a peer's tokens in its own run, and a failed task's error class
+// under calltree.ErrorClassKey. The task's own map is left as it is.
+func callTreeMeta(t store.Task) map[string]any {
+	if t.Usage.IsZero() && t.Error == nil {
+		return t.Metadata
 	}
-	out := make(map[string]any, len(meta)+1)
-	for k, v := range meta {
+	out := make(map[string]any, len(t.Metadata)+2)
+	for k, v := range t.Metadata {
 		out[k] = v
 	}
-	total := u.Add(model.TokenUsage{}).TotalTokens
-	out[calltree.UsageKey] = calltree.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: total}
+	if u := t.Usage; !u.IsZero() {
+		total := u.Add(model.TokenUsage{}).TotalTokens
+		out[calltree.UsageKey] = calltree.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: total}
+	}
+	if t.Error != nil && t.Error.Class != "" {
+		out[calltree.ErrorClassKey] = t.Error.Class
+	}
 	return out
 }

@@ -104,3 +104,9 @@ func ParseUsage(meta map[string]any) (Usage, bool) {
 	}
 	return u, true
 }
+
+// ErrorClassKey is the Task metadata key under which an agentd server says
+// the class of a failed task's error ("conflict" for a call cycle,
+// "budget_exceeded" past a limit, …), so that its caller fails with the
+// same class rather than a generic one.
+const ErrorClassKey = ExtensionURI + "#errorClass"

@@ -208,13 +208,13 @@ func (x *attempt) onStatus(ctx context.Context, s a2a.TaskStatus) (stream, bool,
 		next, err := x.ask(ctx)
 		return next, true, err
 	case a2a.TaskStateCompleted:
-		if err := x.reportPeerUsage(ctx); err != nil {
+		if _, err := x.reportPeerUsage(ctx); err != nil {
 			return nil, true, err
 		}
 		return nil, true, x.complete(messageText(s.Message))
 	case a2a.TaskStateFailed:
-		_ = x.reportPeerUsage(ctx) // the run fails anyway; its tokens still count
-		return nil, true, errdefs.Public(errdefs.Internalf("%s: task %s failed: %s", x.e.cfg.peerName(), x.st.TaskID, orUnknown(messageText(s.Message))))
+		class, _ := x.reportPeerUsage(ctx) // the run fails anyway; its tokens still count
+		return nil, true, peerFailed(class, "%s: task %s failed: %s", x.e.cfg.peerName(), x.st.TaskID, orUnknown(messageText(s.Message)))
 	case a2a.TaskStateRejected:
 		return nil, true, errdefs.Validationf("%s rejected the task: %s", x.e.cfg.peerName(), orUnknown(messageText(s.Message)))
 	case a2a.TaskStateCanceled:
