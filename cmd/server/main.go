@@ -188,6 +188,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		OutageBound:   cfg.Server.OutageBound.Or(runtime.DefaultOutageBound),
 		Owners:        ownerProbe(st), // outage.go
 		Prices:        cfg.RuntimePrices(),
+		CallTree:      cfg.CallTreeLimits(),
 	})
 	if err != nil {
 		return err

@@ -90,8 +90,7 @@ agents:
 	runA := tree.one("agentd-a", "run front", reqA.SpanID)
 	attA := tree.one("agentd-a", "invoke_agent front", runA.SpanID)
 	tree.attrs(attA, map[string]string{"agentd.run.id": v.ID, "agentd.attempt": "1", "gen_ai.operation.name": "invoke_agent"})
-	client := tree.oneUnder("agentd-a", "a2a POST /agents/assistant/", attA.SpanID)
-	reqB := tree.one("agentd-b", "POST /agents/{agentID}/jsonrpc", client.SpanID)
+	_, reqB := tree.peerRun(attA.SpanID)
 	runB := tree.one("agentd-b", "run assistant", reqB.SpanID)
 	attB := tree.one("agentd-b", "invoke_agent assistant", runB.SpanID)
 	chat := tree.named("agentd-b", "chat demo-model", attB.SpanID)
@@ -119,8 +118,7 @@ agents:
 	attS := tt.one("agentd-a", "invoke_agent scout", tt.one("agentd-a", "run scout", reqS.SpanID).SpanID)
 	call := tt.one("agentd-a", "execute_tool ask_assistant", attS.SpanID)
 	tt.attrs(call, map[string]string{"gen_ai.tool.name": "ask_assistant"})
-	hop := tt.oneUnder("agentd-a", "a2a POST /agents/assistant/", attS.SpanID)
-	reqT := tt.one("agentd-b", "POST /agents/{agentID}/jsonrpc", hop.SpanID)
+	_, reqT := tt.peerRun(attS.SpanID)
 	runT := tt.one("agentd-b", "run assistant", reqT.SpanID)
 	tt.one("agentd-b", "execute_tool clock", tt.one("agentd-b", "invoke_agent assistant", runT.SpanID).SpanID)
 }
@@ -214,28 +212,6 @@ func (tr spanTree) one(service, name, parent string) otlptest.Span {
 		tr.t.Fatalf("%d spans %q of %s under %q, want 1; the trace:%s", len(found), name, service, parent, tr.dump())
 	}
 	return found[0]
-}
-
-// oneUnder returns the first span of service whose name starts with prefix
-// and that descends from ancestor.
-func (tr spanTree) oneUnder(service, prefix, ancestor string) otlptest.Span {
-	tr.t.Helper()
-	parent := map[string]string{}
-	for _, s := range tr.spans {
-		parent[s.SpanID] = s.ParentID
-	}
-	for _, s := range tr.spans {
-		if s.Service != service || !strings.HasPrefix(s.Name, prefix) {
-			continue
-		}
-		for p := s.ParentID; p != ""; p = parent[p] {
-			if p == ancestor {
-				return s
-			}
-		}
-	}
-	tr.t.Fatalf("no span %q… of %s under %s; the trace:%s", prefix, service, ancestor, tr.dump())
-	return otlptest.Span{}
 }
 
 func (tr spanTree) attrs(s otlptest.Span, want map[string]string) {

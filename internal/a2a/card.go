@@ -45,7 +45,7 @@ func (s *Server) Card(a *runtime.Agent, base string) *a2a.AgentCard {
 			// capabilities say so, and its method answers -32004.
 			PushNotifications: true,
 			ExtendedAgentCard: false,
-			Extensions:        []a2a.AgentExtension{extensionDecl()},
+			Extensions:        []a2a.AgentExtension{extensionDecl(), callTreeDecl()},
 		},
 		DefaultInputModes:  nonEmptyList(c.DefaultInputModes, []string{"text/plain"}),
 		DefaultOutputModes: nonEmptyList(c.DefaultOutputModes, []string{"text/plain"}),

@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"agentd/internal/calltree"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -54,7 +55,7 @@ func TestCards(t *testing.T) {
 		}
 	}
 	caps := card.Capabilities
-	if !caps.Streaming || !caps.PushNotifications || caps.ExtendedAgentCard || len(caps.Extensions) != 1 || caps.Extensions[0].URI != agenta2a.ExtensionURI {
+	if !caps.Streaming || !caps.PushNotifications || caps.ExtendedAgentCard || len(caps.Extensions) != 2 || caps.Extensions[0].URI != agenta2a.ExtensionURI || caps.Extensions[1].URI != calltree.ExtensionURI {
 		t.Fatalf("capabilities %+v", caps)
 	}
 	// The v0.3 members of the combined card.

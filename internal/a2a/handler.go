@@ -266,7 +266,7 @@ const (
 func (h *handler) snapshot(ctx context.Context, t store.Task, n int, which artifactsIn) (*a2a.Task, error) {
 	id := a2a.TaskID(t.ID)
 	out := &a2a.Task{
-		ID: id, ContextID: t.ContextID, Metadata: t.Metadata,
+		ID: id, ContextID: t.ContextID, Metadata: callTreeMeta(t),
 		Status: a2a.TaskStatus{State: toState(t.State), Timestamp: stamp(t.UpdatedAt)},
 	}
 	if t.StatusMessage != nil {

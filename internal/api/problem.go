@@ -45,6 +45,7 @@ var problemTitles = map[errdefs.Class]string{
 	errdefs.ClassRateLimit:      "Too many requests",
 	errdefs.ClassTimeout:        "Timeout",
 	errdefs.ClassModelOutput:    "Unusable model answer",
+	errdefs.ClassContentFilter:  "Answer withheld by the content filter",
 	errdefs.ClassInternal:       "Internal error",
 }
 

@@ -30,6 +30,8 @@ type sendBody struct {
 	// Approvals answers an approval prompt (POST /v1/runs/{id}/input):
 	// the message becomes a data part {"approvals": […]}.
 	Approvals []engine.ApprovalAnswer `json:"approvals,omitempty"`
+	// ToolChoice sets this request's tool choice (toolchoice.go).
+	ToolChoice string `json:"tool_choice,omitempty"`
 }
 
 // checkRaw tells an empty "text" from an absent one, which decoding into a
@@ -164,6 +166,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		return
 	}
 	msg, err := body.message()
+	msg = body.withToolChoice(msg)
 	if err == nil && body.Approvals != nil && taskID == "" {
 		err = fieldErr("approvals", errors.New("answer a run's approval prompt with POST /v1/runs/{id}/input"))
 	}

@@ -42,7 +42,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	b := &builder{c: c, opts: opts, reg: &tool.Registry{}, providers: map[string]llm.Provider{},
+	b := &builder{c: c, opts: opts, reg: &tool.Registry{MaxResultBytes: c.Tools.MaxResultBytes}, providers: map[string]llm.Provider{},
 		built:     make(map[string]engine.Engine, len(c.Agents)),
 		openaiEnv: opts.Getenv("OPENAI_BASE_URL") != "" || opts.Getenv("OPENAI_API_KEY") != ""}
 	if err := tool.RegisterBuiltins(b.reg, c.builtinOptions(opts.Now)); err != nil {
@@ -113,6 +113,9 @@ func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
 	case "loop":
 		return b.loop(path, a)
 	case "flow":
+		if err := b.flowTools(path, a); err != nil {
+			return nil, err
+		}
 		eng, err := flow.New(flow.Config{Flow: b.c.flows[i], Tools: b.reg, AgentID: a.ID, SpecVersion: a.Version})
 		if err != nil {
 			return nil, fmt.Errorf("%s.flow: %w", path, err)
@@ -120,10 +123,7 @@ func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
 		return eng, nil
 	case "graph":
 		agents := &workflowAgents{c: b.c, self: a, provider: b.provider, defaultProvider: b.providerName(a),
-			registry: b.reg, built: b.built, tools: func() (*tool.Registry, error) {
-				r := &tool.Registry{}
-				return r, tool.RegisterBuiltins(r, b.c.builtinOptions(b.opts.Now))
-			}}
+			registry: b.reg, built: b.built, tools: func() (*tool.Registry, error) { return b.reg.Clone(), nil }}
 		eng, err := graph.New(graph.Config{Workflow: b.c.workflows[i], AgentID: a.ID, SpecVersion: a.Version, Agents: agents})
 		if err != nil {
 			return nil, fmt.Errorf("%s.workflow: %w", path, err)
@@ -163,7 +163,13 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 	if names, err = b.mcpTools(path, a, names); err != nil {
 		return nil, err
 	}
+	choice, err := llm.ParseToolChoice(a.ToolChoice, names)
+	if err != nil {
+		return nil, fmt.Errorf("%s.%w", path, err)
+	}
 	eng, err := loop.New(loop.Config{
+		ToolChoice: choice, ResponseStrict: a.ResponseStrict, SchemaInPrompt: cs.SchemaInPrompt,
+		OnLength: a.OnLength, MaxContinuations: a.MaxContinuations,
 		ApprovalTools: guards.approvalTools, ApprovalTimeout: time.Duration(a.ApprovalTimeout), Governance: guards.governance,
 		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: names,
 		MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
@@ -204,7 +210,7 @@ func runtimeAgent(a Agent, eng engine.Engine) *runtime.Agent {
 		MaxOutputTokensPerRun: a.Budget.MaxOutputTokensPerRun,
 		MaxWallTime:           time.Duration(a.Budget.MaxWallTime),
 		HistoryLimit:          a.HistoryLimit,
-		Timeout:               time.Duration(a.Timeout),
+		Timeout:               attemptTimeout(a),
 		Description:           a.Description,
 	}
 }

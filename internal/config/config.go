@@ -89,12 +89,20 @@ type Server struct {
 	// listener too, behind its authentication (telemetry.go).
 	MetricsAddr   string `json:"metrics_addr,omitempty"`
 	MetricsOnMain bool   `json:"metrics_on_main,omitempty"`
+	// MaxCallDepth bounds the agents on one request's call chain (default
+	// 8) and MaxFanOut the child runs one run may open (default 256)
+	// (calltree.go).
+	MaxCallDepth int `json:"max_call_depth,omitempty"`
+	MaxFanOut    int `json:"max_fan_out,omitempty"`
 }
 
 // Tools configures built-in tools.
 type Tools struct {
 	// HTTPGet, when set, registers the http_get tool for agents to list.
 	HTTPGet *HTTPGet `json:"http_get,omitempty"`
+	// MaxResultBytes caps the text of every tool's result the model reads
+	// (default 100000); a marker at the end says it was cut.
+	MaxResultBytes int `json:"max_result_bytes,omitempty"`
 }
 
 // HTTPGet configures the http_get tool: it fetches only from the listed
@@ -202,6 +210,19 @@ type Agent struct {
 	// the run's result (loop engine).
 	ResponseSchema  json.RawMessage `json:"response_schema,omitempty"`
 	ResponseRetries int             `json:"response_retries,omitempty"`
+	// ResponseStrict asks the provider to enforce the schema exactly
+	// (OpenAI strict structured outputs).
+	ResponseStrict bool `json:"response_strict,omitempty"`
+	// ToolChoice is "auto", "none", "required" or one of the agent's tools
+	// (loop engine); a request may set its own (message metadata
+	// tool_choice, the REST body's tool_choice).
+	ToolChoice string `json:"tool_choice,omitempty"`
+	// OnLength is what an answer cut at max_tokens leads to: "continue"
+	// (default: the model goes on, at most max_continuations times,
+	// default 1), "compact" (the history is summarised and the turn asked
+	// again, once) or "fail" (class model_output) (loop engine).
+	OnLength         string `json:"on_length,omitempty"`
+	MaxContinuations int    `json:"max_continuations,omitempty"`
 	// Multitask is reject (default), enqueue or interrupt.
 	Multitask    string `json:"multitask,omitempty"`
 	HistoryLimit int    `json:"history_limit,omitempty"`
@@ -317,6 +338,12 @@ func parse(b []byte, name string, dir files) (*Config, error) {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
 	if err := c.loadWorkflows(dir); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
+	if err := c.checkCallCycles(); err != nil {
+		return nil, errdefs.Validationf("%s: %v", name, err)
+	}
+	if err := c.checkWorkflowTools(); err != nil {
 		return nil, errdefs.Validationf("%s: %v", name, err)
 	}
 	return &c, nil

@@ -19,6 +19,9 @@ type ContextSettings struct {
 	// CompactThreshold is the fraction of the window, in (0, 1], a request
 	// may fill before its history is compacted.
 	CompactThreshold float64 `json:"compact_threshold,omitempty"`
+	// SchemaInPrompt marks a model that takes no response_format: an
+	// agent's response schema goes into its system prompt instead.
+	SchemaInPrompt bool `json:"schema_in_prompt,omitempty"`
 }
 
 // minContextWindow mirrors the loop engine's smallest window.
@@ -78,5 +81,6 @@ func contextSettings(a Agent, p Provider, model string) ContextSettings {
 	if a.CompactThreshold != 0 {
 		s.CompactThreshold = a.CompactThreshold
 	}
+	s.SchemaInPrompt = s.SchemaInPrompt || a.SchemaInPrompt
 	return s
 }

@@ -44,9 +44,9 @@ func TestContextSettingsResolve(t *testing.T) {
 		model string
 		want  ContextSettings
 	}{
-		{Agent{}, "big", ContextSettings{200_000, 0.9}},
+		{Agent{}, "big", ContextSettings{ContextWindow: 200_000, CompactThreshold: 0.9}},
 		{Agent{}, "other", ContextSettings{ContextWindow: 8_000}},
-		{Agent{ContextSettings: ContextSettings{CompactThreshold: 0.5}}, "big", ContextSettings{200_000, 0.5}},
+		{Agent{ContextSettings: ContextSettings{CompactThreshold: 0.5}}, "big", ContextSettings{ContextWindow: 200_000, CompactThreshold: 0.5}},
 		{Agent{ContextSettings: ContextSettings{ContextWindow: 4_000}}, "other", ContextSettings{ContextWindow: 4_000}},
 		{Agent{}, "", ContextSettings{ContextWindow: 8_000}},
 	}

@@ -38,8 +38,11 @@ type PeerTool struct {
 func (c *Config) validateFederation() error {
 	for i, a := range c.Agents {
 		path := fmt.Sprintf("agents[%d]", i)
-		if (len(a.PeerTools) > 0 || len(a.Handoffs) > 0) && a.Engine != "loop" {
-			return fmt.Errorf("%s: only loop agents have peer_tools and handoffs (engine is %q)", path, a.Engine)
+		if len(a.PeerTools) > 0 && a.Engine != "loop" && a.Engine != "flow" {
+			return fmt.Errorf("%s: only loop and flow agents have peer_tools (engine is %q)", path, a.Engine)
+		}
+		if len(a.Handoffs) > 0 && a.Engine != "loop" {
+			return fmt.Errorf("%s: only loop agents have handoffs (engine is %q)", path, a.Engine)
 		}
 		for j, pt := range a.PeerTools {
 			if err := pt.validate(fmt.Sprintf("%s.peer_tools[%d]", path, j)); err != nil {

@@ -20,7 +20,7 @@ agents:
 		{"itself", `{id: desk, engine: loop, provider: p, handoffs: [desk]}`,
 			`agents[1].handoffs[0]: "desk" is the agent itself`},
 		{"not a loop", `{id: desk, engine: remote, peer: 'http://127.0.0.1:1/card', handoffs: [assistant]}`,
-			`agents[1]: only loop agents have peer_tools and handoffs`},
+			`agents[1]: only loop agents have handoffs`},
 		{"bad peer URL", `{id: desk, engine: loop, provider: p, handoffs: ['ftp://peer/card']}`,
 			`agents[1].handoffs[0]: peer "ftp://peer/card": want an http or https URL`},
 		{"one tool name twice", `{id: desk, engine: loop, provider: p, handoffs: ['http://a/agents/echo/card', 'http://b/agents/echo/card']}`,

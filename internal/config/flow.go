@@ -35,6 +35,17 @@ func FlowTool(name string) bool {
 	return slices.Contains(BuiltinTools, name) || slices.Contains(DemoTools, name)
 }
 
+// flowTools says which tools agent a's flow may call, as far as the file
+// tells: the built-ins and the demo shop, http_get when tools.http_get
+// configures it, the agent's peer tools and its MCP servers' tools
+// ("<server>__<tool>"; Build checks those against what the server lists).
+func (c *Config) flowTools(a Agent) func(string) bool {
+	return func(name string) bool {
+		return FlowTool(name) || name == tool.HTTPGetName && c.Tools.HTTPGet != nil ||
+			a.hasPeerTool(name) || a.isMCPTool(name)
+	}
+}
+
 func registerDemoTools(reg *tool.Registry, getenv Env) error {
 	shop := tool.NewDemoShop(tool.DemoShopOptions{FailNotify: getenv(DemoNotifyFailEnv) != "",
 		Ledger: getenv(DemoLedgerEnv), PauseAfter: getenv(DemoPauseAfterEnv)})
@@ -60,7 +71,7 @@ func (c *Config) loadFlows(dir files) error {
 		if a.Engine != "flow" {
 			continue
 		}
-		f, problems, err := dir.checkFlow(a.Flow)
+		f, problems, err := dir.checkFlow(a.Flow, c.flowTools(a))
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("agents[%d].flow: %q does not exist: a flow's path resolves against the configuration file's directory "+
 				"(the demo's flows are written beside its configuration by `server --write-demo-config DIR`)", i, a.Flow)
@@ -84,10 +95,10 @@ func (c *Config) loadFlows(dir files) error {
 // every problem, warnings included; err is set when the flow cannot be
 // read at all.
 func CheckFlow(path string) (*flow.Flow, flow.Problems, error) {
-	return files{base: "."}.checkFlow(path)
+	return files{base: "."}.checkFlow(path, FlowTool)
 }
 
-func (dir files) checkFlow(p string) (*flow.Flow, flow.Problems, error) {
+func (dir files) checkFlow(p string, tools func(string) bool) (*flow.Flow, flow.Problems, error) {
 	fsys := dir.fs
 	if fsys == nil {
 		full := p
@@ -100,6 +111,17 @@ func (dir files) checkFlow(p string) (*flow.Flow, flow.Problems, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f, problems := flow.Compile(spec, FlowTool)
+	f, problems := flow.Compile(spec, tools)
 	return f, problems, nil
+}
+
+// flowTools registers the peer tools and MCP servers' tools of flow agent
+// a, so that flow.New finds every tool its nodes call in the registry the
+// server really has.
+func (b *builder) flowTools(path string, a Agent) error {
+	if _, err := b.federationTools(path, a); err != nil {
+		return err
+	}
+	_, err := b.mcpTools(path, a, nil)
+	return err
 }

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"agentd/internal/calltree"
 	"agentd/internal/engine"
 	"agentd/internal/engine/graph"
 	"agentd/internal/engine/loop"
@@ -89,8 +91,8 @@ type workflowAgents struct {
 	provider func(name string) (llm.Provider, error)
 	// defaultProvider is the graph agent's provider ("" when it has none).
 	defaultProvider string
-	// tools builds a registry of the built-in tools; a fresh one for each
-	// agent with a resultSchema, which adds submit_result to it.
+	// tools copies the server's registry for an agent with a
+	// resultSchema, which adds submit_result to its copy.
 	tools    func() (*tool.Registry, error)
 	registry *tool.Registry
 	// built is every hosted agent's engine, by id; Build fills it, and
@@ -130,10 +132,27 @@ func (g *workflowAgents) Engine(spec graph.AgentSpec) (engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	gd, err := g.guards(names)
+	if err != nil {
+		return nil, err
+	}
 	return loop.New(loop.Config{
+		ApprovalTools: gd.approvalTools, ApprovalTimeout: time.Duration(g.self.ApprovalTimeout), Governance: gd.governance,
 		Provider: p, Model: m, SystemPrompt: spec.Prompt, Tools: reg, ToolNames: names,
-		MaxIterations: spec.MaxTurns, Temperature: spec.Temperature, AgentID: nonEmpty(spec.Name, "default"),
+		MaxIterations: spec.MaxTurns, Temperature: spec.Temperature, TopP: spec.TopP, AgentID: nonEmpty(spec.Name, "default"),
 	})
+}
+
+// guards are the graph agent's tool_settings and governance, which guard
+// the tools of every agent of its workflow as they guard a hosted loop
+// agent's: approvals apply to those of names the agent has.
+func (g *workflowAgents) guards(names []string) (guards, error) {
+	gd, err := g.self.guards("agents[" + g.self.ID + "]")
+	if err != nil {
+		return gd, err
+	}
+	gd.approvalTools = slices.DeleteFunc(gd.approvalTools, func(t string) bool { return !slices.Contains(names, t) })
+	return gd, nil
 }
 
 // hosted runs a step on the hosted agent id.
@@ -148,6 +167,10 @@ func (g *workflowAgents) hosted(id string) (engine.Engine, error) {
 		eng := g.built[id]
 		if eng == nil {
 			return board, fmt.Errorf("agent %q is not built", id)
+		}
+		ctx, err := calltree.Enter(ctx, id)
+		if err != nil {
+			return board, err
 		}
 		return eng.Execute(ctx, run, host, board)
 	}), nil
@@ -202,6 +225,14 @@ func (a Agent) validateGraph(path string, providers map[string]Provider) error {
 	}
 	if len(a.Tools) > 0 || a.SystemPrompt != "" || a.MaxIterations != 0 {
 		return fmt.Errorf("%s: the graph engine takes no tools, system_prompt or max_iterations (its workflow's agents declare them)", path)
+	}
+	for _, name := range sortedKeys(a.ToolSettings) {
+		if s := a.ToolSettings[name].Approval; s != "" && s != "none" && s != "required" {
+			return fmt.Errorf("%s.tool_settings.%s.approval: %q: want required or none", path, name, s)
+		}
+	}
+	if _, err := a.guards(path); err != nil {
+		return err
 	}
 	for _, ref := range []struct{ key, name string }{{"provider", a.Provider}, {"openai_provider", a.OpenAIProvider}} {
 		if _, ok := providers[ref.name]; ref.name != "" && !ok {

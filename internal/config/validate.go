@@ -45,6 +45,9 @@ func (c *Config) Validate() error {
 	if err := c.Limits.validate(); err != nil {
 		return err
 	}
+	if err := c.validateBounds(); err != nil {
+		return err
+	}
 	if err := validatePrices(c.Prices); err != nil {
 		return err
 	}
@@ -137,6 +140,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 		}
 		if a.Provider != "" || len(a.Tools) > 0 {
 			return fmt.Errorf("%s: the flow engine takes no provider or tools (its nodes name their tools)", path)
+		}
+		if err := a.validateMCP(path); err != nil {
+			return err
 		}
 	case "graph":
 		if err := a.validateGraph(path, providers); err != nil {

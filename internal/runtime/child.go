@@ -47,6 +47,10 @@ func (h *host) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engin
 	if c.Cancel {
 		return h.x.r.cancelChild(ctx, h.x, c, eng, board)
 	}
+	ctx, err := enterChild(ctx, c)
+	if err != nil {
+		return board, err
+	}
 	x, done, err := h.x.r.openChild(ctx, h.x, c, board)
 	if err != nil || done != nil {
 		if done == nil {

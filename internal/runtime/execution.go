@@ -263,6 +263,11 @@ func (x *execution) run() {
 func (x *execution) execute() (*agent.Result, error) {
 	ctx, cancel := x.attemptContext()
 	defer cancel()
+	ctx, leave, err := x.enterCallTree(ctx)
+	defer leave()
+	if err != nil {
+		return nil, err
+	}
 	ctx = x.observeAttempt(ctx)
 	if err := x.checkPeriod(ctx); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"agentd/internal/calltree"
 	"context"
 	"encoding/json"
 	"slices"
@@ -414,8 +415,12 @@ func unnamed(m model.Message) bool { return m.ID == "" }
 
 // ReportUsage accumulates usage (by model, too) and enforces the run's
 // and the agent's token budgets.
-func (h *host) ReportUsage(_ context.Context, modelName string, u model.TokenUsage) error {
-	return h.x.addUsage(modelName, u)
+func (h *host) ReportUsage(ctx context.Context, modelName string, u model.TokenUsage) error {
+	err := h.x.addUsage(modelName, u)
+	if terr := calltree.Charge(ctx, u.Add(model.TokenUsage{}).TotalTokens); err == nil {
+		err = terr
+	}
+	return err
 }
 
 // messageNS namespaces derived message ids.

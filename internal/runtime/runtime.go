@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"agentd/internal/calltree"
 	"context"
 	"errors"
 	"log/slog"
@@ -125,6 +126,9 @@ type Options struct {
 	// Prices are the models' token prices by model name: trajectories
 	// show what each model call and the run cost (nil: no costs).
 	Prices map[string]Price
+	// CallTree bounds the tree of runs one request starts (calltree.go);
+	// its Server defaults to ReplicaID.
+	CallTree calltree.Limits
 }
 
 // Runtime starts and owns runs. It is the only package that coordinates the
@@ -138,6 +142,7 @@ type Runtime struct {
 	log        *slog.Logger
 	observer   Observer
 	prices     map[string]Price
+	calls      calltree.Limits
 	logs       *runlog.Logs
 	volatile   bool
 	leaseTTL   time.Duration
@@ -184,6 +189,7 @@ func New(opts Options) (*Runtime, error) {
 		log:       opts.Logger,
 		observer:  opts.Observer,
 		prices:    opts.Prices,
+		calls:     opts.CallTree,
 		runs:      map[string]*execution{},
 		contexts:  map[string]*contextQueue{},
 		canceling: map[string]bool{},
@@ -191,6 +197,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if r.replica == "" {
 		r.replica = uuid.NewString()
+	}
+	if r.calls.Server == "" {
+		r.calls.Server = r.replica
 	}
 	if r.grace <= 0 {
 		r.grace = 5 * time.Second

@@ -23,7 +23,7 @@ func (r *Registry) Execute(ctx context.Context, call Call) Result {
 	if !ok {
 		return r.unknown(call.Name)
 	}
-	return e.execute(ctx, call)
+	return r.run(ctx, e, call)
 }
 
 // ExecuteAll runs a turn's calls and returns their results in call order.
@@ -91,7 +91,7 @@ func (r *Registry) run(ctx context.Context, e *entry, c Call) Result {
 	if e == nil {
 		return r.unknown(c.Name)
 	}
-	return e.execute(ctx, c)
+	return capResult(e.execute(ctx, c), r.MaxResultBytes)
 }
 
 func (e *entry) execute(ctx context.Context, call Call) Result {
@@ -137,5 +137,27 @@ func notRun(ctx context.Context, name string) Result {
 }
 
 func failure(name string, err error) Result {
-	return Result{Content: name + ": " + err.Error(), IsError: true, Err: err}
+	return Result{Content: name + ": " + ModelText(err), IsError: true, Err: err}
+}
+
+// ModelText is what a model (and the transcript, and a client) reads of a
+// tool's error: its message, except for a dependency that cannot be
+// reached (NotAvailable, not marked errdefs.Public), whose message names
+// an address or a dial error — that stays in Result.Err, inside the
+// server, and the model reads a sentence that names nothing internal.
+func ModelText(err error) string {
+	if errdefs.ClassOf(err) == errdefs.ClassNotAvailable && !errdefs.IsPublic(err) {
+		return "unavailable right now: a service it depends on cannot be reached; try again later or do without it"
+	}
+	return err.Error()
+}
+
+// PublicErr is what a failed call's step.error tells the run's readers:
+// r.Err with its class, but, where ModelText hides its message, the text
+// the model read instead.
+func (r Result) PublicErr() error {
+	if r.Err == nil || ModelText(r.Err) == r.Err.Error() {
+		return r.Err
+	}
+	return errdefs.Newf(errdefs.ClassOf(r.Err), "%s", r.Content)
 }

@@ -125,7 +125,8 @@ func (g *httpGetter) get(ctx context.Context, rawURL string) (Result, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return Result{}, errdefs.NotAvailablef("GET %s: %s", u.Redacted(), resp.Status)
+		// The model's own URL and the status it got: fit to read.
+		return Result{}, errdefs.Public(errdefs.NotAvailablef("GET %s: %s", u.Redacted(), resp.Status))
 	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if !textual(mediaType) {

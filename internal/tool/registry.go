@@ -27,6 +27,10 @@ type Registry struct {
 	// MaxParallel bounds how many parallel-safe calls ExecuteAll runs at
 	// once; zero means DefaultMaxParallel. Set it before first use.
 	MaxParallel int
+	// MaxResultBytes caps the text of every result (a marker at its end
+	// says it was cut); zero means DefaultMaxResultBytes. Set it before
+	// first use.
+	MaxResultBytes int
 
 	mu    sync.RWMutex
 	tools map[string]*entry

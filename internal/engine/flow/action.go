@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -150,14 +151,34 @@ func (x *execution) call(nodeID, kind, name string, args any, key string, replay
 }
 
 // resultValue is what an action's result is saved as: the tool's
-// structured data when it has some (decoded JSON), else its text.
+// structured data when it has some (decoded JSON), else its text. Data
+// that describes a text (http_get's status and type beside the body it
+// fetched) keeps the text under "content" when it has no such field.
 func resultValue(r tool.Result) any {
 	if len(r.Data) > 0 {
 		if v, err := decodeJSON(r.Data); err == nil {
+			if m, ok := v.(map[string]any); ok && r.Content != "" && !describes(m, r.Content) {
+				m["content"] = r.Content
+			}
 			return v
 		}
 	}
 	return r.Content
+}
+
+// describes reports whether data already holds the text (as one of its
+// values, or as its own JSON), so that saving it again would say nothing.
+func describes(data map[string]any, text string) bool {
+	if _, ok := data["content"]; ok {
+		return true
+	}
+	for _, v := range data {
+		if fmt.Sprint(v) == text {
+			return true
+		}
+	}
+	b, err := json.Marshal(data)
+	return err == nil && (string(b) == text || json.Valid([]byte(text)))
 }
 
 // toolResult is the tool_result context value: a map result's fields, or
@@ -179,7 +200,7 @@ func toolResult(v any, id string) map[string]any {
 // cause, else the tool's own words.
 func resultErr(name string, r tool.Result) error {
 	if r.Err != nil {
-		return r.Err
+		return r.PublicErr()
 	}
 	if r.Content == "" {
 		return errors.New(name + ": failed")

@@ -25,7 +25,7 @@ type Config struct {
 	// event.HeaderAgentID attribute, then to "flow".
 	AgentID string
 	// SpecVersion identifies the flow in checkpoints; a resume from a
-	// checkpoint of another non-empty version is refused as NotAvailable.
+	// checkpoint of another non-empty version is refused as a Conflict.
 	SpecVersion string
 	// Now is the clock of input timeouts; nil means time.Now.
 	Now func() time.Time
@@ -110,7 +110,7 @@ const stepPrefix = "node:"
 
 // CanResume accepts the flow's own checkpoints: Step "node:<id>", a board
 // and a payload that decodes to a flow state at that node; a node this
-// flow no longer has, or another SpecVersion, is NotAvailable.
+// flow no longer has, is NotAvailable; another SpecVersion is a Conflict.
 func (e *Engine) CanResume(cp engine.Checkpoint) error {
 	if cp.ExecID == "" {
 		return errdefs.Validationf("flow checkpoint at step %q: no exec id", cp.Step)

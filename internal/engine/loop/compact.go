@@ -64,13 +64,15 @@ func (x *execution) contextMessages(n int) ([]model.Message, error) {
 	c := counter{fixed: x.e.fixedTokens(), ratio: x.cm.ratio}
 	limit := x.e.limit()
 	summary, mark, recent := regions(hist)
-	if summary == nil && c.count(recent) <= limit {
+	force := x.cm.force
+	x.cm.force = false
+	if !force && summary == nil && c.count(recent) <= limit {
 		x.cm.sentEstimate = c.fixed + llm.EstimateMessages(recent)
 		return recent, nil // the common case: the history as it is
 	}
 	view := x.view(c, summary, mark, recent)
 	view.elideResults(limit)
-	if view.tokens() > limit {
+	if force || view.tokens() > limit {
 		cut := compactionCut(c, recent, limit/2-x.e.summaryTokens())
 		if cut > 0 {
 			before := c.count(append(summaryMessage(summary, mark), recent...))

@@ -53,6 +53,23 @@ type Config struct {
 	// answer that does not is sent back (0 = DefaultResponseRetries).
 	ResponseSchema  json.RawMessage
 	ResponseRetries int
+	// ResponseStrict asks the provider to enforce the schema exactly
+	// (OpenAI's strict structured outputs, which want every property
+	// required and additionalProperties false).
+	ResponseStrict bool
+	// SchemaInPrompt puts the response schema in the system prompt instead
+	// of sending it as the request's response format: for models and
+	// servers that take none (choice.go).
+	SchemaInPrompt bool
+	// OnLength is what an answer cut at max_tokens leads to: "continue"
+	// (the default) asks the model to go on, at most MaxContinuations
+	// times (0 = DefaultMaxContinuations); "compact" compacts the history
+	// and asks again, once; "fail" fails the run at once (finish.go).
+	OnLength         string
+	MaxContinuations int
+	// ToolChoice is the agent's tool choice (choice.go); the zero value is
+	// the provider's default. A request may set its own.
+	ToolChoice llm.ToolChoice
 	// MaxToolCalls bounds the tool calls of one run (0 = no bound); the
 	// turn whose calls pass it has all of them answered unrun (a batch of
 	// parallel calls is not split) and the run fails with BudgetExceeded.
@@ -79,8 +96,8 @@ type Config struct {
 	// event.HeaderAgentID attribute, then to "agent".
 	AgentID string
 	// SpecVersion identifies this configuration in checkpoints; a resume
-	// from a checkpoint of another non-empty version is refused as
-	// NotAvailable.
+	// from a checkpoint of another non-empty version is refused as a
+	// Conflict (engine.CheckSpecVersion).
 	SpecVersion string
 	// NewMessageID mints the id of each message the engine appends; nil
 	// uses a random UUIDv7. Hosts that mint ids themselves set it.
@@ -151,10 +168,35 @@ func (cfg *Config) validate() error {
 				cfg.who(), i, name, cfg.Tools.Names())
 		}
 	}
+	if err := cfg.validateAnswer(); err != nil {
+		return err
+	}
 	for i, name := range cfg.ApprovalTools {
 		if !slices.Contains(cfg.ToolNames, name) {
 			return errdefs.Validationf("%s: approval tools[%d]: %q is not one of the agent's tools %q", cfg.who(), i, name, cfg.ToolNames)
 		}
+	}
+	return nil
+}
+
+// validateAnswer checks the settings of the model's answers: what a cut
+// one leads to, and the tool choice.
+func (cfg *Config) validateAnswer() error {
+	switch cfg.OnLength {
+	case "":
+		cfg.OnLength = OnLengthContinue
+	case OnLengthContinue, OnLengthCompact, OnLengthFail:
+	default:
+		return errdefs.Validationf("%s: on_length %q: want %q, %q or %q", cfg.who(), cfg.OnLength, OnLengthContinue, OnLengthCompact, OnLengthFail)
+	}
+	if cfg.MaxContinuations < 0 {
+		return errdefs.Validationf("%s: max_continuations %d: must not be negative", cfg.who(), cfg.MaxContinuations)
+	}
+	if cfg.MaxContinuations == 0 {
+		cfg.MaxContinuations = DefaultMaxContinuations
+	}
+	if cfg.ToolChoice.Mode == llm.ToolChoiceTool && !slices.Contains(cfg.ToolNames, cfg.ToolChoice.Name) {
+		return errdefs.Validationf("%s: tool_choice: %q is not one of the agent's tools %q", cfg.who(), cfg.ToolChoice.Name, cfg.ToolNames)
 	}
 	return nil
 }

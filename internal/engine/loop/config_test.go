@@ -63,7 +63,7 @@ func TestCanResume(t *testing.T) {
 	}{
 		{name: "own checkpoint", cp: valid},
 		{name: "no spec version recorded", cp: with(func(cp *engine.Checkpoint) { cp.SpecVersion = "" })},
-		{name: "spec drift", cp: with(func(cp *engine.Checkpoint) { cp.SpecVersion = "v1" }), class: errdefs.ClassNotAvailable},
+		{name: "spec drift", cp: with(func(cp *engine.Checkpoint) { cp.SpecVersion = "v1" }), class: errdefs.ClassConflict},
 		{name: "foreign step", cp: with(func(cp *engine.Checkpoint) { cp.Step = "node:a" }), class: errdefs.ClassValidation},
 		{name: "step without number", cp: with(func(cp *engine.Checkpoint) { cp.Step = "iter:x" }), class: errdefs.ClassValidation},
 		{name: "iteration zero", cp: with(func(cp *engine.Checkpoint) { cp.Step, cp.Iteration = "iter:0", 0 }), class: errdefs.ClassValidation},

@@ -107,6 +107,9 @@ type contextState struct {
 	// last is the compaction made for the request being built (a pointer:
 	// most runs never compact, and the execution stays small).
 	last *compactionEvent
+	// force compacts the next request whatever its size (an answer cut at
+	// the length limit, with OnLength "compact"; finish.go).
+	force bool
 }
 
 // counter sizes requests: estimates scaled by the provider's ratio.

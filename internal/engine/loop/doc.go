@@ -9,7 +9,17 @@
 // to every request and never stored on the board. Every assistant message
 // (text and tool-call parts) and every tool result (one role-tool message
 // per call) is appended to MainChannel as it happens, each with a fresh
-// message id; earlier messages are never rewritten.
+// message id; earlier messages are never rewritten, except the pieces of
+// an answer cut at the length limit, which are joined into one once the
+// model finished it (finish.go).
+//
+// Each request says what shape the answer takes (choice.go): the response
+// schema as the provider's response format (or quoted in the system
+// prompt, Config.SchemaInPrompt) and the tool choice, the request's (the
+// user message's metadata "tool_choice") or the agent's. A turn's finish
+// reason decides what its answer is worth (finish.go): "length" is
+// continued or compacted and asked again, "content_filter" fails the run
+// with class content_filter.
 //
 // Events, all under the step actor Config.AgentID (falling back to the
 // run's agent_id attribute): a stream token per text delta as it arrives;

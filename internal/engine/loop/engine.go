@@ -46,6 +46,9 @@ func New(cfg Config) (*Engine, error) {
 	for _, name := range cfg.ToolNames {
 		allowed[name] = true
 	}
+	if cfg.SchemaInPrompt && len(cfg.ResponseSchema) > 0 {
+		cfg.SystemPrompt = schemaPrompt(cfg.SystemPrompt, cfg.ResponseSchema)
+	}
 	e := &Engine{cfg: cfg, specs: specs, allowed: allowed}
 	if err := e.checkFixedRegion(); err != nil {
 		return nil, err
@@ -107,7 +110,7 @@ func iterationStep(n int) string {
 // CanResume accepts the loop's own checkpoints: Step "iter:<n>" agreeing
 // with Iteration, a board, and — when both are set — the engine's
 // SpecVersion. A malformed checkpoint is a Validation error; one written
-// by another configuration version is NotAvailable, since its transcript
+// by another configuration version is a Conflict, since its transcript
 // may mention tools or a prompt this version no longer has.
 func (e *Engine) CanResume(cp engine.Checkpoint) error {
 	if cp.ExecID == "" {
@@ -176,6 +179,9 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		waiting: waiting,
 	}
 	defer x.work.stop()
+	if err := x.resolveToolChoice(); err != nil {
+		return board, err
+	}
 	return board, x.loop(first)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/llm"
 	"agentd/internal/model"
 )
 
@@ -34,6 +35,12 @@ type execution struct {
 	toolCalls int
 	// waiting is the approval the attempt resumes waiting for, if any.
 	waiting *pending
+	// finish is the finish reason of the latest model turn;
+	// lengthCompacted says a cut answer made the history compact (finish.go).
+	finish          string
+	lengthCompacted bool
+	// choice is the run's tool choice (choice.go).
+	choice llm.ToolChoice
 	// cm sizes the requests against the context window (context.go).
 	cm contextState
 	// client are the client's tools the run's user offers (clienttools.go).
@@ -90,7 +97,13 @@ func (x *execution) iterate(n int) (done bool, err error) {
 	budget := x.reportUsage(n, usage)
 	calls := msg.ToolCalls()
 	if len(calls) == 0 {
-		x.appendMessage(msg)
+		if cont, err := x.checkFinish(n, msg); err != nil || cont {
+			if err != nil {
+				return true, err
+			}
+			return false, firstErr(budget, x.stopped(), x.checkpoint(n))
+		}
+		x.appendMessage(x.joinContinued(msg))
 		if x.e.schema != nil && budget == nil {
 			retry, err := x.structured()
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"cel.dev/cel-go/common/types"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/tool"
 )
 
 // Governance sees every tool call the model proposes before it runs. Rules
@@ -213,7 +214,7 @@ func (pol *policy) review(ctx context.Context, p Proposal) judgement {
 	case err != nil && ctx.Err() == context.DeadlineExceeded:
 		return judgement{verdict: VerdictDeny, source: "governor", rule: "governor", reason: fmt.Sprintf("no verdict within %v", pol.timeout)}
 	case err != nil:
-		return judgement{verdict: VerdictDeny, source: "governor", rule: "governor", reason: "governor failed: " + err.Error()}
+		return judgement{verdict: VerdictDeny, source: "governor", rule: "governor", reason: "governor failed: " + tool.ModelText(err)}
 	case rv.Verdict != VerdictAllow && rv.Verdict != VerdictDeny && rv.Verdict != VerdictAsk:
 		return judgement{verdict: VerdictDeny, source: "governor", rule: "governor", reason: fmt.Sprintf("governor answered verdict %q (want allow, deny or ask)", rv.Verdict)}
 	}

@@ -265,8 +265,8 @@ func TestResumeRefusesSpecDrift(t *testing.T) {
 	}
 	cp := first.Checkpoints()[0]
 	_, err := execute(t, newEngine(t, loop.Config{SpecVersion: "v2"}), engine.Run{ID: "r", ResumeFrom: &cp}, nil, nil)
-	if !errdefs.IsNotAvailable(err) {
-		t.Errorf("resume across spec versions: err = %v, want NotAvailable", err)
+	if !errdefs.IsConflict(err) {
+		t.Errorf("resume across spec versions: err = %v, want a Conflict", err)
 	}
 }
 

@@ -40,11 +40,24 @@ func (x *execution) structured() (retry bool, err error) {
 		return false, errdefs.ModelOutputf("loop agent %q: the answer did not match the response schema after %d tries: %v",
 			x.actor, x.schemaTries, problem)
 	}
-	fb := model.NewText(model.RoleUser, "Your answer does not match the required JSON schema: "+problem.Error()+
-		". Answer again with only a JSON document that matches it.")
+	fb := model.NewText(model.RoleUser, correction(problem, x.e.cfg.ResponseSchema))
 	fb.Metadata = map[string]any{MetadataFeedback: true}
 	x.appendMessage(fb)
 	return true, nil
+}
+
+// correction is the feedback on an answer the schema refused: the
+// problem, and the schema itself, so that a model that was not sent the
+// schema (or ignored it) can do better than guess again.
+func correction(problem error, schema json.RawMessage) string {
+	var compact bytes.Buffer
+	if json.Compact(&compact, schema) != nil {
+		compact.Reset()
+		compact.Write(schema)
+	}
+	return "Your answer does not match the required JSON schema: " + problem.Error() +
+		".\nThe schema is:\n" + compact.String() +
+		"\nAnswer again with only a JSON document that matches it."
 }
 
 // acceptStructured makes the valid answer at index i a data part and

@@ -126,7 +126,7 @@ func (e *Engine) denied(name string) tool.Result {
 // registry's classified cause, else the tool's own words.
 func resultErr(name string, r tool.Result) error {
 	if r.Err != nil {
-		return r.Err
+		return r.PublicErr()
 	}
 	if r.Content == "" {
 		return errors.New(name + ": failed")

@@ -67,6 +67,7 @@ func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 		})
 	}
 	u := acc.Usage()
+	x.finish = acc.FinishReason()
 	x.cm.observe(u)
 	_ = x.events.StepComplete(x.ctx, StepKindModel, stepDetail(modelDetail{
 		Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason(),
@@ -92,7 +93,7 @@ func (x *execution) stream(acc *llm.Accumulator, history []model.Message) error 
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	s, err := x.e.cfg.Provider.Stream(ctx, x.e.request(history, x.specs(), x.run.ID, x.actor))
+	s, err := x.e.cfg.Provider.Stream(ctx, x.request(history))
 	if err != nil {
 		return x.turnTimedOut(ctx, err)
 	}

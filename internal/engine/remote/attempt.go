@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"agentd/internal/calltree"
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
@@ -94,7 +95,7 @@ func (x *attempt) execute() (err error) {
 		return engine.Interrupted(*intr)
 	}
 	if errors.Is(err, errStreamCut) {
-		return errdefs.Public(errdefs.NotAvailablef("peer %s: task %s: %v", x.e.cfg.Peer, x.st.TaskID, err))
+		return errdefs.Public(errdefs.NotAvailablef("%s: task %s: %v", x.e.cfg.peerName(), x.st.TaskID, err))
 	}
 	return err
 }
@@ -109,6 +110,7 @@ func (x *attempt) open(ctx context.Context) (stream, error) {
 		return x.reattach(ctx), nil
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, toPeer(x.userParts())...)
+	msg.Metadata = calltree.Outgoing(ctx)
 	return x.peer.client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg}), nil
 }
 
@@ -206,13 +208,17 @@ func (x *attempt) onStatus(ctx context.Context, s a2a.TaskStatus) (stream, bool,
 		next, err := x.ask(ctx)
 		return next, true, err
 	case a2a.TaskStateCompleted:
+		if _, err := x.reportPeerUsage(ctx); err != nil {
+			return nil, true, err
+		}
 		return nil, true, x.complete(messageText(s.Message))
 	case a2a.TaskStateFailed:
-		return nil, true, errdefs.Public(errdefs.Internalf("peer %s: task %s failed: %s", x.e.cfg.Peer, x.st.TaskID, orUnknown(messageText(s.Message))))
+		class, _ := x.reportPeerUsage(ctx) // the run fails anyway; its tokens still count
+		return nil, true, peerFailed(class, "%s: task %s failed: %s", x.e.cfg.peerName(), x.st.TaskID, orUnknown(messageText(s.Message)))
 	case a2a.TaskStateRejected:
-		return nil, true, errdefs.Validationf("peer %s rejected the task: %s", x.e.cfg.Peer, orUnknown(messageText(s.Message)))
+		return nil, true, errdefs.Validationf("%s rejected the task: %s", x.e.cfg.peerName(), orUnknown(messageText(s.Message)))
 	case a2a.TaskStateCanceled:
-		return nil, true, errdefs.Abortedf("peer %s: task %s was canceled by the peer: %s", x.e.cfg.Peer, x.st.TaskID, orUnknown(messageText(s.Message)))
+		return nil, true, errdefs.Abortedf("%s: task %s was canceled by the peer: %s", x.e.cfg.peerName(), x.st.TaskID, orUnknown(messageText(s.Message)))
 	}
 	return nil, false, nil
 }
@@ -231,6 +237,7 @@ func (x *attempt) ask(ctx context.Context) (stream, error) {
 	x.answered = true
 	msg := a2a.NewMessage(a2a.MessageRoleUser, toPeer(reply.Parts)...)
 	msg.TaskID, msg.ContextID = a2a.TaskID(x.st.TaskID), x.st.ContextID
+	msg.Metadata = calltree.Outgoing(ctx)
 	if len(msg.Parts) == 0 {
 		msg.Parts = a2a.ContentParts{a2a.NewTextPart("")}
 	}

@@ -14,14 +14,17 @@ import (
 
 // The Chat Completions request, as sent.
 type chatRequest struct {
-	Model         string         `json:"model"`
-	Messages      []wireMessage  `json:"messages"`
-	Tools         []wireTool     `json:"tools,omitempty"`
-	Temperature   *float64       `json:"temperature,omitempty"`
-	MaxTokens     int            `json:"max_tokens,omitempty"`
-	TopP          *float64       `json:"top_p,omitempty"`
-	Stream        bool           `json:"stream"`
-	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	Model       string        `json:"model"`
+	Messages    []wireMessage `json:"messages"`
+	Tools       []wireTool    `json:"tools,omitempty"`
+	Temperature *float64      `json:"temperature,omitempty"`
+	MaxTokens   int           `json:"max_tokens,omitempty"`
+	TopP        *float64      `json:"top_p,omitempty"`
+	// ResponseFormat and ToolChoice: see format.go.
+	ResponseFormat *wireResponseFormat `json:"response_format,omitempty"`
+	ToolChoice     any                 `json:"tool_choice,omitempty"`
+	Stream         bool                `json:"stream"`
+	StreamOptions  *streamOptions      `json:"stream_options,omitempty"`
 }
 
 type streamOptions struct {
@@ -105,6 +108,8 @@ func encodeRequest(req llm.Request, defaultModel string) ([]byte, string, error)
 			Name: t.Name, Description: t.Description, Parameters: params,
 		}})
 	}
+	body.ResponseFormat = responseFormat(req.ResponseFormat)
+	body.ToolChoice = toolChoice(req.ToolChoice, len(body.Tools))
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
