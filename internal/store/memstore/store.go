@@ -27,6 +27,8 @@ type Store struct {
 	// pushPending indexes the push configs whose delivery is not done, for
 	// ClaimPushDeliveries (pushdelivery.go).
 	pushPending map[pushKey]struct{}
+	// threads are the Agent Protocol's thread records (threads.go).
+	threads threadTable
 }
 
 // tenant holds one tenant's records.
