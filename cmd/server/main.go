@@ -203,6 +203,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		OpenAPI:      agentd.OpenAPI,
 		Logger:       log,
 	}).Mount(router)
+	mountAgentProto(router, rt, cfg, log)
 	stopPush, err := mountA2A(router, rt, cfg, tel.Metrics, log)
 	if err != nil {
 		return err

@@ -69,6 +69,9 @@ type execution struct {
 	key store.IdempotencyKey
 	// resume is why this attempt resumes ("" = fresh).
 	resume string
+	// multitask overrides the agent's policy for the submission that made
+	// this attempt, when set.
+	multitask MultitaskPolicy
 	// createdTask says the submission that made this attempt created the
 	// task: the task's transcript is the user message and then what finish
 	// stores. newContext says it also opened the context, which then holds
@@ -362,6 +365,9 @@ func (x *execution) namedCause(ctx context.Context, res *agent.Result, err error
 // is not read back when the store holds the message as it is; history
 // then returns nil, which stands for that message alone.
 func (x *execution) history(ctx context.Context) ([]model.Message, error) {
+	if msgs, fork, err := x.forkHistory(ctx); fork {
+		return msgs, err
+	}
 	if m := x.user[0].Message; x.newContext && storedAsIs(m) {
 		x.firstSeeded[0] = m.ID
 		x.seeded = x.firstSeeded[:]

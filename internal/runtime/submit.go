@@ -42,6 +42,9 @@ type SendRequest struct {
 	// this request (a blocking send, a stream) may let a new context's
 	// task be created by the run's first write (deferred.go).
 	Await Await
+	// Multitask, when set, overrides the agent's policy for this message
+	// should its context be busy (the Agent Protocol's multitask_strategy).
+	Multitask MultitaskPolicy
 }
 
 // Submission is what Send did.
@@ -81,6 +84,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		return r.continueTask(ctx, a, req, msg)
 	}
 	x := r.newTask(ctx, a, req, msg)
+	x.multitask = req.Multitask
 	adm, err := r.admit(ctx, x, msg.ID)
 	if err != nil || adm.dup != nil {
 		if adm.dup != nil {
@@ -178,7 +182,11 @@ func (r *Runtime) admit(ctx context.Context, x *execution, msgID string) (admiss
 	}
 	adm := admission{start: q.active == ""}
 	if !adm.start {
-		switch x.agent.Multitask {
+		policy := x.agent.Multitask
+		if x.multitask != "" {
+			policy = x.multitask
+		}
+		switch policy {
 		case MultitaskEnqueue:
 		case MultitaskInterrupt:
 			adm.displaced = r.runs[q.active]

@@ -1,0 +1,208 @@
+package agentproto
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"agentd/internal/store"
+)
+
+// builder returns the model message actor is streaming, opening one named
+// after seq when there is none.
+func (t *translator) builder(actor string, seq int64) *aiBuild {
+	b := t.building[actor]
+	if b == nil {
+		b = &aiBuild{id: idAt(t.runID, seq)}
+		t.building[actor] = b
+	}
+	return b
+}
+
+func (b *aiBuild) message() lcMessage {
+	calls := append([]lcToolCall{}, b.calls...)
+	return lcMessage{Type: "ai", ID: b.id, Content: b.text.String(), ToolCalls: calls, AdditionalKwargs: map[string]any{}, ResponseMetadata: map[string]any{}}
+}
+
+// chunk is a token (or a tool call) as LangChain's AIMessageChunk.
+func chunk(id, text string, call *lcToolCall, index int) map[string]any {
+	c := map[string]any{
+		"type": "AIMessageChunk", "id": id, "content": text, "additional_kwargs": map[string]any{}, "response_metadata": map[string]any{},
+		"tool_calls": []lcToolCall{}, "tool_call_chunks": []any{}, "invalid_tool_calls": []any{},
+	}
+	if call != nil {
+		c["tool_calls"] = []lcToolCall{*call}
+		c["tool_call_chunks"] = []any{map[string]any{"id": call.ID, "name": call.Name, "args": string(call.Args), "index": index, "type": "tool_call_chunk"}}
+	}
+	return c
+}
+
+func (t *translator) delta(out []frame, seq int64, d logData) []frame {
+	node, ns := t.where(d.Actor)
+	if d.ToolResult != nil {
+		return t.toolResult(out, seq, d)
+	}
+	b := t.builder(d.Actor, seq)
+	var c map[string]any
+	switch {
+	case d.ToolCall != nil:
+		call := lcToolCall{ID: d.ToolCall.ID, Name: d.ToolCall.Name, Args: argsOf(d.ToolCall.Arguments), Type: "tool_call"}
+		b.calls = append(b.calls, call)
+		c = chunk(b.id, "", &call, len(b.calls)-1)
+	default:
+		b.text.WriteString(d.Text)
+		c = chunk(b.id, d.Text, nil, 0)
+	}
+	meta := t.meta(node, ns)
+	if t.modes["messages-tuple"] {
+		out = append(out, frame{event: "messages", data: []any{c, meta}})
+	}
+	if t.modes["messages"] {
+		if !b.announced {
+			out = append(out, frame{event: "messages/metadata", data: map[string]any{b.id: map[string]any{"metadata": meta}}})
+			b.announced = true
+		}
+		out = append(out, frame{event: "messages/partial", data: []lcMessage{b.message()}})
+	}
+	return t.emit(out, "events", ns, t.lcEvent("on_chat_model_stream", node, b.id, map[string]any{"chunk": c}))
+}
+
+// toolResult is a tool's answer: a ToolMessage of the tools node.
+func (t *translator) toolResult(out []frame, seq int64, d logData) []frame {
+	_, ns := t.where(d.Actor)
+	r := d.ToolResult
+	msg := lcMessage{Type: "tool", ID: idAt(t.runID, seq), Name: r.Name, Content: r.Content, ToolCallID: r.ToolCallID,
+		AdditionalKwargs: map[string]any{}, ResponseMetadata: map[string]any{}, Status: "success"}
+	if r.IsError {
+		msg.Status = "error"
+	}
+	if len(ns) == 0 {
+		t.values = append(t.values, msg)
+		out = t.emit(out, "values", nil, t.valuesNow())
+	}
+	out = t.emit(out, "updates", ns, map[string]any{"tools": map[string]any{"messages": []lcMessage{msg}}})
+	if t.modes["messages-tuple"] {
+		out = append(out, frame{event: "messages", data: []any{msg, t.meta("tools", ns)}})
+	}
+	if t.modes["messages"] {
+		out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
+	}
+	return t.emit(out, "events", ns, t.lcEvent("on_tool_end", r.Name, msg.ID, map[string]any{"output": msg}))
+}
+
+// step is the detail of a step event.
+func stepDetail(d logData) map[string]any {
+	var detail map[string]any
+	_ = json.Unmarshal(d.Payload.Detail, &detail)
+	if detail == nil {
+		detail = map[string]any{}
+	}
+	return detail
+}
+
+func (t *translator) stepStart(out []frame, seq int64, d logData) []frame {
+	t.step++
+	node, ns := t.where(d.Actor)
+	detail := stepDetail(d)
+	id := t.runID + ":" + strconv.FormatInt(seq, 10)
+	t.tasks[d.Actor] = id
+	switch d.Payload.Kind {
+	case "model":
+		delete(t.building, d.Actor)
+		b := t.builder(d.Actor, seq)
+		return t.emit(out, "events", ns, t.lcEvent("on_chat_model_start", node, b.id, map[string]any{"input": detail}))
+	case "tool":
+		name, _ := detail["tool"].(string)
+		out = t.emit(out, "events", ns, t.lcEvent("on_tool_start", name, id, map[string]any{"input": detail}))
+		node = "tools"
+	default:
+		out = t.emit(out, "events", ns, t.lcEvent("on_chain_start", node, id, map[string]any{"input": detail}))
+	}
+	task := map[string]any{"id": id, "name": node, "input": detail, "triggers": []string{"branch:to:" + node}}
+	out = t.emit(out, "tasks", ns, task)
+	return t.emit(out, "debug", ns, map[string]any{"type": "task", "step": t.step, "timestamp": detail["at"], "payload": task})
+}
+
+func (t *translator) stepEnd(out []frame, failed bool, d logData) []frame {
+	node, ns := t.where(d.Actor)
+	detail := stepDetail(d)
+	id := t.tasks[d.Actor]
+	if d.Payload.Kind == "model" {
+		if b := t.building[d.Actor]; b != nil {
+			msg := b.message()
+			delete(t.building, d.Actor)
+			if len(ns) == 0 {
+				t.values = append(t.values, msg)
+				out = t.emit(out, "values", nil, t.valuesNow())
+			}
+			out = t.emit(out, "updates", ns, map[string]any{node: map[string]any{"messages": []lcMessage{msg}}})
+			if t.modes["messages"] {
+				out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
+			}
+			out = t.emit(out, "events", ns, t.lcEvent("on_chat_model_end", node, msg.ID, map[string]any{"output": msg}))
+		}
+	} else if d.Payload.Kind != "tool" {
+		out = t.emit(out, "updates", ns, map[string]any{node: detail})
+		out = t.emit(out, "events", ns, t.lcEvent("on_chain_end", node, id, map[string]any{"output": detail}))
+	}
+	if d.Payload.Kind == "tool" {
+		node = "tools"
+	}
+	var errText any
+	if failed {
+		errText, _ = detail["error"].(string)
+		if errText == "" {
+			errText = "step failed"
+		}
+	}
+	result := map[string]any{"id": id, "name": node, "result": detail, "error": errText, "interrupts": []any{}}
+	out = t.emit(out, "tasks", ns, result)
+	return t.emit(out, "debug", ns, map[string]any{"type": "task_result", "step": t.step, "payload": result})
+}
+
+// artifact is a workflow step's output: an update of its node and the
+// state key steps.
+func (t *translator) artifact(out []frame, d logData) []frame {
+	if d.Artifact == nil || d.Artifact.Name == "" {
+		return out
+	}
+	var text string
+	for _, p := range d.Artifact.Parts {
+		text += p.Text
+	}
+	steps, _ := t.extra["steps"].(map[string]any)
+	if steps == nil {
+		steps = map[string]any{}
+		t.extra["steps"] = steps
+	}
+	steps[d.Artifact.Name] = text
+	return t.emit(out, "updates", nil, map[string]any{d.Artifact.Name: map[string]any{"steps": map[string]any{d.Artifact.Name: text}}})
+}
+
+// runEnd closes an attempt: an error frame when the run failed, then the
+// final values and the checkpoints the run wrote, read from the store.
+func (t *translator) runEnd(out []frame, d logData) []frame {
+	if d.State == store.StateFailed || d.State == store.StateRejected {
+		e := map[string]any{"error": "Error", "message": "the run " + string(d.State)}
+		if d.Error != nil {
+			e["error"], e["message"] = d.Error.Class, d.Error.Message
+		}
+		return append(out, frame{event: "error", data: e})
+	}
+	if !d.State.Terminal() {
+		return out
+	}
+	if t.modes["checkpoints"] || t.modes["debug"] {
+		for _, st := range t.src.runStates() {
+			out = t.emit(out, "checkpoints", nil, st)
+			out = t.emit(out, "debug", nil, map[string]any{"type": "checkpoint", "step": st.Metadata["step"], "payload": st})
+		}
+	}
+	final := t.valuesNow()
+	if t.modes["values"] || t.modes["events"] {
+		if v := t.src.finalValues(); v != nil {
+			final = v
+		}
+	}
+	out = t.emit(out, "values", nil, final)
+	return t.emit(out, "events", nil, t.lcEvent("on_chain_end", t.agentID, t.runID, map[string]any{"output": final}))
+}
