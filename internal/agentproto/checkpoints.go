@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/engine"
+	"agentd/internal/model"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
 )
@@ -20,6 +21,8 @@ type node struct {
 	run    store.Task
 	last   bool // the run's newest checkpoint
 	step   int  // position in the thread, from 0
+	// msgs is the conversation at the checkpoint (conversation).
+	msgs []model.Message
 }
 
 // threadRuns returns every run of the thread, oldest first.
@@ -49,6 +52,10 @@ func (s *Server) threadNodes(ctx context.Context, threadID string) ([]node, erro
 	if err != nil {
 		return nil, err
 	}
+	transcript, err := s.transcript(ctx, threadID)
+	if err != nil {
+		return nil, err
+	}
 	var nodes []node
 	prevLast := ""
 	for _, run := range runs {
@@ -62,7 +69,9 @@ func (s *Server) threadNodes(ctx context.Context, threadID string) ([]node, erro
 		}
 		for i, cp := range cps {
 			id := runtime.CheckpointRef{RunID: run.ID, N: i + 1}.String()
-			nodes = append(nodes, node{id: id, parent: parent, cp: cp, run: run, last: i == len(cps)-1, step: len(nodes)})
+			n := node{id: id, parent: parent, cp: cp, run: run, last: i == len(cps)-1, step: len(nodes)}
+			n.msgs = n.conversation(transcript, forked(runs, run))
+			nodes = append(nodes, n)
 			parent = id
 		}
 		if len(cps) > 0 {
@@ -72,12 +81,47 @@ func (s *Server) threadNodes(ctx context.Context, threadID string) ([]node, erro
 	return nodes, nil
 }
 
+// conversation is the thread's conversation at n. A run on a forked
+// branch started from a checkpoint's board, which holds its conversation;
+// any other sees the thread's transcript: the messages of the runs before
+// it and its own written by then (all of them at its last checkpoint, as
+// its final messages are stored when it stops).
+func (n node) conversation(transcript []store.Message, onFork bool) []model.Message {
+	if onFork && n.cp.Board != nil {
+		return n.cp.Board.Channels[engine.MainChannel]
+	}
+	var out []model.Message
+	for _, m := range transcript {
+		mine := m.TaskID == n.run.ID && (n.last || !m.CreatedAt.After(n.cp.Timestamp))
+		if m.TaskID == "" || m.TaskID < n.run.ID || mine {
+			out = append(out, m.Message)
+		}
+	}
+	return out
+}
+
+// forked reports whether run continues a fork: it, or a run it descends
+// from on the thread, was started from a checkpoint.
+func forked(runs []store.Task, run store.Task) bool {
+	for _, r := range runs {
+		if r.ID <= run.ID && r.Metadata[runtime.MetaForkFrom] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// transcript is the thread's transcript (its latest 1000 messages).
+func (s *Server) transcript(ctx context.Context, threadID string) ([]store.Message, error) {
+	page, err := s.rt.ListMessages(ctx, store.MessageQuery{ContextID: threadID, Last: 1000})
+	return page.Messages, err
+}
+
 // values is the thread's state at n: the conversation on the board, and
 // the engine's own board — a workflow's step results, a flow's context.
 func (n node) values() map[string]any {
-	v := map[string]any{"messages": []lcMessage{}}
+	v := map[string]any{"messages": toLCAll(n.msgs)}
 	if n.cp.Board != nil {
-		v["messages"] = toLCAll(n.cp.Board.Channels[engine.MainChannel])
 		for k, x := range n.cp.Board.Vars {
 			if _, taken := v[k]; !taken {
 				v[k] = x

@@ -20,7 +20,7 @@ type Options struct {
 	MaxBodyBytes int64
 	// Heartbeat is the keep-alive interval of silent streams (default 15s).
 	Heartbeat time.Duration
-	Logger *slog.Logger
+	Logger    *slog.Logger
 }
 
 // Server is the Agent Protocol face of the runtime. It translates HTTP to

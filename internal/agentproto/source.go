@@ -27,14 +27,25 @@ func (src storeSource) finalValues() map[string]any {
 	if err != nil {
 		return nil
 	}
+	n := node{run: src.run, last: true}
 	if len(cps) > 0 {
-		return node{cp: cps[len(cps)-1], run: src.run}.values()
+		n.cp = cps[len(cps)-1]
 	}
-	msgs, err := src.s.transcriptThrough(src.ctx, src.run)
+	n.msgs = src.conversation(n)
+	return n.values()
+}
+
+// conversation is the conversation at n, a checkpoint of the source's
+// run (see node.conversation).
+func (src storeSource) conversation(n node) []model.Message {
+	if src.run.Metadata[runtime.MetaForkFrom] != nil && n.cp.Board != nil {
+		return n.cp.Board.Channels[engine.MainChannel]
+	}
+	transcript, err := src.s.transcript(src.ctx, src.run.ContextID)
 	if err != nil {
 		return nil
 	}
-	return map[string]any{"messages": toLCAll(msgs)}
+	return n.conversation(transcript, false)
 }
 
 // runStates are the states at the run's checkpoints, oldest first.
@@ -51,7 +62,9 @@ func (src storeSource) runStates() []stateJSON {
 	out := make([]stateJSON, 0, len(cps))
 	for i, cp := range cps {
 		id := runtime.CheckpointRef{RunID: run.ID, N: i + 1}.String()
-		out = append(out, node{id: id, parent: parent, cp: cp, run: run, last: i == len(cps)-1, step: i}.state(run.ContextID))
+		n := node{id: id, parent: parent, cp: cp, run: run, last: i == len(cps)-1, step: i}
+		n.msgs = src.conversation(n)
+		out = append(out, n.state(run.ContextID))
 		parent = id
 	}
 	return out

@@ -72,6 +72,9 @@ type execution struct {
 	// multitask overrides the agent's policy for the submission that made
 	// this attempt, when set.
 	multitask MultitaskPolicy
+	// keepCheckpoints: the run keeps its checkpoint history even with a
+	// volatile store (MetaKeepCheckpoints).
+	keepCheckpoints bool
 	// createdTask says the submission that made this attempt created the
 	// task: the task's transcript is the user message and then what finish
 	// stores. newContext says it also opened the context, which then holds

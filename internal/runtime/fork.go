@@ -16,6 +16,18 @@ import (
 // same context (CheckFork).
 const MetaForkFrom = "agentd.fork_from"
 
+// MetaKeepCheckpoints is the run metadata key (value true) of a run whose
+// checkpoint history must be kept: with a volatile store (memstore) a run
+// otherwise writes only the checkpoint it parks on, since no other process
+// could resume from the others; a face that serves history and time
+// travel (the Agent Protocol) asks for every one.
+const MetaKeepCheckpoints = "agentd.keep_checkpoints"
+
+func keepsCheckpoints(metadata map[string]any) bool {
+	keep, _ := metadata[MetaKeepCheckpoints].(bool)
+	return keep
+}
+
 // forkHistory is the history of a fresh attempt of a fork: the main
 // channel of the checkpoint it continues from, then its user message. ok
 // is false for a run that is not a fork.

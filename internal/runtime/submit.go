@@ -582,6 +582,7 @@ func (r *Runtime) newExecution(a *Agent, t store.Task, l *runlog.Log, msg model.
 		created:    make(chan struct{}),
 	}
 	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
+	x.keepCheckpoints = keepsCheckpoints(t.Metadata)
 	l.SetTenant(tenant)
 	return x
 }

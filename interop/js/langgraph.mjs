@@ -1,0 +1,239 @@
+// @langchain/langgraph-sdk, the LangGraph API's own client, against agentd's
+// Agent Protocol face (AGENTD_URL + /lg): assistants, threads, runs in every
+// stream mode, interrupts answered with command.resume, joinStream after a
+// cut, time travel (a fork from an earlier checkpoint), multitask strategies
+// and history paging. Exits non-zero on the first failed check.
+import assert from "node:assert/strict";
+import { Client } from "@langchain/langgraph-sdk";
+
+const base = process.env.AGENTD_URL;
+if (!base) throw new Error("AGENTD_URL is not set");
+const client = new Client({ apiUrl: base + "/lg", callerOptions: { maxRetries: 0 } });
+const human = (content) => ({ messages: [{ role: "user", content }] });
+const last = (values) => values.messages[values.messages.length - 1];
+
+async function collect(iter) {
+  const parts = [];
+  for await (const part of iter) parts.push(part);
+  return parts;
+}
+
+async function rejects(promise, status, what) {
+  try {
+    await promise;
+  } catch (err) {
+    assert.equal(err.status, status, `${what}: status ${err.status}, want ${status}: ${err.message}`);
+    return err;
+  }
+  assert.fail(`${what}: did not fail`);
+}
+
+async function assistants() {
+  const all = await client.assistants.search({ limit: 100 });
+  const ids = all.map((a) => a.graph_id);
+  for (const id of ["echo", "assistant", "research", "refund"]) assert.ok(ids.includes(id), `assistant ${id} listed`);
+  const echo = all.find((a) => a.graph_id === "echo");
+  assert.equal((await client.assistants.get(echo.assistant_id)).graph_id, "echo");
+  assert.equal((await client.assistants.get("echo")).assistant_id, echo.assistant_id);
+  const schemas = await client.assistants.getSchemas("assistant");
+  assert.equal(schemas.graph_id, "assistant");
+  assert.ok(schemas.input_schema.properties.messages, "input schema has messages");
+  const graph = await client.assistants.getGraph("assistant");
+  assert.ok(graph.nodes.some((n) => n.id === "tools"), "the tool loop's graph has a tools node");
+  assert.equal(await client.assistants.count({ graphId: "research" }), 1);
+  await rejects(client.assistants.create({ graphId: "echo" }), 405, "creating an assistant");
+  await rejects(client.assistants.get("no-such-agent"), 404, "an unknown assistant");
+}
+
+async function threads() {
+  const tag = "t-" + Date.now();
+  const th = await client.threads.create({ metadata: { tag, user: "ann" } });
+  assert.equal(th.status, "idle");
+  assert.equal(th.metadata.user, "ann");
+  const same = await client.threads.create({ threadId: th.thread_id, ifExists: "do_nothing" });
+  assert.equal(same.thread_id, th.thread_id);
+  await rejects(client.threads.create({ threadId: th.thread_id }), 409, "a second create of one id");
+  const found = await client.threads.search({ metadata: { tag } });
+  assert.deepEqual(found.map((t) => t.thread_id), [th.thread_id]);
+  assert.equal(await client.threads.count({ metadata: { tag } }), 1);
+  const patched = await client.threads.update(th.thread_id, { metadata: { user: "bob" } });
+  assert.equal(patched.metadata.user, "bob");
+  assert.equal(patched.metadata.tag, tag);
+  const out = await client.runs.wait(th.thread_id, "echo", { input: human("hello there") });
+  assert.equal(last(out).content, "hello there");
+  const copy = await client.threads.copy(th.thread_id);
+  assert.notEqual(copy.thread_id, th.thread_id);
+  const copied = await client.threads.getState(copy.thread_id);
+  assert.deepEqual(copied.values.messages.map((m) => m.content), ["hello there", "hello there"]);
+  assert.equal((await client.threads.search({ metadata: { tag }, status: "idle" })).length, 2);
+  await client.threads.delete(copy.thread_id);
+  await rejects(client.threads.get(copy.thread_id), 404, "a deleted thread");
+}
+
+// modes streams one run per stream mode and checks each mode's events.
+async function modes() {
+  const want = {
+    values: "values", updates: "updates", "messages-tuple": "messages", messages: "messages/partial",
+    events: "events", debug: "debug", tasks: "tasks", checkpoints: "checkpoints",
+  };
+  for (const [mode, event] of Object.entries(want)) {
+    const th = await client.threads.create();
+    const parts = await collect(client.runs.stream(th.thread_id, "echo", { input: human("one two three"), streamMode: mode }));
+    assert.equal(parts[0].event, "metadata", `${mode}: metadata first`);
+    assert.ok(parts.some((p) => p.event === event), `${mode}: a ${event} event in ${parts.map((p) => p.event)}`);
+    assert.ok(!parts.some((p) => p.event === "error"), `${mode}: no error`);
+  }
+  const th = await client.threads.create();
+  const parts = await collect(client.runs.stream(th.thread_id, "echo", { input: human("a b c d"), streamMode: "messages-tuple" }));
+  const text = parts.filter((p) => p.event === "messages").map((p) => p.data[0].content).join("");
+  assert.equal(text, "a b c d");
+  const custom = await collect(client.runs.stream(null, "research", { input: human("go"), streamMode: "custom" }));
+  assert.ok(custom.some((p) => p.event === "custom" && p.data.type === "plan"), "the workflow's plan streams as custom");
+}
+
+async function toolCall() {
+  const th = await client.threads.create();
+  const parts = await collect(client.runs.stream(th.thread_id, "assistant", {
+    input: human("what time is it?"), streamMode: ["messages-tuple", "updates", "values"],
+  }));
+  const chunks = parts.filter((p) => p.event === "messages").map((p) => p.data[0]);
+  assert.ok(chunks.some((c) => c.tool_call_chunks?.some((t) => t.name === "clock")), "a clock tool call chunk");
+  assert.ok(chunks.some((c) => c.type === "tool" && c.name === "clock"), "the clock's tool message");
+  assert.ok(parts.some((p) => p.event === "updates" && p.data.tools), "an update of the tools node");
+  const final = parts.filter((p) => p.event === "values").pop().data;
+  assert.deepEqual(final.messages.map((m) => m.type), ["human", "ai", "tool", "ai"]);
+  const state = await client.threads.getState(th.thread_id);
+  assert.deepEqual(state.values.messages.map((m) => m.type), ["human", "ai", "tool", "ai"]);
+  assert.deepEqual(state.next, []);
+}
+
+async function workflow() {
+  const parts = await collect(client.runs.stream(null, "research", {
+    input: human("quantum computing"), streamMode: ["updates", "messages-tuple"], streamSubgraphs: true,
+  }));
+  const steps = parts.filter((p) => p.event.startsWith("updates")).flatMap((p) => Object.keys(p.data));
+  for (const step of ["research_node_plan", "research_node_write", "research_node_publish"]) {
+    assert.ok(steps.includes(step), `an update of step ${step} in ${steps}`);
+  }
+  assert.ok(parts.some((p) => p.event.startsWith("updates|research_node_plan:")), "subgraph updates carry their namespace");
+  const nested = parts.filter((p) => p.event.startsWith("messages")).map((p) => p.data[1].langgraph_checkpoint_ns);
+  assert.ok(nested.some((ns) => ns.startsWith("research_node_")), "tokens of the steps' agents name their step");
+}
+
+async function interrupts() {
+  const th = await client.threads.create();
+  let out = await client.runs.wait(th.thread_id, "refund", { input: human("I want a refund") });
+  assert.match(out.__interrupt__[0].value.question, /Which order/);
+  assert.equal((await client.threads.get(th.thread_id)).status, "interrupted");
+  for (const answer of ["A-1001", "damaged"]) {
+    out = await client.runs.wait(th.thread_id, "refund", { command: { resume: answer } });
+    assert.ok(out.__interrupt__, `still asking after ${answer}`);
+  }
+  const parts = await collect(client.runs.stream(th.thread_id, "refund", { command: { resume: "yes" }, streamMode: "values" }));
+  const final = parts.filter((p) => p.event === "values").pop().data;
+  assert.match(last(final).content, /refund R-\d+ of 42.5 EUR/);
+  assert.equal((await client.threads.get(th.thread_id)).status, "idle");
+  await rejects(client.runs.wait(th.thread_id, "refund", { command: { resume: "again" } }), 422, "a resume with nothing to resume");
+
+  const guarded = await client.threads.create();
+  out = await client.runs.wait(guarded.thread_id, "guarded", { input: human("delete notes.txt") });
+  assert.equal(out.__interrupt__[0].value.action_request.action, "delete_file");
+  out = await client.runs.wait(guarded.thread_id, "guarded", { command: { resume: [{ type: "accept" }] } });
+  assert.equal(out.__interrupt__, undefined);
+  assert.ok(out.messages.some((m) => m.type === "tool" && m.name === "delete_file"), "the approved call ran");
+}
+
+// joinStream resumes a cut stream after its last event id: every token once.
+async function joinAfterCut() {
+  const th = await client.threads.create();
+  const abort = new AbortController();
+  let runId, lastId;
+  const seen = [];
+  try {
+    for await (const p of client.runs.stream(th.thread_id, "echo", {
+      input: human("stream 30 every 20ms"), streamMode: "messages-tuple", signal: abort.signal,
+      onRunCreated: (m) => { runId = m.run_id; },
+    })) {
+      if (p.event === "messages") {
+        seen.push(p.data[0].content);
+        lastId = p.id;
+        if (seen.length === 10) abort.abort();
+      }
+    }
+  } catch (err) {
+    if (err.name !== "AbortError") throw err;
+  }
+  assert.ok(runId && lastId, "the run and the last event id are known");
+  for await (const p of client.runs.joinStream(th.thread_id, runId, { lastEventId: lastId })) {
+    if (p.event === "messages") seen.push(p.data[0].content);
+  }
+  const want = Array.from({ length: 30 }, (_, i) => (i ? " " : "") + "tok" + (i + 1)).join("");
+  assert.equal(seen.join(""), want);
+  const joined = await client.runs.join(th.thread_id, runId);
+  assert.equal(last(joined).content, want);
+}
+
+// fork continues a thread from the second of its three checkpoints.
+async function fork() {
+  const th = await client.threads.create();
+  for (const text of ["one", "two", "three"]) await client.runs.wait(th.thread_id, "echo", { input: human(text) });
+  const history = await client.threads.getHistory(th.thread_id, { limit: 10 });
+  assert.equal(history.length, 3);
+  const second = history[1];
+  assert.deepEqual(second.values.messages.map((m) => m.content), ["one", "one", "two", "two"]);
+  const out = await client.runs.wait(th.thread_id, "echo", {
+    input: human("two again"), checkpointId: second.checkpoint.checkpoint_id,
+  });
+  assert.deepEqual(out.messages.map((m) => m.content), ["one", "one", "two", "two", "two again", "two again"]);
+  const after = await client.threads.getHistory(th.thread_id, { limit: 10 });
+  assert.equal(after.length, 4, "both branches stay in the history");
+  assert.equal(after[0].parent_checkpoint.checkpoint_id, second.checkpoint.checkpoint_id);
+  assert.ok(after.some((s) => s.values.messages.some((m) => m.content === "three")), "the first branch is still readable");
+  const next = await client.runs.wait(th.thread_id, "echo", { input: human("four") });
+  assert.deepEqual(next.messages.map((m) => m.content).slice(-4), ["two again", "two again", "four", "four"]);
+  const other = await client.threads.create();
+  await rejects(client.runs.wait(other.thread_id, "echo", { input: human("x"), checkpointId: second.checkpoint.checkpoint_id }),
+    404, "a checkpoint of another thread");
+}
+
+async function paging() {
+  const th = await client.threads.create();
+  for (const text of ["a", "b", "c", "d", "e"]) await client.runs.wait(th.thread_id, "echo", { input: human(text) });
+  const seen = [];
+  let before;
+  for (;;) {
+    const page = await client.threads.getHistory(th.thread_id, { limit: 2, before });
+    if (page.length === 0) break;
+    seen.push(...page.map((s) => s.checkpoint.checkpoint_id));
+    before = { configurable: { checkpoint_id: page[page.length - 1].checkpoint.checkpoint_id } };
+  }
+  assert.equal(seen.length, 5);
+  assert.equal(new Set(seen).size, 5);
+}
+
+async function multitask() {
+  const th = await client.threads.create();
+  const busy = await client.runs.create(th.thread_id, "echo", { input: human("stream 50 every 40ms") });
+  await rejects(client.runs.create(th.thread_id, "echo", { input: human("no") }), 409, "a run on a busy thread under reject");
+  const queued = await client.runs.create(th.thread_id, "echo", { input: human("queued"), multitaskStrategy: "enqueue" });
+  assert.equal(queued.status, "pending");
+  await client.runs.join(th.thread_id, queued.run_id);
+  assert.equal((await client.runs.get(th.thread_id, busy.run_id)).status, "success");
+  assert.equal((await client.runs.get(th.thread_id, queued.run_id)).status, "success");
+  const long = await client.runs.create(th.thread_id, "echo", { input: human("stream 50 every 40ms") });
+  const interrupting = await client.runs.wait(th.thread_id, "echo", { input: human("now"), multitaskStrategy: "interrupt" });
+  assert.equal(last(interrupting).content, "now");
+  assert.notEqual((await client.runs.get(th.thread_id, long.run_id)).status, "success");
+  const runs = await client.runs.list(th.thread_id);
+  assert.equal(runs.length, 4);
+  await rejects(client.runs.create(th.thread_id, "echo", { input: human("x"), multitaskStrategy: "rollback" }), 422, "rollback");
+}
+
+const checks = { assistants, threads, modes, toolCall, workflow, interrupts, joinAfterCut, fork, paging, multitask };
+const only = process.argv.slice(2);
+for (const [name, check] of Object.entries(checks)) {
+  if (only.length && !only.includes(name)) continue;
+  const t0 = Date.now();
+  await check();
+  console.log(`ok ${name} (${Date.now() - t0} ms)`);
+}
