@@ -163,6 +163,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		writeError(w, r, err)
 		return
 	}
+	forkOf(r.Context(), &body)
 	msg, err := body.message()
 	if err == nil && body.Approvals != nil && taskID == "" {
 		err = fieldErr("approvals", errors.New("answer a run's approval prompt with POST /v1/runs/{id}/input"))
