@@ -203,7 +203,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		OpenAPI:      agentd.OpenAPI,
 		Logger:       log,
 	}).Mount(router)
-	mountAgentProto(router, rt, cfg, log)
+	defer mountAgentProto(router, rt, cfg, log)() // stops its webhooks before the store closes
 	stopPush, err := mountA2A(router, rt, cfg, tel.Metrics, log)
 	if err != nil {
 		return err

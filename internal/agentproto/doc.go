@@ -31,6 +31,9 @@
 //	checkpoint_id on run  a fork (runtime.MetaForkFrom): the run starts from that checkpoint's board;
 //	                      the later history stays readable; later runs follow the new branch
 //	multitask_strategy    the runtime's per-send policy: reject (409), enqueue, interrupt
+//	webhook               a POST of the run (with its values or error) once it stopped, through
+//	                      netguard's SSRF rule with push.timeout and retries for push.retry_for
+//	                      (webhook.go); at least once while the replica that took the run lives
 //
 // # Streams
 //
@@ -73,7 +76,7 @@
 // Writing assistants (405; the configuration file declares agents); crons
 // and the store API (404: no routes); writing a thread's state (422: the
 // engines change state only by running); supersteps and ttl on threads,
-// interrupt_before/after, after_seconds, command.goto/update, webhook,
+// interrupt_before/after, after_seconds, command.goto/update,
 // multitask rollback and cancel action rollback (422: runs are never
 // deleted); deleting a run (409: retention prunes runs).
 //

@@ -88,7 +88,9 @@ func (b *runBody) check() error {
 		return badInput("interrupt_before", "static breakpoints are not served: agentd's agents interrupt where they ask for input or approval")
 	}
 	if b.Webhook != "" {
-		return badInput("webhook", "run webhooks are not served yet; A2A push notifications deliver a run's updates")
+		if err := checkWebhook(b.Webhook); err != nil {
+			return err
+		}
 	}
 	if b.AfterSeconds != 0 {
 		return badInput("after_seconds", "delayed runs are not served")

@@ -1,6 +1,7 @@
 package agentproto
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -61,6 +62,11 @@ func (s *Server) waitRun(w http.ResponseWriter, r *http.Request) {
 
 // outcome is what wait and join answer for a run that stopped.
 func (s *Server) outcome(r *http.Request, t store.Task) map[string]any {
+	return s.outcomeOf(r.Context(), t)
+}
+
+// outcomeOf is outcome with ctx.
+func (s *Server) outcomeOf(ctx context.Context, t store.Task) map[string]any {
 	if t.State == store.StateFailed || t.State == store.StateRejected {
 		e := map[string]any{"error": "Error", "message": "the run " + string(t.State)}
 		if t.Error != nil {
@@ -68,7 +74,7 @@ func (s *Server) outcome(r *http.Request, t store.Task) map[string]any {
 		}
 		return map[string]any{"__error__": e}
 	}
-	v := s.source(r.Context(), t).finalValues()
+	v := s.source(ctx, t).finalValues()
 	if v == nil {
 		v = map[string]any{"messages": []lcMessage{}}
 	}

@@ -95,6 +95,9 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 	if errdefs.IsConflict(err) && threadID != "" {
 		return sub, errdefs.Public(errdefs.Conflictf("thread %s is busy with another run; wait for it, or choose multitask_strategy enqueue or interrupt", threadID))
 	}
+	if err == nil && b.Webhook != "" {
+		s.hooks.after(s, ctx, sub.Task.ID, b.Webhook)
+	}
 	return sub, err
 }
 
@@ -171,7 +174,11 @@ func (s *Server) resume(ctx context.Context, threadID string, a *runtime.Agent, 
 	if err != nil {
 		return runtime.Submission{}, err
 	}
-	return s.rt.Send(ctx, runtime.SendRequest{AgentID: a.ID, TaskID: head.ID, Message: msg, Metadata: b.Metadata, Await: await})
+	sub, err := s.rt.Send(ctx, runtime.SendRequest{AgentID: a.ID, TaskID: head.ID, Message: msg, Metadata: b.Metadata, Await: await})
+	if err == nil && b.Webhook != "" {
+		s.hooks.after(s, ctx, sub.Task.ID, b.Webhook)
+	}
+	return sub, err
 }
 
 // setRunHeaders names the run as LangGraph servers do: Content-Location

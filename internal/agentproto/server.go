@@ -20,15 +20,18 @@ type Options struct {
 	MaxBodyBytes int64
 	// Heartbeat is the keep-alive interval of silent streams (default 15s).
 	Heartbeat time.Duration
-	Logger    *slog.Logger
+	// Webhook configures the POSTs of run webhooks.
+	Webhook WebhookOptions
+	Logger  *slog.Logger
 }
 
 // Server is the Agent Protocol face of the runtime. It translates HTTP to
 // runtime calls and the run log to LangGraph stream events, and holds no
 // business state.
 type Server struct {
-	rt   *runtime.Runtime
-	opts Options
+	rt    *runtime.Runtime
+	opts  Options
+	hooks *webhooks
 }
 
 // New returns the face over rt.
@@ -42,8 +45,11 @@ func New(rt *runtime.Runtime, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Server{rt: rt, opts: opts}
+	return &Server{rt: rt, opts: opts, hooks: newWebhooks(opts.Webhook)}
 }
+
+// Close stops the webhook deliveries in flight and waits for them.
+func (s *Server) Close() { s.hooks.close() }
 
 // Mount declares every route of the face under Prefix on r.
 func (s *Server) Mount(r chi.Router) {
