@@ -83,6 +83,7 @@ type logData struct {
 	Prompt   *model.Message   `json:"prompt"`
 	Artifact *model.Artifact  `json:"artifact"`
 	Attempt  int              `json:"attempt"`
+	Time     string           `json:"time"`
 }
 
 // translate returns the frames of one log event.

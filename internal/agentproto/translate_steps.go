@@ -119,7 +119,7 @@ func (t *translator) stepStart(out []frame, seq int64, d logData) []frame {
 	}
 	task := map[string]any{"id": id, "name": node, "input": detail, "triggers": []string{"branch:to:" + node}}
 	out = t.emit(out, "tasks", ns, task)
-	return t.emit(out, "debug", ns, map[string]any{"type": "task", "step": t.step, "timestamp": detail["at"], "payload": task})
+	return t.emit(out, "debug", ns, map[string]any{"type": "task", "step": t.step, "timestamp": d.Time, "payload": task})
 }
 
 func (t *translator) stepEnd(out []frame, failed bool, d logData) []frame {
@@ -156,7 +156,7 @@ func (t *translator) stepEnd(out []frame, failed bool, d logData) []frame {
 	}
 	result := map[string]any{"id": id, "name": node, "result": detail, "error": errText, "interrupts": []any{}}
 	out = t.emit(out, "tasks", ns, result)
-	return t.emit(out, "debug", ns, map[string]any{"type": "task_result", "step": t.step, "payload": result})
+	return t.emit(out, "debug", ns, map[string]any{"type": "task_result", "step": t.step, "timestamp": d.Time, "payload": result})
 }
 
 // artifact is a workflow step's output: an update of its node and the
