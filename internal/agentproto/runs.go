@@ -123,7 +123,11 @@ func (s *Server) runMetadata(ctx context.Context, threadID string, b *runBody) (
 		md[k] = v
 	}
 	delete(md, runtime.MetaForkFrom)
-	md[runtime.MetaKeepCheckpoints] = true
+	if threadID != "" {
+		// A thread's history and forks read every checkpoint; a stateless
+		// run's context is never read as a thread.
+		md[runtime.MetaKeepCheckpoints] = true
+	}
 	if len(b.StreamMode) > 0 || b.StreamSubgraphs {
 		// A stream that reconnects (the SDK's join after a cut) is
 		// translated with the same modes, so that its ids match.

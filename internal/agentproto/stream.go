@@ -58,9 +58,12 @@ func startStream(w http.ResponseWriter) *sse {
 }
 
 func (s *sse) write(id string, f frame) {
-	data, err := json.Marshal(f.data)
-	if err != nil {
-		data = []byte("null")
+	data, ok := f.data.(encoded)
+	if !ok {
+		var err error
+		if data, err = json.Marshal(f.data); err != nil {
+			data = []byte("null")
+		}
 	}
 	if id != "" {
 		s.bw.WriteString("id: " + id + "\n")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"agentd/internal/model"
+	"agentd/internal/runlog/jsonfast"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
 )
@@ -45,6 +46,20 @@ type translator struct {
 	tasks    map[string]string
 	step     int
 	attempt  int
+	// assistant is the agent's assistant id; actors caches where each
+	// actor acts and its chunk metadata at the current step (metaJSON).
+	assistant string
+	actors    map[string]*actorInfo
+	actorLits map[string]string // encoded actor → actor (textDelta)
+}
+
+// actorInfo is what the translator derived from an actor path.
+type actorInfo struct {
+	node string
+	ns   []string
+	// meta is the encoded metadata of the actor's message chunks at step.
+	meta json.RawMessage
+	step int
 }
 
 type aiBuild struct {
@@ -52,6 +67,8 @@ type aiBuild struct {
 	text      strings.Builder
 	calls     []lcToolCall
 	announced bool
+	// prefix is chunkPrefix(id), made at the message's first token.
+	prefix string
 }
 
 func newTranslator(modes []string, subgraphs bool, threadID string, run store.Task, seed []lcMessage, src runSource) *translator {
@@ -65,6 +82,7 @@ func newTranslator(modes []string, subgraphs bool, threadID string, run store.Ta
 	return &translator{
 		modes: set, subgraphs: subgraphs, threadID: threadID, runID: run.ID, agentID: run.AgentID, src: src,
 		values: append([]lcMessage{}, seed...), extra: map[string]any{}, building: map[string]*aiBuild{}, tasks: map[string]string{},
+		assistant: assistantID(run.AgentID), actors: map[string]*actorInfo{}, actorLits: map[string]string{},
 	}
 }
 
@@ -88,6 +106,11 @@ type logData struct {
 
 // translate returns the frames of one log event.
 func (t *translator) translate(ev store.Event) []frame {
+	if ev.Type == runtime.EventDelta {
+		if actor, text, ok := jsonfast.TrailingStrings(ev.Data, "actor", "text"); ok {
+			return t.textDelta(nil, ev.Seq, actor, text)
+		}
+	}
 	var d logData
 	if err := json.Unmarshal(ev.Data, &d); err != nil {
 		return nil
@@ -146,20 +169,41 @@ func (t *translator) emit(out []frame, mode string, ns []string, data any) []fra
 // of the subgraphs it acted in ("research_node_plan/planner": node
 // planner in research_node_plan).
 func (t *translator) where(actor string) (node string, ns []string) {
-	if actor == "" {
-		return t.agentID, nil
+	a := t.actor(actor)
+	return a.node, a.ns
+}
+
+func (t *translator) actor(actor string) *actorInfo {
+	if a := t.actors[actor]; a != nil {
+		return a
 	}
-	segs := strings.Split(actor, "/")
-	for _, s := range segs[:len(segs)-1] {
-		ns = append(ns, s+":"+t.runID)
+	a := &actorInfo{node: t.agentID, step: -1}
+	if actor != "" {
+		segs := strings.Split(actor, "/")
+		for _, s := range segs[:len(segs)-1] {
+			a.ns = append(a.ns, s+":"+t.runID)
+		}
+		a.node = segs[len(segs)-1]
 	}
-	return segs[len(segs)-1], ns
+	t.actors[actor] = a
+	return a
+}
+
+// metaJSON is the encoded metadata of actor's message chunks, encoded
+// once per step rather than once per token.
+func (t *translator) metaJSON(actor string) json.RawMessage {
+	a := t.actor(actor)
+	if a.step != t.step || a.meta == nil {
+		a.meta, _ = json.Marshal(t.meta(a.node, a.ns))
+		a.step = t.step
+	}
+	return a.meta
 }
 
 // meta is the metadata of a message chunk.
 func (t *translator) meta(node string, ns []string) map[string]any {
 	return map[string]any{
-		"thread_id": t.threadID, "run_id": t.runID, "graph_id": t.agentID, "assistant_id": assistantID(t.agentID),
+		"thread_id": t.threadID, "run_id": t.runID, "graph_id": t.agentID, "assistant_id": t.assistant,
 		"langgraph_node": node, "langgraph_step": t.step, "langgraph_checkpoint_ns": strings.Join(ns, "|"), "tags": []string{},
 	}
 }

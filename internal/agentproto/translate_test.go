@@ -68,9 +68,12 @@ func TestTranslateGolden(t *testing.T) {
 			var b strings.Builder
 			for _, ev := range evs {
 				for k, f := range tr.translate(ev) {
-					data, err := json.Marshal(f.data)
-					if err != nil {
-						t.Fatal(err)
+					data, ok := f.data.(encoded)
+					if !ok {
+						var err error
+						if data, err = json.Marshal(f.data); err != nil {
+							t.Fatal(err)
+						}
 					}
 					fmt.Fprintf(&b, "%s %s %s\n", eventID{ev.Seq, k}, f.event, data)
 				}
@@ -100,4 +103,49 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
+}
+
+// TestTokenFastPathMatchesDecode: a token read without decoding its event
+// (textDelta) yields the frames the decoded event yields (delta).
+func TestTokenFastPathMatchesDecode(t *testing.T) {
+	modes := []string{"messages-tuple", "messages", "events"}
+	for _, name := range []string{"echo", "assistant", "research"} {
+		run, evs := readLog(t, name)
+		fast := newTranslator(modes, true, "thread-1", run, nil, fakeSource{})
+		slow := newTranslator(modes, true, "thread-1", run, nil, fakeSource{})
+		tokens := 0
+		for _, ev := range evs {
+			got := fast.translate(ev)
+			var want []frame
+			var d logData
+			if ev.Type == "delta" && json.Unmarshal(ev.Data, &d) == nil && d.Text != "" {
+				want = slow.delta(nil, ev.Seq, d)
+				tokens++
+			} else {
+				want = slow.translate(ev)
+			}
+			if encode(t, got) != encode(t, want) {
+				t.Fatalf("%s event %d:\nfast %s\nslow %s", name, ev.Seq, encode(t, got), encode(t, want))
+			}
+		}
+		if tokens == 0 {
+			t.Fatalf("%s: no token compared", name)
+		}
+	}
+}
+
+func encode(t *testing.T, fs []frame) string {
+	t.Helper()
+	var b strings.Builder
+	for _, f := range fs {
+		data, ok := f.data.(encoded)
+		if !ok {
+			var err error
+			if data, err = json.Marshal(f.data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fmt.Fprintf(&b, "%s %s\n", f.event, data)
+	}
+	return b.String()
 }
