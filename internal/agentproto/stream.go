@@ -66,9 +66,13 @@ func (s *sse) write(id string, f frame) {
 		}
 	}
 	if id != "" {
-		s.bw.WriteString("id: " + id + "\n")
+		s.bw.WriteString("id: ")
+		s.bw.WriteString(id)
+		s.bw.WriteByte('\n')
 	}
-	s.bw.WriteString("event: " + f.event + "\ndata: ")
+	s.bw.WriteString("event: ")
+	s.bw.WriteString(f.event)
+	s.bw.WriteString("\ndata: ")
 	s.bw.Write(data)
 	s.bw.WriteString("\n\n")
 }
