@@ -119,8 +119,10 @@ func (t *translator) translate(ev store.Event) []frame {
 	switch ev.Type {
 	case runtime.EventRunStart:
 		t.attempt = d.Attempt
-		out = t.emit(out, "values", nil, t.valuesNow())
-		out = t.emit(out, "events", nil, t.lcEvent("on_chain_start", t.agentID, t.runID, map[string]any{"input": t.valuesNow()}))
+		if t.modes["values"] || t.modes["events"] {
+			out = t.emit(out, "values", nil, t.valuesNow())
+			out = t.emit(out, "events", nil, t.lcEvent("on_chain_start", t.agentID, t.runID, map[string]any{"input": t.valuesNow()}))
+		}
 	case runtime.EventDelta:
 		out = t.delta(out, ev.Seq, d)
 	case runtime.EventStepStart:
@@ -131,11 +133,7 @@ func (t *translator) translate(ev store.Event) []frame {
 		out = t.artifact(out, d)
 	case runtime.EventInput:
 		if d.Prompt != nil {
-			intr := promptInterrupts(t.runID, t.attempt, *d.Prompt)
-			out = t.emit(out, "updates", nil, map[string]any{"__interrupt__": intr})
-			v := t.valuesNow()
-			v["__interrupt__"] = intr
-			out = t.emit(out, "values", nil, v)
+			out = t.interrupt(out, d)
 		}
 	case runtime.EventRunEnd:
 		out = t.runEnd(out, d)
@@ -222,3 +220,26 @@ func (t *translator) lcEvent(kind, name, id string, data map[string]any) map[str
 }
 
 func idAt(runID string, seq int64) string { return "run-" + runID + "-" + strconv.FormatInt(seq, 10) }
+
+// interrupt is a prompt: the question joins the conversation (as the
+// thread's transcript holds it) and streams as a message; the interrupt is
+// an update and a member of the values.
+func (t *translator) interrupt(out []frame, d logData) []frame {
+	out = t.finish(out, d.Actor)
+	q := toLC(*d.Prompt)
+	t.values = append(t.values, q)
+	if t.modes["messages-tuple"] {
+		out = append(out, frame{event: "messages", data: []any{q, t.metaJSON(d.Actor)}})
+	}
+	if t.modes["messages"] {
+		out = append(out, frame{event: "messages/complete", data: []lcMessage{q}})
+	}
+	intr := promptInterrupts(t.runID, t.attempt, *d.Prompt)
+	out = t.emit(out, "updates", nil, map[string]any{"__interrupt__": intr})
+	if t.modes["values"] {
+		v := t.valuesNow()
+		v["__interrupt__"] = intr
+		out = t.emit(out, "values", nil, v)
+	}
+	return out
+}

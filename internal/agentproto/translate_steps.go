@@ -123,6 +123,9 @@ func (t *translator) otherTokenModes(out []frame, actor string, b *aiBuild, c *c
 
 // toolResult is a tool's answer: a ToolMessage of the tools node.
 func (t *translator) toolResult(out []frame, seq int64, d logData) []frame {
+	if b := t.building[d.Actor]; b != nil && len(b.calls) > 0 {
+		out = t.finish(out, d.Actor) // the call before its result
+	}
 	_, ns := t.where(d.Actor)
 	r := d.ToolResult
 	msg := lcMessage{Type: "tool", ID: idAt(t.runID, seq), Name: r.Name, Content: r.Content, ToolCallID: r.ToolCallID,
@@ -132,7 +135,9 @@ func (t *translator) toolResult(out []frame, seq int64, d logData) []frame {
 	}
 	if len(ns) == 0 {
 		t.values = append(t.values, msg)
-		out = t.emit(out, "values", nil, t.valuesNow())
+		if t.modes["values"] {
+			out = t.emit(out, "values", nil, t.valuesNow())
+		}
 	}
 	out = t.emit(out, "updates", ns, map[string]any{"tools": map[string]any{"messages": []lcMessage{msg}}})
 	if t.modes["messages-tuple"] {
@@ -141,7 +146,10 @@ func (t *translator) toolResult(out []frame, seq int64, d logData) []frame {
 	if t.modes["messages"] {
 		out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
 	}
-	return t.emit(out, "events", ns, t.lcEvent("on_tool_end", r.Name, msg.ID, map[string]any{"output": msg}))
+	if t.modes["events"] {
+		out = t.emit(out, "events", ns, t.lcEvent("on_tool_end", r.Name, msg.ID, map[string]any{"output": msg}))
+	}
+	return out
 }
 
 // step is the detail of a step event.
@@ -181,26 +189,17 @@ func (t *translator) stepEnd(out []frame, failed bool, d logData) []frame {
 	node, ns := t.where(d.Actor)
 	detail := stepDetail(d)
 	id := t.tasks[d.Actor]
-	if d.Payload.Kind == "model" {
-		if b := t.building[d.Actor]; b != nil {
-			msg := b.message()
-			delete(t.building, d.Actor)
-			if len(ns) == 0 {
-				t.values = append(t.values, msg)
-				out = t.emit(out, "values", nil, t.valuesNow())
-			}
-			out = t.emit(out, "updates", ns, map[string]any{node: map[string]any{"messages": []lcMessage{msg}}})
-			if t.modes["messages"] {
-				out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
-			}
-			out = t.emit(out, "events", ns, t.lcEvent("on_chat_model_end", node, msg.ID, map[string]any{"output": msg}))
-		}
-	} else if d.Payload.Kind != "tool" {
-		out = t.emit(out, "updates", ns, map[string]any{node: detail})
-		out = t.emit(out, "events", ns, t.lcEvent("on_chain_end", node, id, map[string]any{"output": detail}))
-	}
-	if d.Payload.Kind == "tool" {
+	switch {
+	case d.Payload.Kind == "tool":
 		node = "tools"
+	case t.building[d.Actor] != nil:
+		// A model turn, or a node that said something (a flow's text).
+		out = t.finish(out, d.Actor)
+	case d.Payload.Kind != "model":
+		out = t.emit(out, "updates", ns, map[string]any{node: detail})
+		if t.modes["events"] {
+			out = t.emit(out, "events", ns, t.lcEvent("on_chain_end", node, id, map[string]any{"output": detail}))
+		}
 	}
 	var errText any
 	if failed {
@@ -212,6 +211,33 @@ func (t *translator) stepEnd(out []frame, failed bool, d logData) []frame {
 	result := map[string]any{"id": id, "name": node, "result": detail, "error": errText, "interrupts": []any{}}
 	out = t.emit(out, "tasks", ns, result)
 	return t.emit(out, "debug", ns, map[string]any{"type": "task_result", "step": t.step, "timestamp": d.Time, "payload": result})
+}
+
+// finish completes the message actor was streaming: it joins the
+// conversation (values), updates its node, and completes in the message
+// modes.
+func (t *translator) finish(out []frame, actor string) []frame {
+	b := t.building[actor]
+	if b == nil {
+		return out
+	}
+	delete(t.building, actor)
+	node, ns := t.where(actor)
+	msg := b.message()
+	if len(ns) == 0 {
+		t.values = append(t.values, msg)
+		if t.modes["values"] {
+			out = t.emit(out, "values", nil, t.valuesNow())
+		}
+	}
+	out = t.emit(out, "updates", ns, map[string]any{node: map[string]any{"messages": []lcMessage{msg}}})
+	if t.modes["messages"] {
+		out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
+	}
+	if t.modes["events"] {
+		out = t.emit(out, "events", ns, t.lcEvent("on_chat_model_end", node, msg.ID, map[string]any{"output": msg}))
+	}
+	return out
 }
 
 // artifact is a workflow step's output: an update of its node and the

@@ -50,7 +50,7 @@ func readLog(t *testing.T, name string) (store.Task, []store.Event) {
 		}
 		evs = append(evs, store.Event{RunID: head.RunID, Seq: head.Seq, Type: head.Type, Data: append([]byte(nil), sc.Bytes()...)})
 	}
-	return store.Task{ID: evs[0].RunID, ContextID: "thread-1", AgentID: name}, evs
+	return store.Task{ID: evs[0].RunID, ContextID: "thread-1", AgentID: strings.TrimSuffix(name, "_resumed")}, evs
 }
 
 // TestTranslateGolden translates recorded runs of the demo agents — echo,
@@ -60,7 +60,7 @@ func readLog(t *testing.T, name string) (store.Task, []store.Event) {
 // (go test -update rewrites them).
 func TestTranslateGolden(t *testing.T) {
 	all := []string{"values", "updates", "messages-tuple", "messages", "events", "custom", "debug", "tasks", "checkpoints"}
-	for _, name := range []string{"echo", "assistant", "research", "refund", "guarded"} {
+	for _, name := range []string{"echo", "assistant", "research", "refund", "refund_resumed", "guarded"} {
 		t.Run(name, func(t *testing.T) {
 			run, evs := readLog(t, name)
 			seed := []lcMessage{toLC(humanText("earlier"))}
