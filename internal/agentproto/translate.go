@@ -46,6 +46,9 @@ type translator struct {
 	tasks    map[string]string
 	step     int
 	attempt  int
+	// attemptStart is the time of the attempt's run.start (RFC 3339): the
+	// checkpoints it wrote are those not older.
+	attemptStart string
 	// assistant is the agent's assistant id; actors caches where each
 	// actor acts and its chunk metadata at the current step (metaJSON).
 	assistant string
@@ -118,7 +121,7 @@ func (t *translator) translate(ev store.Event) []frame {
 	var out []frame
 	switch ev.Type {
 	case runtime.EventRunStart:
-		t.attempt = d.Attempt
+		t.attempt, t.attemptStart = d.Attempt, d.Time
 		if t.modes["values"] || t.modes["events"] {
 			out = t.emit(out, "values", nil, t.valuesNow())
 			out = t.emit(out, "events", nil, t.lcEvent("on_chain_start", t.agentID, t.runID, map[string]any{"input": t.valuesNow()}))

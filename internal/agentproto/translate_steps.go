@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"agentd/internal/store"
 )
@@ -259,6 +260,19 @@ func (t *translator) artifact(out []frame, d logData) []frame {
 	return t.emit(out, "updates", nil, map[string]any{d.Artifact.Name: map[string]any{"steps": map[string]any{d.Artifact.Name: text}}})
 }
 
+// checkpoints are the frames of the checkpoints the attempt wrote.
+func (t *translator) checkpoints(out []frame) []frame {
+	since, err := time.Parse(time.RFC3339Nano, t.attemptStart)
+	for _, st := range t.src.runStates() {
+		if err == nil && st.CreatedAt != nil && st.CreatedAt.Before(since) {
+			continue // an earlier attempt's
+		}
+		out = t.emit(out, "checkpoints", nil, st)
+		out = t.emit(out, "debug", nil, map[string]any{"type": "checkpoint", "step": st.Metadata["step"], "payload": st})
+	}
+	return out
+}
+
 // runEnd closes an attempt: an error frame when the run failed, then the
 // final values and the checkpoints the run wrote, read from the store.
 func (t *translator) runEnd(out []frame, d logData) []frame {
@@ -269,14 +283,14 @@ func (t *translator) runEnd(out []frame, d logData) []frame {
 		}
 		return append(out, frame{event: "error", data: e})
 	}
-	if !d.State.Terminal() {
-		return out
+	if !d.State.Terminal() && !d.State.Interrupted() {
+		return out // cut short: the next attempt goes on
 	}
 	if t.modes["checkpoints"] || t.modes["debug"] {
-		for _, st := range t.src.runStates() {
-			out = t.emit(out, "checkpoints", nil, st)
-			out = t.emit(out, "debug", nil, map[string]any{"type": "checkpoint", "step": st.Metadata["step"], "payload": st})
-		}
+		out = t.checkpoints(out)
+	}
+	if !d.State.Terminal() {
+		return out // the interrupt's values are out
 	}
 	final := t.valuesNow()
 	if t.modes["values"] || t.modes["events"] {

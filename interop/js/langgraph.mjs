@@ -70,18 +70,27 @@ async function threads() {
   await rejects(client.threads.get(copy.thread_id), 404, "a deleted thread");
 }
 
-// modes streams one run per stream mode and checks each mode's events.
+// modes streams one run per stream mode and agent — echo, the assistant
+// (a tool call), the research workflow, the refund flow (which stops at its
+// first question) — and checks each mode's events.
 async function modes() {
   const want = {
-    values: "values", updates: "updates", "messages-tuple": "messages", messages: "messages/partial",
-    events: "events", debug: "debug", tasks: "tasks", checkpoints: "checkpoints",
+    values: "values", updates: "updates", "messages-tuple": "messages", messages: "messages/",
+    events: "events", debug: "debug", tasks: "tasks", checkpoints: "checkpoints", custom: "custom",
   };
-  for (const [mode, event] of Object.entries(want)) {
-    const th = await client.threads.create();
-    const parts = await collect(client.runs.stream(th.thread_id, "echo", { input: human("one two three"), streamMode: mode }));
-    assert.equal(parts[0].event, "metadata", `${mode}: metadata first`);
-    assert.ok(parts.some((p) => p.event === event), `${mode}: a ${event} event in ${parts.map((p) => p.event)}`);
-    assert.ok(!parts.some((p) => p.event === "error"), `${mode}: no error`);
+  const inputs = { echo: "one two three", assistant: "what time is it?", research: "go", refund: "I want a refund" };
+  for (const [agent, text] of Object.entries(inputs)) {
+    for (const [mode, event] of Object.entries(want)) {
+      if (mode === "custom" && agent !== "research") continue; // only the workflow has a plan to stream
+      const th = await client.threads.create();
+      const parts = await collect(client.runs.stream(th.thread_id, agent, { input: human(text), streamMode: mode }));
+      const names = parts.map((p) => p.event);
+      assert.equal(names[0], "metadata", `${agent} ${mode}: metadata first`);
+      assert.ok(names.some((n) => n.startsWith(event)), `${agent} ${mode}: a ${event} event in ${names}`);
+      assert.ok(!names.includes("error"), `${agent} ${mode}: no error`);
+      const ids = parts.filter((p) => p.id !== undefined).map((p) => p.id);
+      assert.equal(new Set(ids).size, ids.length, `${agent} ${mode}: event ids are unique`);
+    }
   }
   const th = await client.threads.create();
   const parts = await collect(client.runs.stream(th.thread_id, "echo", { input: human("a b c d"), streamMode: "messages-tuple" }));
