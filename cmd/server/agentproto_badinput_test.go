@@ -23,10 +23,8 @@ func TestAgentProtoBadInput(t *testing.T) {
 	}
 	s.call(t, acmeKey, "POST", "/lg/threads", `{"metadata":{"owner":"acme"}}`).json(t, &own)
 	s.call(t, acmeKey, "POST", "/lg/threads", `{}`).json(t, &other)
-	wait := func(thread, extra string) string {
-		return `{"assistant_id":"echo","input":{"messages":[{"role":"user","content":"one"}]}` + extra + `}`
-	}
-	if r := s.call(t, acmeKey, "POST", "/lg/threads/"+own.ThreadID+"/runs/wait", wait(own.ThreadID, "")); r.status != 200 {
+	one := `{"assistant_id":"echo","input":{"messages":[{"role":"user","content":"one"}]}}`
+	if r := s.call(t, acmeKey, "POST", "/lg/threads/"+own.ThreadID+"/runs/wait", one); r.status != 200 {
 		t.Fatalf("acme's run: %d %s", r.status, r.body)
 	}
 	var history []struct {
@@ -39,36 +37,7 @@ func TestAgentProtoBadInput(t *testing.T) {
 		t.Fatalf("history of one run: %d checkpoints", len(history))
 	}
 	cp := history[0].Checkpoint.ID
-	base := "/lg/threads/" + own.ThreadID
-	calls := []lgCall{
-		{"unknown assistant", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"nope","input":{"messages":[{"role":"user","content":"x"}]}}`, 404},
-		{"unknown assistant get", acmeKey, "GET", "/lg/assistants/nope", "", 404},
-		{"assistant write", acmeKey, "POST", "/lg/assistants", `{"graph_id":"echo"}`, 405},
-		{"other tenant's thread", globexKey, "GET", base, "", 404},
-		{"other tenant's state", globexKey, "GET", base + "/state", "", 404},
-		{"other tenant's history", globexKey, "POST", base + "/history", `{}`, 404},
-		{"other tenant's run", globexKey, "POST", base + "/runs/wait", wait(own.ThreadID, ""), 404},
-		{"other tenant's copy", globexKey, "POST", base + "/copy", "", 404},
-		{"other tenant's delete", globexKey, "DELETE", base, "", 404},
-		{"other tenant's patch", globexKey, "PATCH", base, `{"metadata":{"owner":"globex"}}`, 404},
-		{"read-only key writes", readerKey, "POST", base + "/runs/wait", wait(own.ThreadID, ""), 403},
-		{"resume with nothing to resume", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"echo","command":{"resume":"yes"}}`, 422},
-		{"checkpoint of another thread", acmeKey, "POST", "/lg/threads/" + other.ThreadID + "/runs/wait", wait(other.ThreadID, `,"checkpoint_id":"`+cp+`"`), 404},
-		{"malformed checkpoint id", acmeKey, "POST", base + "/runs/wait", wait(own.ThreadID, `,"checkpoint_id":"nodot"`), 422},
-		{"unknown checkpoint state", acmeKey, "GET", base + "/state/" + own.ThreadID + ".9", "", 404},
-		{"no input", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"echo"}`, 422},
-		{"input without a human message", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"echo","input":{"messages":[{"role":"ai","content":"x"}]}}`, 422},
-		{"unknown stream mode", acmeKey, "POST", base + "/runs/stream", wait(own.ThreadID, `,"stream_mode":"bogus"`), 422},
-		{"rollback", acmeKey, "POST", base + "/runs", wait(own.ThreadID, `,"multitask_strategy":"rollback"`), 422},
-		{"breakpoints", acmeKey, "POST", base + "/runs", wait(own.ThreadID, `,"interrupt_before":["agent"]`), 422},
-		{"wrong type", acmeKey, "POST", base + "/runs", `{"assistant_id":7}`, 422},
-		{"not JSON", acmeKey, "POST", "/lg/threads", `{`, 422},
-		{"bad if_exists", acmeKey, "POST", "/lg/threads", `{"if_exists":"sometimes"}`, 422},
-		{"existing thread", acmeKey, "POST", "/lg/threads", `{"thread_id":"` + own.ThreadID + `"}`, 409},
-		{"unknown thread", acmeKey, "POST", "/lg/threads/01a22331-0000-7000-8000-000000000000/runs/wait", wait("", ""), 404},
-		{"writing state", acmeKey, "POST", base + "/state", `{"values":{"messages":[]}}`, 422},
-		{"bad Last-Event-ID", acmeKey, "GET", base + "/runs/" + strings.Split(cp, ".")[0] + "/stream", "", 422},
-	}
+	calls := badLGCalls(own.ThreadID, other.ThreadID, cp)
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
 			var hdr []string
@@ -90,7 +59,52 @@ func TestAgentProtoBadInput(t *testing.T) {
 			}
 		})
 	}
-	for thread, want := range map[string]int{own.ThreadID: 1, other.ThreadID: 0} {
+	checkUnchanged(t, s, own.ThreadID, other.ThreadID)
+}
+
+// badLGCalls are the bad requests of TestAgentProtoBadInput against
+// acme's thread own (whose run wrote checkpoint cp) and its thread other.
+func badLGCalls(own, other, cp string) []lgCall {
+	base := "/lg/threads/" + own
+	wait := func(extra string) string {
+		return `{"assistant_id":"echo","input":{"messages":[{"role":"user","content":"one"}]}` + extra + `}`
+	}
+	return []lgCall{
+		{"unknown assistant", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"nope","input":{"messages":[{"role":"user","content":"x"}]}}`, 404},
+		{"unknown assistant get", acmeKey, "GET", "/lg/assistants/nope", "", 404},
+		{"assistant write", acmeKey, "POST", "/lg/assistants", `{"graph_id":"echo"}`, 405},
+		{"other tenant's thread", globexKey, "GET", base, "", 404},
+		{"other tenant's state", globexKey, "GET", base + "/state", "", 404},
+		{"other tenant's history", globexKey, "POST", base + "/history", `{}`, 404},
+		{"other tenant's run", globexKey, "POST", base + "/runs/wait", wait(""), 404},
+		{"other tenant's copy", globexKey, "POST", base + "/copy", "", 404},
+		{"other tenant's delete", globexKey, "DELETE", base, "", 404},
+		{"other tenant's patch", globexKey, "PATCH", base, `{"metadata":{"owner":"globex"}}`, 404},
+		{"read-only key writes", readerKey, "POST", base + "/runs/wait", wait(""), 403},
+		{"resume with nothing to resume", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"echo","command":{"resume":"yes"}}`, 422},
+		{"checkpoint of another thread", acmeKey, "POST", "/lg/threads/" + other + "/runs/wait", wait(`,"checkpoint_id":"` + cp + `"`), 404},
+		{"malformed checkpoint id", acmeKey, "POST", base + "/runs/wait", wait(`,"checkpoint_id":"nodot"`), 422},
+		{"unknown checkpoint state", acmeKey, "GET", base + "/state/" + own + ".9", "", 404},
+		{"no input", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"echo"}`, 422},
+		{"input without a human message", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"echo","input":{"messages":[{"role":"ai","content":"x"}]}}`, 422},
+		{"unknown stream mode", acmeKey, "POST", base + "/runs/stream", wait(`,"stream_mode":"bogus"`), 422},
+		{"rollback", acmeKey, "POST", base + "/runs", wait(`,"multitask_strategy":"rollback"`), 422},
+		{"breakpoints", acmeKey, "POST", base + "/runs", wait(`,"interrupt_before":["agent"]`), 422},
+		{"wrong type", acmeKey, "POST", base + "/runs", `{"assistant_id":7}`, 422},
+		{"not JSON", acmeKey, "POST", "/lg/threads", `{`, 422},
+		{"bad if_exists", acmeKey, "POST", "/lg/threads", `{"if_exists":"sometimes"}`, 422},
+		{"existing thread", acmeKey, "POST", "/lg/threads", `{"thread_id":"` + own + `"}`, 409},
+		{"unknown thread", acmeKey, "POST", "/lg/threads/01a22331-0000-7000-8000-000000000000/runs/wait", wait(""), 404},
+		{"writing state", acmeKey, "POST", base + "/state", `{"values":{"messages":[]}}`, 422},
+		{"bad Last-Event-ID", acmeKey, "GET", base + "/runs/" + strings.Split(cp, ".")[0] + "/stream", "", 422},
+	}
+}
+
+// checkUnchanged: after the bad requests, own has its one run and its
+// metadata, other has no run.
+func checkUnchanged(t *testing.T, s *server, own, other string) {
+	t.Helper()
+	for thread, want := range map[string]int{own: 1, other: 0} {
 		var runs []json.RawMessage
 		s.call(t, acmeKey, "GET", "/lg/threads/"+thread+"/runs", "").json(t, &runs)
 		if len(runs) != want {
@@ -100,7 +114,7 @@ func TestAgentProtoBadInput(t *testing.T) {
 	var th struct {
 		Metadata map[string]any `json:"metadata"`
 	}
-	s.call(t, acmeKey, "GET", base, "").json(t, &th)
+	s.call(t, acmeKey, "GET", "/lg/threads/"+own, "").json(t, &th)
 	if th.Metadata["owner"] != "acme" {
 		t.Fatalf("acme's thread metadata %v after globex's patch", th.Metadata)
 	}

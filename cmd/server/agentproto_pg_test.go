@@ -24,38 +24,8 @@ func TestAgentProtoJoinAfterReplicaKilled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	var th struct {
-		ThreadID string `json:"thread_id"`
-	}
-	res := lgDo(ctx, t, c, http.MethodPost, a.base+"/lg/threads", `{}`, "")
-	if err := json.NewDecoder(res.Body).Decode(&th); err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	res = lgDo(ctx, t, c, http.MethodPost, a.base+"/lg/threads/"+th.ThreadID+"/runs/stream",
-		`{"assistant_id":"echo","input":{"messages":[{"role":"user","content":"stream 80 every 25ms"}]},"stream_mode":["messages-tuple","updates","values"]}`, "")
-	join := res.Header.Get("Location")
-	strike := killPoint()
-	before, _ := readFrames(res.Body, func(f lgFrame) bool {
-		if f.event == "messages" {
-			if strike--; strike == 0 {
-				a.signal(syscall.SIGKILL)
-			}
-		}
-		return true
-	})
-	res.Body.Close()
-	_ = a.waitExit(t, testTimeout)
-	lastID := ""
-	for _, f := range before {
-		if f.id != "" {
-			lastID = f.id
-		}
-	}
-	if lastID == "" || !strings.HasSuffix(join, "/stream") {
-		t.Fatalf("before the kill: %d frames, last id %q, Location %q", len(before), lastID, join)
-	}
-	res = lgDo(ctx, t, c, http.MethodGet, b.base+"/lg"+join, "", lastID)
+	before, join, lastID := streamUntilKilled(ctx, t, c, a)
+	res := lgDo(ctx, t, c, http.MethodGet, b.base+"/lg"+join, "", lastID)
 	after, err := readFrames(res.Body, nil)
 	res.Body.Close()
 	if err != nil {
@@ -115,4 +85,42 @@ func frameIDs(fs []lgFrame) []string {
 		}
 	}
 	return out
+}
+
+// streamUntilKilled starts a runs.stream of a long echo on a and SIGKILLs
+// a after a random number of tokens; it returns the frames a delivered,
+// the run's join path (the Location header) and the last frame id.
+func streamUntilKilled(ctx context.Context, t *testing.T, c *http.Client, a *replica) (before []lgFrame, join, lastID string) {
+	t.Helper()
+	var th struct {
+		ThreadID string `json:"thread_id"`
+	}
+	res := lgDo(ctx, t, c, http.MethodPost, a.base+"/lg/threads", `{}`, "")
+	if err := json.NewDecoder(res.Body).Decode(&th); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	res = lgDo(ctx, t, c, http.MethodPost, a.base+"/lg/threads/"+th.ThreadID+"/runs/stream",
+		`{"assistant_id":"echo","input":{"messages":[{"role":"user","content":"stream 80 every 25ms"}]},"stream_mode":["messages-tuple","updates","values"]}`, "")
+	join = res.Header.Get("Location")
+	strike := killPoint()
+	before, _ = readFrames(res.Body, func(f lgFrame) bool {
+		if f.event == "messages" {
+			if strike--; strike == 0 {
+				a.signal(syscall.SIGKILL)
+			}
+		}
+		return true
+	})
+	res.Body.Close()
+	_ = a.waitExit(t, testTimeout)
+	for _, f := range before {
+		if f.id != "" {
+			lastID = f.id
+		}
+	}
+	if lastID == "" || !strings.HasSuffix(join, "/stream") {
+		t.Fatalf("before the kill: %d frames, last id %q, Location %q", len(before), lastID, join)
+	}
+	return before, join, lastID
 }

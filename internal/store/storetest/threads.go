@@ -53,29 +53,7 @@ func RunThreadsSuite(t *testing.T, newStore func(t *testing.T) store.Threads) {
 			t.Fatalf("get after delete: %v, want NotFound", err)
 		}
 	})
-	t.Run("Search", func(t *testing.T) {
-		s, ctx := newStore(t), context.Background()
-		mustCreateThread(t, s, ctx, "t1", map[string]any{"team": "red", "n": float64(1)})
-		mustCreateThread(t, s, ctx, "t2", map[string]any{"team": "blue"})
-		mustCreateThread(t, s, ctx, "t3", map[string]any{"team": "red", "n": float64(3)})
-		mustCreateThread(t, s, store.WithTenant(ctx, "other"), "t4", map[string]any{"team": "red"})
-		page, total, err := s.SearchThreads(ctx, store.ThreadQuery{Metadata: map[string]any{"team": "red"}})
-		if err != nil || total != 2 || len(page) != 2 || page[0].ID != "t3" || page[1].ID != "t1" {
-			t.Fatalf("search red = %v, %d, %v", threadIDs(page), total, err)
-		}
-		page, total, err = s.SearchThreads(ctx, store.ThreadQuery{Limit: 1, Offset: 1})
-		if err != nil || total != 3 || len(page) != 1 || page[0].ID != "t2" {
-			t.Fatalf("search page 2 = %v, %d, %v", threadIDs(page), total, err)
-		}
-		page, total, err = s.SearchThreads(ctx, store.ThreadQuery{IDs: []string{"t1", "t2", "t4"}})
-		if err != nil || total != 2 || len(page) != 2 {
-			t.Fatalf("search ids = %v, %d, %v", threadIDs(page), total, err)
-		}
-		_, total, err = s.SearchThreads(ctx, store.ThreadQuery{Offset: 10})
-		if err != nil || total != 3 {
-			t.Fatalf("search past the end: total %d, %v", total, err)
-		}
-	})
+	t.Run("Search", func(t *testing.T) { threadSearch(t, newStore(t)) })
 }
 
 func mustCreateThread(t *testing.T, s store.Threads, ctx context.Context, id string, meta map[string]any) {
@@ -91,4 +69,30 @@ func threadIDs(ts []store.Thread) []string {
 		out = append(out, t.ID)
 	}
 	return out
+}
+
+// threadSearch: by metadata, by ids, paged with offset, the total counted
+// past the last page, another tenant's threads left out.
+func threadSearch(t *testing.T, s store.Threads) {
+	ctx := context.Background()
+	mustCreateThread(t, s, ctx, "t1", map[string]any{"team": "red", "n": float64(1)})
+	mustCreateThread(t, s, ctx, "t2", map[string]any{"team": "blue"})
+	mustCreateThread(t, s, ctx, "t3", map[string]any{"team": "red", "n": float64(3)})
+	mustCreateThread(t, s, store.WithTenant(ctx, "other"), "t4", map[string]any{"team": "red"})
+	page, total, err := s.SearchThreads(ctx, store.ThreadQuery{Metadata: map[string]any{"team": "red"}})
+	if err != nil || total != 2 || len(page) != 2 || page[0].ID != "t3" || page[1].ID != "t1" {
+		t.Fatalf("search red = %v, %d, %v", threadIDs(page), total, err)
+	}
+	page, total, err = s.SearchThreads(ctx, store.ThreadQuery{Limit: 1, Offset: 1})
+	if err != nil || total != 3 || len(page) != 1 || page[0].ID != "t2" {
+		t.Fatalf("search page 2 = %v, %d, %v", threadIDs(page), total, err)
+	}
+	page, total, err = s.SearchThreads(ctx, store.ThreadQuery{IDs: []string{"t1", "t2", "t4"}})
+	if err != nil || total != 2 || len(page) != 2 {
+		t.Fatalf("search ids = %v, %d, %v", threadIDs(page), total, err)
+	}
+	_, total, err = s.SearchThreads(ctx, store.ThreadQuery{Offset: 10})
+	if err != nil || total != 3 {
+		t.Fatalf("search past the end: total %d, %v", total, err)
+	}
 }
