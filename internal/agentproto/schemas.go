@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"agentd/internal/engine"
 	"agentd/internal/runtime"
 )
 
@@ -57,9 +58,9 @@ func (s *Server) assistantSchemas(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// assistantGraph draws the agent: a tool loop's model/tool cycle, or one
-// node for the agent's engine otherwise (a workflow's steps appear in its
-// runs' plan events and step namespaces).
+// assistantGraph draws the agent: a workflow's DAG and a flow's nodes as
+// their engines draw them (engine.Shaper), a tool loop's model/tool cycle,
+// else the agent as one node.
 func (s *Server) assistantGraph(w http.ResponseWriter, r *http.Request) {
 	a, ok := s.pathAgent(w, r)
 	if !ok {
@@ -69,19 +70,35 @@ func (s *Server) assistantGraph(w http.ResponseWriter, r *http.Request) {
 }
 
 func graphOf(a *runtime.Agent) map[string]any {
-	node := func(id string) map[string]any {
-		return map[string]any{"id": id, "type": "runnable", "data": map[string]any{"id": []string{"agentd", id}, "name": id}}
+	shape, ok := engine.ShapeOf(a.Engine)
+	if !ok {
+		shape = loopShape(a)
 	}
-	edge := func(from, to string, conditional bool) map[string]any {
-		return map[string]any{"source": from, "target": to, "conditional": conditional}
+	nodes := make([]any, 0, len(shape.Nodes))
+	for _, n := range shape.Nodes {
+		data := map[string]any{"id": []string{"agentd", a.ID, n.ID}, "name": n.ID}
+		if n.Kind != "" {
+			data["kind"] = n.Kind
+		}
+		nodes = append(nodes, map[string]any{"id": n.ID, "type": "runnable", "data": data})
 	}
-	nodes := []any{node("__start__"), node(a.ID), node("__end__")}
-	edges := []any{edge("__start__", a.ID, false), edge(a.ID, "__end__", len(a.Tools) > 0)}
-	if len(a.Tools) > 0 {
-		nodes = append(nodes, node("tools"))
-		edges = append(edges, edge(a.ID, "tools", true), edge("tools", a.ID, false))
+	edges := make([]any, 0, len(shape.Edges))
+	for _, e := range shape.Edges {
+		edges = append(edges, map[string]any{"source": e.From, "target": e.To, "conditional": e.Conditional})
 	}
 	return map[string]any{"nodes": nodes, "edges": edges}
+}
+
+// loopShape is an agent without a shape of its own: a tool loop's model
+// and tools in a cycle, or the agent alone.
+func loopShape(a *runtime.Agent) engine.Shape {
+	s := engine.Shape{Nodes: []engine.ShapeNode{{ID: "__start__"}, {ID: a.ID, Kind: "model"}, {ID: "__end__"}}}
+	s.Edges = []engine.ShapeEdge{{From: "__start__", To: a.ID}, {From: a.ID, To: "__end__", Conditional: len(a.Tools) > 0}}
+	if len(a.Tools) > 0 {
+		s.Nodes = append(s.Nodes, engine.ShapeNode{ID: "tools", Kind: "tools"})
+		s.Edges = append(s.Edges, engine.ShapeEdge{From: a.ID, To: "tools", Conditional: true}, engine.ShapeEdge{From: "tools", To: a.ID})
+	}
+	return s
 }
 
 // assistantSubgraphs answers that an agent has no separately addressable

@@ -40,6 +40,10 @@ async function assistants() {
   assert.ok(schemas.input_schema.properties.messages, "input schema has messages");
   const graph = await client.assistants.getGraph("assistant");
   assert.ok(graph.nodes.some((n) => n.id === "tools"), "the tool loop's graph has a tools node");
+  const dag = await client.assistants.getGraph("research");
+  assert.ok(dag.edges.some((e) => e.source === "plan" && e.target === "history"), "the workflow's DAG: plan → history");
+  const flow = await client.assistants.getGraph("refund");
+  assert.ok(flow.edges.some((e) => e.source === "__start__" && e.target === "start"), "the flow's entry node");
   assert.equal(await client.assistants.count({ graphId: "research" }), 1);
   await rejects(client.assistants.create({ graphId: "echo" }), 405, "creating an assistant");
   await rejects(client.assistants.get("no-such-agent"), 404, "an unknown assistant");
