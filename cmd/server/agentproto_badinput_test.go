@@ -92,6 +92,7 @@ func badLGCalls(own, other, cp string) []lgCall {
 		{"breakpoints", acmeKey, "POST", base + "/runs", wait(`,"interrupt_before":["agent"]`), 422},
 		{"wrong type", acmeKey, "POST", base + "/runs", `{"assistant_id":7}`, 422},
 		{"not JSON", acmeKey, "POST", "/lg/threads", `{`, 422},
+		{"too large", acmeKey, "POST", "/lg/threads", `{"metadata":{"x":"` + strings.Repeat("x", 2<<20) + `"}}`, 413},
 		{"bad if_exists", acmeKey, "POST", "/lg/threads", `{"if_exists":"sometimes"}`, 422},
 		{"existing thread", acmeKey, "POST", "/lg/threads", `{"thread_id":"` + own + `"}`, 409},
 		{"unknown thread", acmeKey, "POST", "/lg/threads/01a22331-0000-7000-8000-000000000000/runs/wait", wait(""), 404},

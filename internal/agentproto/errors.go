@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 
 	"agentd/internal/errdefs"
 )
@@ -47,6 +48,10 @@ func writeError(w http.ResponseWriter, err error) {
 }
 
 func statusOf(err error) int {
+	var big tooLarge
+	if errors.As(err, &big) {
+		return http.StatusRequestEntityTooLarge
+	}
 	if errdefs.IsValidation(err) {
 		return http.StatusUnprocessableEntity
 	}
@@ -71,7 +76,7 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error
 		case errors.Is(err, io.EOF):
 			return nil
 		case errors.As(err, &tooBig):
-			return errdefs.Validationf("request body: larger than %d bytes", s.opts.MaxBodyBytes)
+			return errdefs.Public(tooLarge{limit: s.opts.MaxBodyBytes})
 		}
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) && typeErr.Field != "" {
@@ -87,4 +92,11 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error
 		return errdefs.Validationf("request body: more than one JSON value")
 	}
 	return nil
+}
+
+// tooLarge is a request body over the limit (413).
+type tooLarge struct{ limit int64 }
+
+func (e tooLarge) Error() string {
+	return "request body: larger than " + strconv.FormatInt(e.limit, 10) + " bytes"
 }
