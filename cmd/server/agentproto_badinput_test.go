@@ -16,8 +16,12 @@ type lgCall struct {
 // resume with nothing to resume, a checkpoint of another thread and
 // malformed bodies get the LangGraph API's status and {"detail"} body,
 // and change nothing: the threads' runs are the same afterwards.
-func TestAgentProtoBadInput(t *testing.T) {
-	s := startWithAuth(t, "", authYAML)
+func TestAgentProtoBadInput(t *testing.T) { testAgentProtoBadInput(t, "") }
+
+func TestAgentProtoBadInputPostgres(t *testing.T) { testAgentProtoBadInput(t, sharedDSN(t)) }
+
+func testAgentProtoBadInput(t *testing.T, dsn string) {
+	s := startWithAuth(t, dsn, authYAML)
 	var own, other struct {
 		ThreadID string `json:"thread_id"`
 	}

@@ -22,10 +22,16 @@ import (
 // command.resume), joinStream after a cut, a fork, multitask strategies
 // and history paging. It skips only when node or the packages are missing
 // and REQUIRE_INTEROP is unset.
-func TestLangGraphSDK(t *testing.T) {
+func TestLangGraphSDK(t *testing.T) { testLangGraphSDK(t, "") }
+
+// TestLangGraphSDKPostgres is TestLangGraphSDK on PostgreSQL, where every
+// run keeps its checkpoints and the threads live in their table.
+func TestLangGraphSDKPostgres(t *testing.T) { testLangGraphSDK(t, sharedDSN(t)) }
+
+func testLangGraphSDK(t *testing.T, dsn string) {
 	skipShort(t)
 	node, dir := interopJS(t, filepath.Join("@langchain", "langgraph-sdk"))
-	r := startReplica(t, "lg", "", writeConfig(t, nil))
+	r := startReplica(t, "lg", dsn, writeConfig(t, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "langgraph.mjs")
