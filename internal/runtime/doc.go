@@ -40,7 +40,10 @@
 // of user messages and ids), worker.go (the goroutines runs execute on),
 // execution.go (one attempt: run, finish), host.go (the engine's Host),
 // commit.go, lease.go (leases, renewal, recovery), control.go (cancel,
-// shutdown), parked.go, child.go, wait.go, reads.go.
+// shutdown), parked.go, child.go, wait.go, reads.go, threads.go (thread
+// records and status, for the Agent Protocol), checkpoints.go (a run's
+// checkpoint history, checkpoint ids), fork.go (a run that starts from an
+// earlier checkpoint: time travel; keeping checkpoints on a volatile store).
 //
 // Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
 // Log.mu), then execution.leaseMu, then execution.mu, then host.mu. No lock
