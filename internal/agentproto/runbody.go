@@ -112,10 +112,9 @@ func (b *runBody) forkFrom() string {
 	return ""
 }
 
+// multitask is the policy the body asks for; none leaves the agent's
+// (reject unless its configuration says otherwise, as LangGraph's default).
 func (b *runBody) multitask() runtime.MultitaskPolicy {
-	if b.MultitaskStrategy == "" {
-		return runtime.MultitaskReject
-	}
 	return runtime.MultitaskPolicy(b.MultitaskStrategy)
 }
 
