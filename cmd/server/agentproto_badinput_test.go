@@ -58,7 +58,7 @@ func testAgentProtoBadInput(t *testing.T, dsn string) {
 			if c.status != 403 && (json.Unmarshal([]byte(r.body), &body) != nil || body.Detail == "") {
 				t.Fatalf("body %s, want {\"detail\": …}", r.body)
 			}
-			if strings.Contains(body.Detail, "store.") || strings.Contains(body.Detail, "json: ") {
+			if strings.Contains(body.Detail, "store.") || strings.Contains(body.Detail, "store:") || strings.Contains(body.Detail, "json: ") {
 				t.Fatalf("detail %q names internals", body.Detail)
 			}
 		})

@@ -67,7 +67,7 @@ func (s *Server) agentOf(id string) (*runtime.Agent, error) {
 func (s *Server) pathAgent(w http.ResponseWriter, r *http.Request) (*runtime.Agent, bool) {
 	a, err := s.agentOf(chi.URLParam(r, "assistantID"))
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return nil, false
 	}
 	return a, true
@@ -103,7 +103,7 @@ func (s *Server) matching(q assistantQuery) []assistantJSON {
 func (s *Server) searchAssistants(w http.ResponseWriter, r *http.Request) {
 	var q assistantQuery
 	if err := s.decodeBody(w, r, &q); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	all := s.matching(q)
@@ -123,7 +123,7 @@ func (s *Server) searchAssistants(w http.ResponseWriter, r *http.Request) {
 func (s *Server) countAssistants(w http.ResponseWriter, r *http.Request) {
 	var q assistantQuery
 	if err := s.decodeBody(w, r, &q); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, len(s.matching(q)))

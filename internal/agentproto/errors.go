@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/logctx"
 )
 
 // writeJSON answers v as JSON with status.
@@ -34,10 +35,12 @@ func writeDetail(w http.ResponseWriter, status int, detail string) {
 // writeError maps err to the status the LangGraph API answers with: bad
 // input is 422, an unknown resource 404, a busy thread 409; the rest as
 // the REST face maps it. A message that may name internals is replaced.
-func writeError(w http.ResponseWriter, err error) {
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
 	detail := err.Error()
 	if !errdefs.IsPublic(err) {
+		// The cause may name hosts or drivers: it goes to the log.
+		logctx.From(r.Context()).WarnContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "class", errdefs.ClassOf(err), "err", err)
 		detail = http.StatusText(status)
 		if errdefs.IsNotAvailable(err) {
 			detail = errdefs.UnavailableDetail

@@ -16,7 +16,7 @@ import (
 func (s *Server) decodeRun(w http.ResponseWriter, r *http.Request) (*runBody, bool) {
 	var b runBody
 	if err := s.decodeBody(w, r, &b); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return nil, false
 	}
 	return &b, true
@@ -30,7 +30,7 @@ func (s *Server) createRun(w http.ResponseWriter, r *http.Request) {
 	}
 	sub, err := s.submit(r.Context(), chi.URLParam(r, "threadID"), b, runtime.AwaitNone)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	setRunHeaders(w, sub.Task, false)
@@ -46,14 +46,14 @@ func (s *Server) waitRun(w http.ResponseWriter, r *http.Request) {
 	}
 	sub, err := s.submit(r.Context(), chi.URLParam(r, "threadID"), b, runtime.AwaitEnd)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	setRunHeaders(w, sub.Task, false)
 	t, err := s.rt.Wait(r.Context(), sub.Task.ID)
 	if err != nil {
 		if r.Context().Err() == nil {
-			writeError(w, err)
+			writeError(w, r, err)
 		}
 		return
 	}
@@ -98,12 +98,12 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	limit, offset, err := pageParams(r)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	runs, err := s.threadRuns(r.Context(), th.ID)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	status := r.URL.Query().Get("status")
@@ -142,16 +142,16 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	if a := q.Get("action"); a != "" && a != "interrupt" {
-		writeError(w, badInput("action", "%q: only interrupt is served (runs are never deleted)", a))
+		writeError(w, r, badInput("action", "%q: only interrupt is served (runs are never deleted)", a))
 		return
 	}
 	if _, err := s.rt.Cancel(r.Context(), t.ID); err != nil && !errdefs.IsConflict(err) {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	if q.Get("wait") == "1" || q.Get("wait") == "true" {
 		if _, err := s.rt.Wait(r.Context(), t.ID); err != nil {
-			writeError(w, err)
+			writeError(w, r, err)
 			return
 		}
 	}
@@ -161,7 +161,7 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 // deleteRun refuses: agentd keeps runs until retention prunes them.
 func (s *Server) deleteRun(w http.ResponseWriter, r *http.Request) {
 	if t, ok := s.pathRun(w, r); ok {
-		writeError(w, errdefs.Public(errdefs.Conflictf("run %s is kept until the server's retention prunes it; deleting runs is not served", t.ID)))
+		writeError(w, r, errdefs.Public(errdefs.Conflictf("run %s is kept until the server's retention prunes it; deleting runs is not served", t.ID)))
 	}
 }
 
@@ -174,7 +174,7 @@ func (s *Server) joinRun(w http.ResponseWriter, r *http.Request) {
 	t, err := s.rt.Wait(r.Context(), t.ID)
 	if err != nil {
 		if r.Context().Err() == nil {
-			writeError(w, err)
+			writeError(w, r, err)
 		}
 		return
 	}

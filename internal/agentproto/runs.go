@@ -204,7 +204,7 @@ func (s *Server) pathRun(w http.ResponseWriter, r *http.Request) (store.Task, bo
 		err = errdefs.NotFoundf("run %q not found in thread %q", t.ID, threadID)
 	}
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return store.Task{}, false
 	}
 	return t, true

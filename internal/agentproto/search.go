@@ -71,16 +71,16 @@ func (s *Server) search(ctx context.Context, q threadQuery) ([]threadJSON, int, 
 func (s *Server) searchThreads(w http.ResponseWriter, r *http.Request) {
 	var q threadQuery
 	if err := s.decodeBody(w, r, &q); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	if err := q.check(); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	page, total, err := s.search(r.Context(), q)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	if next := q.Offset + len(page); next < total {
@@ -93,17 +93,17 @@ func (s *Server) searchThreads(w http.ResponseWriter, r *http.Request) {
 func (s *Server) countThreads(w http.ResponseWriter, r *http.Request) {
 	var q threadQuery
 	if err := s.decodeBody(w, r, &q); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	if err := q.check(); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	q.Offset, q.Limit = 0, 1
 	_, total, err := s.search(r.Context(), q)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, total)

@@ -43,7 +43,7 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := s.currentState(r.Context(), th.ID)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
@@ -57,7 +57,7 @@ func (s *Server) stateAt(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	nodes, err := s.threadNodes(r.Context(), th.ID)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	for _, n := range nodes {
@@ -66,7 +66,7 @@ func (s *Server) stateAt(w http.ResponseWriter, r *http.Request, id string) {
 			return
 		}
 	}
-	writeError(w, errdefs.NotFoundf("checkpoint %q not found in thread %q", id, th.ID))
+	writeError(w, r, errdefs.NotFoundf("checkpoint %q not found in thread %q", id, th.ID))
 }
 
 func (s *Server) getStateAt(w http.ResponseWriter, r *http.Request) {
@@ -78,11 +78,11 @@ func (s *Server) getStateAtBody(w http.ResponseWriter, r *http.Request) {
 		Checkpoint checkpointJSON `json:"checkpoint"`
 	}
 	if err := s.decodeBody(w, r, &b); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	if b.Checkpoint.ID == "" {
-		writeError(w, badInput("checkpoint.checkpoint_id", "is required"))
+		writeError(w, r, badInput("checkpoint.checkpoint_id", "is required"))
 		return
 	}
 	s.stateAt(w, r, b.Checkpoint.ID)
@@ -93,7 +93,7 @@ func (s *Server) getStateAtBody(w http.ResponseWriter, r *http.Request) {
 // a run with checkpoint_id forks from an earlier state).
 func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.pathThread(w, r); ok {
-		writeError(w, badInput("values", "writing a thread's state is not served: agentd's engines change state only by running; "+
+		writeError(w, r, badInput("values", "writing a thread's state is not served: agentd's engines change state only by running; "+
 			"answer an interrupt with a run whose command.resume is the answer, or fork with a run's checkpoint_id"))
 	}
 }
@@ -112,7 +112,7 @@ func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			writeError(w, badInput("limit", "%q is not a number", v))
+			writeError(w, r, badInput("limit", "%q is not a number", v))
 			return
 		}
 		q.Limit = n
@@ -128,7 +128,7 @@ func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) {
 func (s *Server) postHistory(w http.ResponseWriter, r *http.Request) {
 	var q historyQuery
 	if err := s.decodeBody(w, r, &q); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	s.history(w, r, q)
@@ -146,7 +146,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request, q historyQuery)
 	}
 	nodes, err := s.threadNodes(r.Context(), th.ID)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	end := len(nodes)
@@ -158,7 +158,7 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request, q historyQuery)
 			}
 		}
 		if end < 0 {
-			writeError(w, errdefs.WithField("before", errdefs.NotFoundf("checkpoint %q not found in thread %q", q.Before.Configurable.ID, th.ID)))
+			writeError(w, r, errdefs.WithField("before", errdefs.NotFoundf("checkpoint %q not found in thread %q", q.Before.Configurable.ID, th.ID)))
 			return
 		}
 	}

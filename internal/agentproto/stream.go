@@ -140,13 +140,13 @@ func (s *Server) streamRun(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	sub, err := s.submit(ctx, chi.URLParam(r, "threadID"), b, runtime.AwaitStream)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	t := sub.Task
 	st, err := s.rt.OpenStream(ctx, t.ID, sub.StartSeq)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	defer st.Close()
@@ -172,7 +172,7 @@ func (s *Server) joinStream(w http.ResponseWriter, r *http.Request) {
 	}
 	skip, err := parseEventID(r.Header.Get("Last-Event-ID"))
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	q := r.URL.Query()
@@ -183,7 +183,7 @@ func (s *Server) joinStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	st, err := s.rt.OpenStream(ctx, t.ID, 0)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	defer st.Close()

@@ -65,18 +65,18 @@ type createThreadBody struct {
 func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 	var b createThreadBody
 	if err := s.decodeBody(w, r, &b); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	switch {
 	case b.IfExists != "" && b.IfExists != "raise" && b.IfExists != "do_nothing":
-		writeError(w, badInput("if_exists", "%q: want raise or do_nothing", b.IfExists))
+		writeError(w, r, badInput("if_exists", "%q: want raise or do_nothing", b.IfExists))
 		return
 	case len(b.Supersteps) > 0:
-		writeError(w, badInput("supersteps", "are not served: a thread's state is written by its runs"))
+		writeError(w, r, badInput("supersteps", "are not served: a thread's state is written by its runs"))
 		return
 	case b.TTL != nil:
-		writeError(w, badInput("ttl", "is not served: the server's retention settings prune old runs"))
+		writeError(w, r, badInput("ttl", "is not served: the server's retention settings prune old runs"))
 		return
 	}
 	th, err := s.rt.CreateThread(r.Context(), store.Thread{ID: b.ThreadID, Metadata: b.Metadata})
@@ -93,12 +93,12 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 // answerThread answers th (or err) as JSON.
 func (s *Server) answerThread(w http.ResponseWriter, r *http.Request, th store.Thread, err error, withValues bool) {
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	v, err := s.view(r.Context(), th, withValues)
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -109,7 +109,7 @@ func (s *Server) answerThread(w http.ResponseWriter, r *http.Request, th store.T
 func (s *Server) pathThread(w http.ResponseWriter, r *http.Request) (store.Thread, bool) {
 	th, err := s.rt.GetThread(r.Context(), chi.URLParam(r, "threadID"))
 	if err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return store.Thread{}, false
 	}
 	return th, true
@@ -127,11 +127,11 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
 		TTL      any            `json:"ttl"`
 	}
 	if err := s.decodeBody(w, r, &b); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	if b.TTL != nil {
-		writeError(w, badInput("ttl", "is not served: the server's retention settings prune old runs"))
+		writeError(w, r, badInput("ttl", "is not served: the server's retention settings prune old runs"))
 		return
 	}
 	th, err := s.rt.UpdateThreadMetadata(r.Context(), chi.URLParam(r, "threadID"), b.Metadata)
@@ -140,7 +140,7 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 	if err := s.rt.DeleteThread(r.Context(), chi.URLParam(r, "threadID")); err != nil {
-		writeError(w, err)
+		writeError(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

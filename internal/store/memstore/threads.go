@@ -53,7 +53,7 @@ func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread,
 		tt.byTenant[tenant] = m
 	}
 	if _, ok := m[t.ID]; ok {
-		return store.Thread{}, errdefs.Conflictf("memstore: thread %q already exists", t.ID)
+		return store.Thread{}, errdefs.Conflictf("thread %q already exists", t.ID)
 	}
 	at := store.StoredTime(now())
 	rec := threadRecord{thread: store.Thread{ID: t.ID, CreatedAt: at, UpdatedAt: at}, meta: meta, sequence: int64(len(m)) + 1}
@@ -74,7 +74,7 @@ func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) 
 	defer tt.mu.Unlock()
 	rec, ok := tt.byTenant[store.TenantFrom(ctx)][id]
 	if !ok {
-		return store.Thread{}, errdefs.NotFoundf("memstore: thread %q not found", id)
+		return store.Thread{}, errdefs.NotFoundf("thread %q not found", id)
 	}
 	return rec.decode(), nil
 }
@@ -90,7 +90,7 @@ func (s *Store) UpdateThreadMetadata(ctx context.Context, id string, metadata ma
 	m := tt.byTenant[store.TenantFrom(ctx)]
 	rec, ok := m[id]
 	if !ok {
-		return store.Thread{}, errdefs.NotFoundf("memstore: thread %q not found", id)
+		return store.Thread{}, errdefs.NotFoundf("thread %q not found", id)
 	}
 	merged := rec.decode().Metadata
 	if merged == nil {
@@ -123,7 +123,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	defer tt.mu.Unlock()
 	m := tt.byTenant[store.TenantFrom(ctx)]
 	if _, ok := m[id]; !ok {
-		return errdefs.NotFoundf("memstore: thread %q not found", id)
+		return errdefs.NotFoundf("thread %q not found", id)
 	}
 	delete(m, id)
 	return nil

@@ -31,10 +31,10 @@ RETURNING id, metadata, created_at, updated_at`, store.TenantFrom(ctx), t.ID, me
 		out, err = scanThread(row)
 		return err
 	})
-	if err != nil {
-		return store.Thread{}, s.classify(fmt.Sprintf("create thread %q", t.ID), err)
+	if err = s.classify(fmt.Sprintf("create thread %q", t.ID), err); errdefs.IsConflict(err) {
+		return store.Thread{}, errdefs.Conflictf("thread %q already exists", t.ID)
 	}
-	return out, nil
+	return out, err
 }
 
 // GetThread returns the thread of the context's tenant.
@@ -47,7 +47,7 @@ SELECT id, metadata, created_at, updated_at FROM threads WHERE tenant = $1 AND i
 		return err
 	})
 	if errNoRows(err) {
-		return store.Thread{}, errdefs.NotFoundf("pgstore: thread %q not found", id)
+		return store.Thread{}, errdefs.NotFoundf("thread %q not found", id)
 	}
 	return out, s.classify(fmt.Sprintf("get thread %q", id), err)
 }
@@ -76,7 +76,7 @@ RETURNING id, metadata, created_at, updated_at`, store.TenantFrom(ctx), id, drop
 		return err
 	})
 	if errNoRows(err) {
-		return store.Thread{}, errdefs.NotFoundf("pgstore: thread %q not found", id)
+		return store.Thread{}, errdefs.NotFoundf("thread %q not found", id)
 	}
 	return out, s.classify(fmt.Sprintf("update thread %q", id), err)
 }
@@ -93,7 +93,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 		return s.classify(fmt.Sprintf("delete thread %q", id), err)
 	}
 	if !deleted {
-		return errdefs.NotFoundf("pgstore: thread %q not found", id)
+		return errdefs.NotFoundf("thread %q not found", id)
 	}
 	return nil
 }
