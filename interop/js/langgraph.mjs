@@ -239,7 +239,27 @@ async function multitask() {
   assert.notEqual((await client.runs.get(th.thread_id, long.run_id)).status, "success");
   const runs = await client.runs.list(th.thread_id);
   assert.equal(runs.length, 4);
+  assert.ok(runs.every((r) => r.thread_id === th.thread_id));
   await rejects(client.runs.create(th.thread_id, "echo", { input: human("x"), multitaskStrategy: "rollback" }), 422, "rollback");
+
+  const batch = await client.runs.createBatch([
+    { assistantId: "echo", input: human("stream 50 every 40ms") },
+    { assistantId: "echo", input: human("stream 50 every 40ms") },
+  ]);
+  assert.equal(batch.length, 2);
+  await client.runs.cancelMany({ runIds: batch.map((r) => r.run_id) });
+  for (const r of batch) {
+    const done = await client.runs.join(r.thread_id, r.run_id).catch(() => null);
+    assert.notEqual((await client.runs.get(r.thread_id, r.run_id)).status, "success", `batch run ${r.run_id} was canceled`);
+    void done;
+  }
+  const busy2 = await client.runs.create(th.thread_id, "echo", { input: human("stream 50 every 40ms") });
+  await client.runs.cancelMany({ threadId: th.thread_id, status: "running" });
+  await client.runs.join(th.thread_id, busy2.run_id).catch(() => null);
+  assert.equal((await client.runs.get(th.thread_id, busy2.run_id)).status, "interrupted");
+  const pruned = await client.threads.prune([th.thread_id]);
+  assert.equal(pruned.pruned_count, 1);
+  await rejects(client.threads.get(th.thread_id), 404, "a pruned thread");
 }
 
 const checks = { assistants, threads, modes, toolCall, workflow, interrupts, joinAfterCut, fork, paging, multitask };
