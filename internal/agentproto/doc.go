@@ -28,8 +28,10 @@
 //	state values          messages (LangChain message dicts, from the transcript as the run saw it,
 //	                      or the board of a forked branch), steps (a workflow's step results), context
 //	                      (a flow's saved answers), the board's variables
-//	checkpoint_id on run  a fork (runtime.MetaForkFrom): the run starts from that checkpoint's board;
-//	                      the later history stays readable; later runs follow the new branch
+//	checkpoint_id on run  a fork (runtime.MetaForkFrom): a tool loop starts from the checkpoint's
+//	                      conversation; a workflow or flow resumes from a copy of the checkpoint
+//	                      (re-running the steps after it); the later history stays readable;
+//	                      later runs follow the new branch
 //	multitask_strategy    the runtime's per-send policy: reject (409), enqueue, interrupt
 //	webhook               a POST of the run (with its values or error) once it stopped, through
 //	                      netguard's SSRF rule with push.timeout and retries for push.retry_for

@@ -327,7 +327,7 @@ func (x *execution) runOptions(ctx context.Context, opts *[5]agent.RunOption, hi
 		n++
 	}
 	if x.resume == "" {
-		return n, ctx, nil
+		return x.forkOptions(ctx, opts, n)
 	}
 	cp, err := x.r.st.LoadCheckpoint(ctx, x.runID)
 	if err != nil {

@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"context"
+	"time"
 
+	"agentd/internal/agent"
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
@@ -82,4 +84,55 @@ func (r *Runtime) CheckFork(ctx context.Context, contextID string, metadata map[
 
 func notInContext(id, contextID string) error {
 	return errdefs.WithField("checkpoint_id", errdefs.NotFoundf("checkpoint %q is not one of thread %q", id, contextID))
+}
+
+// forkResumeFrom is the checkpoint a fork of a structured engine resumes
+// from — one that draws itself as steps or nodes (engine.Shaper: a
+// workflow, a flow) and can resume: the earlier checkpoint, made this
+// run's, its board holding the fork's user message after the checkpoint's
+// conversation. The engine then skips what the checkpoint holds (a
+// workflow re-runs the steps after it; a flow goes on from its node). A
+// tool loop's checkpoint is its conversation, which seeds the fork
+// instead (forkHistory). nil for any other run.
+func (x *execution) forkResumeFrom(ctx context.Context) (*engine.Checkpoint, error) {
+	id, _ := x.task.Metadata[MetaForkFrom].(string)
+	if id == "" || !resumesForks(x.agent.Engine) {
+		return nil, nil
+	}
+	ref, err := ParseCheckpointRef(id)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := x.r.Checkpoint(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	board := &engine.BoardSnapshot{Vars: cp.Board.Vars, Channels: make(map[string][]model.Message, len(cp.Board.Channels))}
+	for name, msgs := range cp.Board.Channels {
+		board.Channels[name] = append([]model.Message(nil), msgs...)
+	}
+	board.Channels[engine.MainChannel] = append(board.Channels[engine.MainChannel], x.user[0].Message)
+	cp.ExecID, cp.Board, cp.Attributes, cp.OriginalStartedAt = x.runID, board, nil, time.Time{}
+	return &cp, nil
+}
+
+// resumesForks reports whether a fork of eng's runs resumes from the
+// checkpoint (forkResumeFrom) rather than starting from its conversation.
+func resumesForks(eng engine.Engine) bool {
+	_, shaped := engine.ShapeOf(eng)
+	return shaped && engine.CapabilitiesOf(eng).SupportsResume
+}
+
+// forkOptions adds to a fresh attempt's options, from opts[n] on, the
+// checkpoint a fork resumes from (forkResumeFrom), if any.
+func (x *execution) forkOptions(ctx context.Context, opts *[5]agent.RunOption, n int) (int, context.Context, error) {
+	cp, err := x.forkResumeFrom(ctx)
+	if err != nil || cp == nil {
+		return n, ctx, err
+	}
+	opts[n] = agent.WithResumeFrom(cp)
+	ctx = engine.WithResumeContext(ctx, engine.ResumeContext{
+		Attempt: x.task.Attempt, Signal: engine.SignalManual, CheckpointAt: cp.Timestamp, Step: cp.Step,
+	})
+	return n + 1, ctx, nil
 }

@@ -207,6 +207,20 @@ async function fork() {
   const other = await client.threads.create();
   await rejects(client.runs.wait(other.thread_id, "echo", { input: human("x"), checkpointId: second.checkpoint.checkpoint_id }),
     404, "a checkpoint of another thread");
+
+  // A workflow forked from the checkpoint after its write step re-runs the
+  // steps after it only.
+  const wf = await client.threads.create();
+  await client.runs.wait(wf.thread_id, "research", { input: human("go") });
+  const steps = await client.threads.getHistory(wf.thread_id, { limit: 20 });
+  const write = steps.find((s) => s.metadata.agentd_step === "step:write");
+  assert.ok(write, "a checkpoint after the write step");
+  const parts = await collect(client.runs.stream(wf.thread_id, "research", {
+    input: human("again"), checkpointId: write.checkpoint.checkpoint_id, streamMode: "updates",
+  }));
+  const ran = parts.filter((p) => p.event === "updates").flatMap((p) => Object.keys(p.data));
+  assert.ok(ran.includes("research_node_publish"), `the fork publishes: ${ran}`);
+  assert.ok(!ran.some((s) => s.startsWith("research_node_plan") || s.startsWith("research_node_write")), `the fork re-runs no step before the checkpoint: ${ran}`);
 }
 
 async function paging() {
