@@ -123,6 +123,7 @@ func (s *Server) runMetadata(ctx context.Context, threadID string, b *runBody) (
 		md[k] = v
 	}
 	delete(md, runtime.MetaForkFrom)
+	delete(md, runtime.MetaForkReplay)
 	if threadID != "" {
 		// A thread's history and forks read every checkpoint; a stateless
 		// run's context is never read as a thread.
@@ -135,6 +136,9 @@ func (s *Server) runMetadata(ctx context.Context, threadID string, b *runBody) (
 		md[metaSubgraphs] = b.StreamSubgraphs
 	}
 	from := b.forkFrom()
+	if from != "" {
+		md[runtime.MetaForkReplay] = true
+	}
 	if from == "" && threadID != "" {
 		head, err := s.rt.ThreadHead(ctx, threadID)
 		if err != nil {

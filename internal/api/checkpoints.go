@@ -90,10 +90,10 @@ func forkOf(ctx context.Context, b *sendBody) {
 	if !ok {
 		return
 	}
-	md := make(map[string]any, len(b.Metadata)+2)
+	md := make(map[string]any, len(b.Metadata)+3)
 	for k, v := range b.Metadata {
 		md[k] = v
 	}
-	md[runtime.MetaForkFrom], md[runtime.MetaKeepCheckpoints] = f.checkpoint, true
+	md[runtime.MetaForkFrom], md[runtime.MetaForkReplay], md[runtime.MetaKeepCheckpoints] = f.checkpoint, true, true
 	b.ContextID, b.Metadata = f.contextID, md
 }

@@ -86,6 +86,13 @@ func notInContext(id, contextID string) error {
 	return errdefs.WithField("checkpoint_id", errdefs.NotFoundf("checkpoint %q is not one of thread %q", id, contextID))
 }
 
+// MetaForkReplay (value true) marks a fork a client asked for: one of an
+// engine that resumes (forkResumeFrom) replays what follows its
+// checkpoint. Without it, a run that names MetaForkFrom only continues a
+// branch — a thread's later runs after a fork — and starts from the
+// checkpoint's conversation whatever its engine.
+const MetaForkReplay = "agentd.fork_replay"
+
 // forkResumeFrom is the checkpoint a fork of a structured engine resumes
 // from — one that draws itself as steps or nodes (engine.Shaper: a
 // workflow, a flow) and can resume: the earlier checkpoint, made this
@@ -96,7 +103,8 @@ func notInContext(id, contextID string) error {
 // instead (forkHistory). nil for any other run.
 func (x *execution) forkResumeFrom(ctx context.Context) (*engine.Checkpoint, error) {
 	id, _ := x.task.Metadata[MetaForkFrom].(string)
-	if id == "" || !resumesForks(x.agent.Engine) {
+	replay, _ := x.task.Metadata[MetaForkReplay].(bool)
+	if id == "" || !replay || !resumesForks(x.agent.Engine) {
 		return nil, nil
 	}
 	ref, err := ParseCheckpointRef(id)

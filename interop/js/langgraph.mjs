@@ -221,6 +221,10 @@ async function fork() {
   const ran = parts.filter((p) => p.event === "updates").flatMap((p) => Object.keys(p.data));
   assert.ok(ran.includes("research_node_publish"), `the fork publishes: ${ran}`);
   assert.ok(!ran.some((s) => s.startsWith("research_node_plan") || s.startsWith("research_node_write")), `the fork re-runs no step before the checkpoint: ${ran}`);
+  // The next run on the thread follows the branch and runs the workflow anew.
+  const after2 = await collect(client.runs.stream(wf.thread_id, "research", { input: human("once more"), streamMode: "updates" }));
+  const all = after2.filter((p) => p.event === "updates").flatMap((p) => Object.keys(p.data));
+  assert.ok(all.includes("research_node_plan") && all.includes("research_node_publish"), `a run after the fork runs every step: ${all}`);
 }
 
 async function paging() {
