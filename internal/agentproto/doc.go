@@ -67,6 +67,13 @@
 //	                       (checkpoint) per checkpoint of the run, then values (the final state),
 //	                       on_chain_end
 //
+// Tokens are the hot path (token.go): a text delta's actor and text are
+// read without decoding the event (jsonfast.TrailingStrings), and its
+// messages-tuple frame is assembled from encoded parts — the chunk encoded
+// up to its content once per message, the token (jsonfast.AppendObject),
+// the metadata encoded once per step (BenchmarkTranslateToken,
+// TestTokenFastPathMatchesDecode).
+//
 // The node of a frame is the last segment of the event's actor; the other
 // segments are subgraph namespaces ("research_node_plan/planner": node
 // planner in namespace research_node_plan:<run id>). With stream_subgraphs
