@@ -89,6 +89,7 @@ func (s *Server) Mount(r chi.Router) {
 		r.Post("/threads/{threadID}/state/checkpoint", s.getStateAtBody)
 		r.Get("/threads/{threadID}/history", s.getHistory)
 		r.Post("/threads/{threadID}/history", s.postHistory)
+		r.Get("/threads/{threadID}/stream", s.threadStream)
 
 		r.Post("/threads/{threadID}/runs", s.createRun)
 		r.Post("/threads/{threadID}/runs/stream", s.streamRun)

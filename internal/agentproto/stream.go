@@ -167,9 +167,33 @@ func (s *Server) streamRun(w http.ResponseWriter, r *http.Request) {
 // Last-Event-ID names — each frame once, from any replica.
 func (s *Server) joinStream(w http.ResponseWriter, r *http.Request) {
 	t, ok := s.pathRun(w, r)
+	if ok {
+		s.join(w, r, t)
+	}
+}
+
+// threadStream joins the thread's run in progress (its newest, when it
+// has not stopped); a thread with none answers a stream that closes at
+// once.
+func (s *Server) threadStream(w http.ResponseWriter, r *http.Request) {
+	th, ok := s.pathThread(w, r)
 	if !ok {
 		return
 	}
+	head, err := s.rt.ThreadHead(r.Context(), th.ID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if head == nil || head.State.Terminal() || head.State.Interrupted() {
+		_ = startStream(w).flush()
+		return
+	}
+	s.join(w, r, *head)
+}
+
+// join streams run t as joinStream does.
+func (s *Server) join(w http.ResponseWriter, r *http.Request, t store.Task) {
 	skip, err := parseEventID(r.Header.Get("Last-Event-ID"))
 	if err != nil {
 		writeError(w, r, err)

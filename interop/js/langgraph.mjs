@@ -248,6 +248,9 @@ async function multitask() {
   await rejects(client.runs.create(th.thread_id, "echo", { input: human("no") }), 409, "a run on a busy thread under reject");
   const queued = await client.runs.create(th.thread_id, "echo", { input: human("queued"), multitaskStrategy: "enqueue" });
   assert.equal(queued.status, "pending");
+  const followed = await collect(client.threads.joinStream(th.thread_id, { streamMode: "messages-tuple" }));
+  assert.equal(followed[0].data.run_id, queued.run_id, "the thread stream follows its newest run");
+  assert.equal(followed.filter((p) => p.event === "messages").map((p) => p.data[0].content).join(""), "queued");
   await client.runs.join(th.thread_id, queued.run_id);
   assert.equal((await client.runs.get(th.thread_id, busy.run_id)).status, "success");
   assert.equal((await client.runs.get(th.thread_id, queued.run_id)).status, "success");
