@@ -64,6 +64,7 @@ type config struct {
 	parked      bool
 	jsonOut     bool
 	apiKey      string
+	api         string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -83,6 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.settle, "settle", 2*time.Second, "idle mode: wait this long after the streams are open before reading RSS")
 	fs.BoolVar(&cfg.parked, "parked", false, "idle mode on agentd: stream a run parked in input-required (conformance agent) instead of a running one")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the result as JSON")
+	fs.StringVar(&cfg.api, "api", "rest", "rest | lg: the REST face, or the Agent Protocol face (stateless /lg/runs/wait and /lg/runs/stream, messages-tuple)")
 	fs.StringVar(&cfg.apiKey, "api-key-env", "", "send the API key held by this environment variable as X-API-Key (an agentd with auth)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -94,6 +96,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	case "send", "stream", "latency", "idle":
 	default:
 		return cfg, fmt.Errorf("-mode %q: want send, stream, latency or idle", cfg.mode)
+	}
+	if cfg.api != "rest" && (cfg.api != "lg" || cfg.baseline || (cfg.mode != "send" && cfg.mode != "stream")) {
+		return cfg, fmt.Errorf("-api %q: want rest, or lg in send or stream mode against agentd", cfg.api)
 	}
 	switch {
 	case cfg.c < 1 || cfg.c > 20000:

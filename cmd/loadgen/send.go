@@ -19,9 +19,12 @@ var completed = []byte(`"status":"completed"`)
 
 // runSend runs c closed loops of blocking sends until -d or -max-requests.
 func runSend(ctx context.Context, cfg config, client *http.Client) (result, error) {
-	url := cfg.target + "/v1/agents/" + cfg.agent + "/messages"
-	if cfg.baseline {
+	url, body, want := cfg.target+"/v1/agents/"+cfg.agent+"/messages", sendBody, completed
+	switch {
+	case cfg.baseline:
 		url = cfg.target + "/send"
+	case cfg.api == "lg":
+		url, body, want = cfg.target+"/lg/runs/wait", lgBody(cfg.agent, "hello world", ""), lgAnswered
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.d)
 	defer cancel()
@@ -40,7 +43,7 @@ func runSend(ctx context.Context, cfg config, client *http.Client) (result, erro
 			for issued.Add(1) <= cfg.maxRequests && ctx.Err() == nil {
 				t0 := time.Now()
 				var err error
-				buf, err = sendOnce(ctx, client, url, buf[:0])
+				buf, err = sendOnce(ctx, client, url, body, want, buf[:0])
 				if err != nil {
 					if canceled(ctx) {
 						return
@@ -65,9 +68,10 @@ func runSend(ctx context.Context, cfg config, client *http.Client) (result, erro
 	return res, nil
 }
 
-// sendOnce posts the message and reads the whole answer into buf.
-func sendOnce(ctx context.Context, client *http.Client, url string, buf []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(sendBody))
+// sendOnce posts body and reads the whole answer into buf, which must
+// contain want.
+func sendOnce(ctx context.Context, client *http.Client, url string, body, want []byte, buf []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return buf, err
 	}
@@ -84,7 +88,7 @@ func sendOnce(ctx context.Context, client *http.Client, url string, buf []byte) 
 	if err != nil {
 		return buf, err
 	}
-	if !bytes.Contains(buf, completed) {
+	if !bytes.Contains(buf, want) {
 		return buf, fmt.Errorf("answer is not a completed run: %.200s", buf)
 	}
 	return buf, nil

@@ -89,8 +89,11 @@ func streamRequest(ctx context.Context, cfg config, paced bool) (*http.Request, 
 	if paced {
 		text += " every " + strconv.FormatInt(cfg.every.Milliseconds(), 10) + "ms"
 	}
-	body := `{"text":` + strconv.Quote(text) + `}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.target+"/v1/agents/"+cfg.agent+"/messages?stream=true", strings.NewReader(body))
+	body, url := `{"text":`+strconv.Quote(text)+`}`, cfg.target+"/v1/agents/"+cfg.agent+"/messages?stream=true"
+	if cfg.api == "lg" {
+		body, url = string(lgBody(cfg.agent, text, "messages-tuple")), cfg.target+"/lg/runs/stream"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err == nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -116,9 +119,16 @@ func streamOnce(ctx context.Context, cfg config, client *http.Client, br *bufio.
 	br.Reset(resp.Body)
 	sc := sseScanner{r: br}
 	deltas := 0
+	delta := "delta"
+	if cfg.api == "lg" {
+		delta = "messages" // a token; the stream closes after the run's end
+	}
 	for {
 		typ, data, err := sc.next()
 		if err != nil {
+			if errors.Is(err, io.EOF) && cfg.api == "lg" && deltas == cfg.n {
+				return nil
+			}
 			if errors.Is(err, io.EOF) {
 				return fmt.Errorf("stream ended after %d deltas without run.end", deltas)
 			}
@@ -126,7 +136,7 @@ func streamOnce(ctx context.Context, cfg config, client *http.Client, br *bufio.
 		}
 		now := time.Now()
 		switch typ {
-		case "delta":
+		case delta:
 			deltas++
 			st.deltas++
 			if deltas == 1 {
@@ -186,6 +196,8 @@ func eventType(b []byte) string {
 	switch string(b) {
 	case "delta":
 		return "delta"
+	case "messages":
+		return "messages"
 	case "run.end":
 		return "run.end"
 	}

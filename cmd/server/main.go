@@ -208,6 +208,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Logger:       log,
 	}).Mount(router)
 	mountUI(router, rt, cfg, log)
+	defer mountAgentProto(router, rt, cfg, log)() // stops its webhooks before the store closes
 	stopPush, err := mountA2A(router, rt, cfg, tel.Metrics, log)
 	if err != nil {
 		return err

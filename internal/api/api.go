@@ -70,6 +70,8 @@ func (s *Server) Mount(r chi.Router) {
 	get("/v1/runs", s.listRuns)
 	get("/v1/runs/{runID}", s.getRun)
 	get("/v1/runs/{runID}/trajectory", s.getTrajectory)
+	get("/v1/runs/{runID}/checkpoints", s.listCheckpoints)
+	r.Post("/v1/runs/{runID}/fork", s.forkRun)
 	r.Post("/v1/runs/{runID}/cancel", s.cancelRun)
 	r.Post("/v1/runs/{runID}/input", s.postInput)
 	r.Post("/v1/runs/{runID}/signals", s.postSignal)

@@ -165,6 +165,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		writeError(w, r, err)
 		return
 	}
+	forkOf(r.Context(), &body)
 	msg, err := body.message()
 	msg = body.withToolChoice(msg)
 	if err == nil && body.Approvals != nil && taskID == "" {

@@ -16,7 +16,8 @@
 // checkpoint covering it, durable together) with WithCheckpoint;
 // Interrupt, Cause and InterruptedError; Checkpoint,
 // CheckpointStore, Resumer, ResumeContext and LoadAndResume; Capabilities
-// and Describer; Dependencies; the event subject schema (subjects.go) and
+// and Describer; Shape and Shaper (an engine drawn as a graph, shape.go);
+// Dependencies; the event subject schema (subjects.go) and
 // the lifecycle and stream-delta publishing helpers every engine shares,
 // and ActorEvents, their form for one actor of a run. The contract
 // suite every engine runs lives in enginetest.

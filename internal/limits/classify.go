@@ -33,6 +33,9 @@ func classifyURL(r *http.Request) kind {
 	case auth.FamilyJSONRPC:
 		return kind{}
 	}
+	if strings.HasPrefix(p, agentProtoPrefix) {
+		return classifyAgentProto(r.Method, p)
+	}
 	switch {
 	case r.Method == http.MethodPost && strings.HasPrefix(p, "/v1/agents/") && strings.HasSuffix(p, "/messages"):
 		// As the API reads it (strconv.ParseBool); a value it refuses

@@ -43,8 +43,11 @@
 // execution.go (one attempt: run, finish), host.go (the engine's Host),
 // commit.go, lease.go (leases, renewal, recovery), outage.go (what an
 // unreachable store may cost: the outage bound, back-pressure, the owner
-// asked before a takeover), control.go (cancel,
-// shutdown), parked.go, child.go, wait.go, reads.go.
+// asked before a takeover), control.go (cancel, shutdown), parked.go,
+// child.go, wait.go, reads.go, threads.go (thread records and status, for
+// the Agent Protocol), checkpoints.go (a run's checkpoint history,
+// checkpoint ids), fork.go (a run that starts from an earlier checkpoint:
+// time travel; keeping checkpoints on a volatile store).
 //
 // Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
 // Log.mu), then execution.leaseMu, then execution.mu, then host.mu. No lock

@@ -69,6 +69,12 @@ type execution struct {
 	key store.IdempotencyKey
 	// resume is why this attempt resumes ("" = fresh).
 	resume string
+	// multitask overrides the agent's policy for the submission that made
+	// this attempt, when set.
+	multitask MultitaskPolicy
+	// keepCheckpoints: the run keeps its checkpoint history even with a
+	// volatile store (MetaKeepCheckpoints).
+	keepCheckpoints bool
 	// createdTask says the submission that made this attempt created the
 	// task: the task's transcript is the user message and then what finish
 	// stores. newContext says it also opened the context, which then holds
@@ -330,7 +336,7 @@ func (x *execution) runOptions(ctx context.Context, opts *[5]agent.RunOption, hi
 		n++
 	}
 	if x.resume == "" {
-		return n, ctx, nil
+		return x.forkOptions(ctx, opts, n)
 	}
 	cp, err := x.r.st.LoadCheckpoint(ctx, x.runID)
 	if err != nil {
@@ -371,6 +377,9 @@ func (x *execution) namedCause(ctx context.Context, res *agent.Result, err error
 // is not read back when the store holds the message as it is; history
 // then returns nil, which stands for that message alone.
 func (x *execution) history(ctx context.Context) ([]model.Message, error) {
+	if msgs, fork, err := x.forkHistory(ctx); fork {
+		return msgs, err
+	}
 	if m := x.user[0].Message; x.newContext && storedAsIs(m) {
 		x.firstSeeded[0] = m.ID
 		x.seeded = x.firstSeeded[:]

@@ -322,7 +322,7 @@ func (h *host) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	if err := x.checkCheckpoint(&cp); err != nil {
 		return err
 	}
-	if x.r.volatile {
+	if x.r.volatile && !x.keepCheckpoints {
 		x.mu.Lock()
 		x.heldCheckpoint = &cp
 		x.mu.Unlock()

@@ -47,6 +47,9 @@ type SendRequest struct {
 	// AG-UI runId): a task with that id in the tenant already is a
 	// Conflict. Empty lets the runtime choose; ignored with TaskID.
 	RunID string
+	// Multitask, when set, overrides the agent's policy for this message
+	// should its context be busy (the Agent Protocol's multitask_strategy).
+	Multitask MultitaskPolicy
 }
 
 // Submission is what Send did.
@@ -86,6 +89,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		return r.continueTask(ctx, a, req, msg)
 	}
 	x := r.newTask(ctx, a, req, msg)
+	x.multitask = req.Multitask
 	adm, err := r.admit(ctx, x, msg.ID)
 	if err != nil || adm.dup != nil {
 		if adm.dup != nil {
@@ -188,7 +192,11 @@ func (r *Runtime) admit(ctx context.Context, x *execution, msgID string) (admiss
 	}
 	adm := admission{start: q.active == ""}
 	if !adm.start {
-		switch x.agent.Multitask {
+		policy := x.agent.Multitask
+		if x.multitask != "" {
+			policy = x.multitask
+		}
+		switch policy {
 		case MultitaskEnqueue:
 		case MultitaskInterrupt:
 			adm.displaced = r.runs[q.active]
@@ -584,6 +592,7 @@ func (r *Runtime) newExecution(a *Agent, t store.Task, l *runlog.Log, msg model.
 		created:    make(chan struct{}),
 	}
 	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
+	x.keepCheckpoints = keepsCheckpoints(t.Metadata)
 	l.SetTenant(tenant)
 	return x
 }

@@ -1,6 +1,8 @@
 // Package store declares agentd's persistence contracts: conversations and
 // their transcripts, tasks (runs), run event logs, checkpoints, push
-// notification configs, leases and idempotency records.
+// notification configs, leases and idempotency records; and, as the
+// optional Threads interface both implementations satisfy (their contract
+// is storetest.RunThreadsSuite), the Agent Protocol's thread records.
 //
 // Two implementations satisfy it: memstore (embedded, in memory, the default)
 // and pgstore (PostgreSQL). Both run the same contract suite, storetest, so

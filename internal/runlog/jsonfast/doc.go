@@ -11,10 +11,14 @@
 //     token payload {"type":"token","content":…});
 //   - StringAfter takes that last string member out of such an object
 //     still encoded, so that the log splices it into the event instead of
-//     decoding and encoding it again.
+//     decoding and encoding it again;
+//   - TrailingStrings and Unquote read the last two string members of an
+//     object (a delta event's actor and text) for the Agent Protocol face,
+//     which translates every token into LangChain's message chunk.
 //
 // Everything else goes through encoding/json. The tests fuzz each function
 // against encoding/json (FuzzAppendString, FuzzStringAfter).
 //
-// jsonfast imports only the standard library; engine and runlog import it.
+// jsonfast imports only the standard library; engine, runlog and
+// agentproto import it.
 package jsonfast

@@ -29,6 +29,8 @@ type Store struct {
 	pushPending map[pushKey]struct{}
 	// replicas are the replicas recorded (replicas.go).
 	replicas map[string]store.Replica
+	// threads are the Agent Protocol's thread records (threads.go).
+	threads threadTable
 }
 
 // tenant holds one tenant's records.

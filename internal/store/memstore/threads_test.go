@@ -1,0 +1,13 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"agentd/internal/store"
+	"agentd/internal/store/memstore"
+	"agentd/internal/store/storetest"
+)
+
+func TestThreadsContract(t *testing.T) {
+	storetest.RunThreadsSuite(t, func(t *testing.T) store.Threads { return memstore.New() })
+}

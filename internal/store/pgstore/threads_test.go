@@ -1,0 +1,12 @@
+package pgstore_test
+
+import (
+	"testing"
+
+	"agentd/internal/store"
+	"agentd/internal/store/storetest"
+)
+
+func TestThreadsContract(t *testing.T) {
+	storetest.RunThreadsSuite(t, func(t *testing.T) store.Threads { return open(t) })
+}
