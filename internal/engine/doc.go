@@ -16,21 +16,20 @@
 // checkpoint covering it, durable together) with WithCheckpoint;
 // Interrupt, Cause and InterruptedError; Checkpoint,
 // CheckpointStore, Resumer, ResumeContext and LoadAndResume; Capabilities
-// and Describer; Dependencies; the event subject schema (subjects.go) and
-// the lifecycle and stream-delta publishing helpers every engine shares,
-// and ActorEvents, their form for one actor of a run. The contract
-// suite every engine runs lives in enginetest.
+// and Describer; Dependencies; Event, the closed set of typed events an
+// engine publishes (events.go: token, tool call and result, step started,
+// completed and failed, artifact, progress, plan, verdict, compaction)
+// and the actor names they carry (actor.go). The contract suite every
+// engine runs lives in enginetest.
 //
-// Imports: event (Envelope, Subject), model, errdefs, runlog/jsonfast (the
-// token payload, written by hand: see encodeToken) and the standard
-// library. engine must not
+// Imports: model, errdefs and the standard library. engine must not
 // import agent, runtime, store, llm, tool or any concrete engine: it knows
 // nothing of agents, HTTP or storage technology.
 //
 // Invariants an engine keeps (enginetest checks them):
-//   - run.start is its first and run.end its last event, each exactly once,
-//     on every exit path (success, failure, interrupt, cancel, deadline);
-//     PublishRunStart and PublishRunEnd write them in one shared shape.
+//   - every event it publishes is valid (Validate), and no step completes
+//     or fails that never started; the host, not the engine, frames each
+//     attempt with a start and an end;
 //   - a received Interrupt ends Execute with Interrupted(intr), which
 //     satisfies errdefs.IsInterrupted and carries the Cause;
 //   - a cancelled ctx ends Execute with ctx.Err() (possibly wrapped);

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 
-	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
@@ -21,7 +20,7 @@ import (
 //	}
 type HostFuncs struct {
 	Inner         Host
-	PublishFn     func(ctx context.Context, env event.Envelope) error
+	PublishFn     func(ctx context.Context, ev Event) error
 	InterruptsFn  func() <-chan Interrupt
 	AskUserFn     func(ctx context.Context, prompt UserPrompt) (UserReply, error)
 	CheckpointFn  func(ctx context.Context, cp Checkpoint) error
@@ -36,11 +35,11 @@ func (h HostFuncs) inner() Host {
 }
 
 // Publish routes to PublishFn, else Inner, else discards.
-func (h HostFuncs) Publish(ctx context.Context, env event.Envelope) error {
+func (h HostFuncs) Publish(ctx context.Context, ev Event) error {
 	if h.PublishFn != nil {
-		return h.PublishFn(ctx, env)
+		return h.PublishFn(ctx, ev)
 	}
-	return h.inner().Publish(ctx, env)
+	return h.inner().Publish(ctx, ev)
 }
 
 // Interrupts routes to InterruptsFn, else Inner, else never fires.

@@ -7,14 +7,13 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
 func TestHostFuncsFallsBackToNoop(t *testing.T) {
 	var h engine.Host = engine.HostFuncs{}
 	ctx := t.Context()
-	if err := h.Publish(ctx, event.Envelope{}); err != nil {
+	if err := h.Publish(ctx, engine.Token{Text: "x"}); err != nil {
 		t.Errorf("Publish: %v", err)
 	}
 	if h.Interrupts() != nil {
@@ -34,9 +33,9 @@ func TestHostFuncsFallsBackToNoop(t *testing.T) {
 // logHost is a middleware that records the order calls pass through it.
 func logHost(name string, log *[]string) engine.HostMiddleware {
 	return func(inner engine.Host) engine.Host {
-		return engine.HostFuncs{Inner: inner, PublishFn: func(ctx context.Context, env event.Envelope) error {
+		return engine.HostFuncs{Inner: inner, PublishFn: func(ctx context.Context, ev engine.Event) error {
 			*log = append(*log, name)
-			return inner.Publish(ctx, env)
+			return inner.Publish(ctx, ev)
 		}}
 	}
 }
@@ -44,13 +43,13 @@ func logHost(name string, log *[]string) engine.HostMiddleware {
 func TestComposeHostFirstIsOutermost(t *testing.T) {
 	var log []string
 	base := engine.HostFuncs{
-		PublishFn: func(context.Context, event.Envelope) error { log = append(log, "base"); return nil },
+		PublishFn: func(context.Context, engine.Event) error { log = append(log, "base"); return nil },
 		AskUserFn: func(context.Context, engine.UserPrompt) (engine.UserReply, error) {
 			return engine.UserReply{Parts: []model.Part{model.TextPart("yes")}}, nil
 		},
 	}
 	h := engine.ComposeHost(base, logHost("A", &log), nil, logHost("B", &log))
-	if err := h.Publish(t.Context(), event.Envelope{}); err != nil {
+	if err := h.Publish(t.Context(), engine.Token{Text: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(log, ","); got != "A,B,base" {

@@ -11,7 +11,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/runlog"
 	"agentd/internal/store"
@@ -139,7 +138,7 @@ func (r *Runtime) newChild(p *execution, t store.Task, l *runlog.Log, resume str
 		r: r, runID: t.ID, contextID: t.ContextID, tenant: p.tenant, agent: p.agent, log: l, task: t,
 		resume: resume, bg: p.bg,
 	}
-	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
+	x.host = host{x: x}
 	if l != nil {
 		l.SetTenant(p.tenant)
 	}
@@ -355,32 +354,30 @@ type childHost struct {
 
 var (
 	_ engine.Host        = (*childHost)(nil)
-	_ engine.RunFramer   = (*childHost)(nil)
 	_ engine.ChildRunner = (*childHost)(nil)
 	_ engine.ChildRunner = (*host)(nil)
 
 	_ engine.CheckpointedPublisher = (*childHost)(nil)
 )
 
-func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
-	err := h.rt.Publish(ctx, env)
-	if oerr := h.out.Publish(ctx, env); err == nil {
+func (h *childHost) Publish(ctx context.Context, ev engine.Event) error {
+	err := h.rt.Publish(ctx, ev)
+	if oerr := h.out.Publish(ctx, ev); err == nil {
 		err = oerr
 	}
 	return err
 }
 
-// PublishCheckpointed logs env with cp in the child's log
-// (engine.CheckpointedPublisher) and passes env to the parent's side.
-func (h *childHost) PublishCheckpointed(ctx context.Context, env event.Envelope, cp engine.Checkpoint) error {
-	err := h.rt.PublishCheckpointed(ctx, env, cp)
-	if oerr := h.out.Publish(ctx, env); err == nil {
+// PublishCheckpointed logs ev with cp in the child's log
+// (engine.CheckpointedPublisher) and passes ev to the parent's side.
+func (h *childHost) PublishCheckpointed(ctx context.Context, ev engine.Event, cp engine.Checkpoint) error {
+	err := h.rt.PublishCheckpointed(ctx, ev, cp)
+	if oerr := h.out.Publish(ctx, ev); err == nil {
 		err = oerr
 	}
 	return err
 }
 
-func (h *childHost) FramesRuns() bool                    { return true }
 func (h *childHost) Interrupts() <-chan engine.Interrupt { return h.out.Interrupts() }
 
 func (h *childHost) AskUser(ctx context.Context, p engine.UserPrompt) (engine.UserReply, error) {

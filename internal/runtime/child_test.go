@@ -8,7 +8,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/store"
 )
@@ -27,8 +26,6 @@ func (stepper) Capabilities() engine.Capabilities {
 }
 
 func (s stepper) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	done := 0
 	if cp := run.ResumeFrom; cp != nil {
 		b, done = engine.RestoreBoard(cp.Board), cp.Iteration
@@ -65,7 +62,7 @@ func (s stepper) Execute(ctx context.Context, run engine.Run, h engine.Host, b *
 // (the graph engine nests them under the step).
 type dropEvents struct{ engine.Host }
 
-func (dropEvents) Publish(context.Context, event.Envelope) error { return nil }
+func (dropEvents) Publish(context.Context, engine.Event) error { return nil }
 
 // A child run is a task of its own: linked to its parent, in a context of
 // its own holding its transcript, with an event log of its own.

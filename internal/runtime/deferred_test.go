@@ -128,7 +128,7 @@ func TestDeferredStreamAnswersOnceStored(t *testing.T) {
 			case <-ctx.Done():
 				return b, ctx.Err()
 			}
-			if err := engine.EmitStreamToken(ctx, h, run.ID, "c", "first"); err != nil {
+			if err := h.Publish(ctx, engine.Token{Actor: "c", Text: "first"}); err != nil {
 				return b, err
 			}
 			b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, "first"))

@@ -49,7 +49,7 @@
 // RenewLeases call (bounded by the lease TTL) so that no renewal extends a
 // lease given up meanwhile.
 //
-// runtime imports agent, engine, runlog (and runlog/jsonfast, for the token
-// fast path), store, event, model, jsonscan and errdefs; never api,
+// runtime imports agent, engine, runlog, store, model, jsonscan and
+// errdefs; never api,
 // a2a, config, an engine implementation or a store implementation.
 package runtime

@@ -86,7 +86,7 @@ type InputData struct {
 // ArtifactData is the body of an artifact event: the engine's artifact
 // payload as published. Append says the parts extend an artifact already
 // announced; LastChunk closes it.
-type ArtifactData = engine.ArtifactPayload
+type ArtifactData = engine.ArtifactUpdate
 
 // GapData is the body of a gap event: events up to PrunedThrough were
 // removed by retention and cannot be replayed.

@@ -28,7 +28,7 @@ type GovernanceData struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-// governanceBody encodes a governance envelope's body.
+// governanceBody encodes a verdict's body.
 func governanceBody(actor string, payload json.RawMessage) (json.RawMessage, error) {
 	var probe struct {
 		CallID  string `json:"call_id"`

@@ -93,8 +93,6 @@ func ctxT(t *testing.T) context.Context {
 // and answers with their concatenation.
 func streamer(n int, gate <-chan struct{}) engine.Engine {
 	return engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-		_ = engine.PublishRunStart(ctx, h, run)
-		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		text := ""
 		for i := 1; i <= n; i++ {
 			if gate != nil {
@@ -108,7 +106,7 @@ func streamer(n int, gate <-chan struct{}) engine.Engine {
 			}
 			tok := fmt.Sprintf("tok%d ", i)
 			text += tok
-			if err := engine.EmitStreamToken(ctx, h, run.ID, "streamer", tok); err != nil {
+			if err := h.Publish(ctx, engine.Token{Actor: "streamer", Text: tok}); err != nil {
 				return b, err
 			}
 		}
@@ -120,8 +118,6 @@ func streamer(n int, gate <-chan struct{}) engine.Engine {
 // blocker works until interrupted (ignoreInterrupts: until its context ends).
 func blocker(ignoreInterrupts bool, started chan<- string) engine.Engine {
 	return engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-		_ = engine.PublishRunStart(ctx, h, run)
-		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		if started != nil {
 			started <- run.ID
 		}
@@ -146,8 +142,6 @@ func (asker) Capabilities() engine.Capabilities {
 }
 
 func (asker) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	if run.ResumeFrom != nil {
 		b = engine.RestoreBoard(run.ResumeFrom.Board)
 	} else if err := h.Checkpoint(ctx, engine.Checkpoint{ExecID: run.ID, Step: "ask", Board: b.Snapshot(), Timestamp: time.Now()}); err != nil {

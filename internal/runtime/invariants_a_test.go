@@ -322,7 +322,7 @@ func TestRunEndLastOnErrorPaths(t *testing.T) { logModes(t, testRunEndLastOnErro
 func testRunEndLastOnErrorPaths(t *testing.T) {
 	t.Run("engine error", func(t *testing.T) {
 		eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
-			_ = engine.EmitStreamToken(ctx, h, run.ID, "e", "partial ")
+			_ = h.Publish(ctx, engine.Token{Actor: "e", Text: "partial "})
 			return b, errdefs.Internalf("the model fell over")
 		})
 		r := newTestRuntime(t, nil, testAgent("e", eng))

@@ -342,13 +342,11 @@ func TestDeltasCoalescedFirstShownAtOnce(t *testing.T) {
 	const tokens = 500
 	hold := make(chan struct{})
 	eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-		_ = engine.PublishRunStart(ctx, h, run)
-		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		text := ""
 		for i := 1; i <= tokens; i++ {
 			tok := fmt.Sprintf("tok%d ", i)
 			text += tok
-			if err := engine.EmitStreamToken(ctx, h, run.ID, "streamer", tok); err != nil {
+			if err := h.Publish(ctx, engine.Token{Actor: "streamer", Text: tok}); err != nil {
 				return b, err
 			}
 			if i == 1 {

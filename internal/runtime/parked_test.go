@@ -25,8 +25,6 @@ func (politeAsker) Capabilities() engine.Capabilities {
 }
 
 func (a politeAsker) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	say := func(text string) (*engine.Board, error) {
 		b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, text))
 		return b, nil

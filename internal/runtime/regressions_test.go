@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,7 +11,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
@@ -194,7 +194,7 @@ func (p parkThenBlock) Execute(ctx context.Context, run engine.Run, h engine.Hos
 	}
 	defer close(p.exited)
 	close(p.resumed)
-	_ = engine.EmitStreamToken(ctx, h, run.ID, "x", "working ")
+	_ = h.Publish(ctx, engine.Token{Actor: "x", Text: "working "})
 	select {
 	case intr := <-h.Interrupts():
 		return b, engine.Interrupted(intr)
@@ -454,14 +454,18 @@ func TestRemoteCancelStickyAcrossPark(t *testing.T) {
 	}
 }
 
-// Regression (review finding F9): an artifact payload with leading whitespace is accepted by Publish,
+// Regression (review finding F9): a raw payload with leading whitespace is accepted by Publish,
 // spliced into invalid event JSON, and poisons the flusher and the finish.
-func TestArtifactPayloadNotNormalised(t *testing.T) {
+func TestRawPayloadNotNormalised(t *testing.T) {
 	eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
-		payload := []byte(` {"artifact":{"id":"a1","parts":[{"type":"text","text":"x"}]}}`)
-		err := h.Publish(ctx, eventEnvelope(engine.SubjectRunArtifact(run.ID), payload))
-		if err != nil {
-			return b, err
+		for _, ev := range []engine.Event{
+			engine.Plan{Actor: "a", Plan: []byte(` {"steps":[]}`)},
+			engine.Verdict{Actor: "a", Payload: []byte(` {"call_id":"c1","verdict":"allow"}`)},
+			engine.Compaction{Actor: "a", Payload: []byte(` {"tokens_before":9,"tokens_after":3}`)},
+		} {
+			if err := h.Publish(ctx, ev); err != nil {
+				return b, err
+			}
 		}
 		b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, "ok"))
 		return b, nil
@@ -472,13 +476,12 @@ func TestArtifactPayloadNotNormalised(t *testing.T) {
 	got, _ := r.GetTask(ctxT(t), task.ID)
 	evs := storedEvents(t, r.st, task.ID)
 	t.Logf("state %s events %v", got.State, types(evs))
+	if seq := strings.Join(types(evs), " "); !strings.Contains(seq, "plan governance context.compaction") {
+		t.Errorf("events %s, want the plan, the verdict and the compaction logged", seq)
+	}
 	if !got.State.Terminal() {
 		t.Errorf("run stuck in %s after a publish the host accepted", got.State)
 	}
-}
-
-func eventEnvelope(s event.Subject, payload []byte) event.Envelope {
-	return event.Envelope{Subject: s, Time: time.Now(), Payload: payload}
 }
 
 type applyHook struct {

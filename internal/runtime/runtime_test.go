@@ -448,8 +448,6 @@ func TestDuplicateMessageIDStartsNothing(t *testing.T) {
 
 func TestBudgetExceededFailsTheRun(t *testing.T) {
 	eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-		_ = engine.PublishRunStart(ctx, h, run)
-		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		for i := 0; i < 10; i++ {
 			if err := h.ReportUsage(ctx, "m", model.TokenUsage{InputTokens: 40, OutputTokens: 10}); err != nil {
 				return b, err

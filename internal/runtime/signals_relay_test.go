@@ -29,8 +29,6 @@ func (steered) Capabilities() engine.Capabilities {
 func (steered) PausesAtCheckpoints() {}
 
 func (s steered) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	from := 1
 	if cp := run.ResumeFrom; cp != nil {
 		b = engine.RestoreBoard(cp.Board)
@@ -51,7 +49,7 @@ func (s steered) Execute(ctx context.Context, run engine.Run, h engine.Host, b *
 		case intr := <-h.Interrupts():
 			return b, engine.Interrupted(intr)
 		}
-		if err := engine.EmitStreamToken(ctx, h, run.ID, "steered", "tok"+strconv.Itoa(i)+" "); err != nil {
+		if err := h.Publish(ctx, engine.Token{Actor: "steered", Text: "tok" + strconv.Itoa(i) + " "}); err != nil {
 			return b, err
 		}
 		if err := h.Checkpoint(ctx, engine.Checkpoint{ExecID: run.ID, Step: fmt.Sprint(i), Iteration: i, Board: b.Snapshot(), Timestamp: time.Now()}); err != nil {

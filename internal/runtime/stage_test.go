@@ -53,7 +53,7 @@ func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
 		if !ok {
 			t.Fatal("the runtime's host is not an engine.CheckpointStager")
 		}
-		if err := engine.EmitStreamToken(ctx, h, run.ID, "c", "answer"); err != nil {
+		if err := h.Publish(ctx, engine.Token{Actor: "c", Text: "answer"}); err != nil {
 			return nil, err
 		}
 		cp := engine.Checkpoint{ExecID: run.ID, Step: "final", Board: b.Snapshot()}

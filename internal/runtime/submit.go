@@ -573,7 +573,7 @@ func (r *Runtime) newExecution(a *Agent, t store.Task, l *runlog.Log, msg model.
 		ended:      make(chan struct{}),
 		created:    make(chan struct{}),
 	}
-	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
+	x.host = host{x: x}
 	l.SetTenant(tenant)
 	return x
 }

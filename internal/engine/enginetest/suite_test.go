@@ -36,11 +36,9 @@ func TestRunSuiteCatchesBrokenEngines(t *testing.T) {
 		want map[string]string
 	}{
 		{name: "reference", flaw: flawNone, timeout: 5 * time.Second},
-		{name: "forgets run.end", flaw: flawForgetsRunEnd, timeout: 5 * time.Second, want: map[string]string{
-			"Failure":   "run.end must be published",
-			"Interrupt": "run.end must be published",
-			"Cancel":    "run.end must be published",
-			"Deadline":  "run.end must be published",
+		{name: "publishes an empty token", flaw: flawEmptyToken, timeout: 5 * time.Second, want: map[string]string{
+			"Success":             "empty text",
+			"ResumeOwnCheckpoint": "empty text",
 		}},
 		{name: "ignores interrupts", flaw: flawIgnoresInterrupt, timeout: 200 * time.Millisecond, want: map[string]string{
 			"Interrupt": "did not return within",

@@ -8,7 +8,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 )
 
 // Config describes one workflow agent. New validates it.
@@ -121,9 +120,6 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 	if board == nil {
 		board = engine.NewBoard()
 	}
-	_ = engine.PublishRunStart(ctx, host, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, host, run, err) }()
-
 	st := newState()
 	startedAt := time.Now().UTC()
 	if cp := run.ResumeFrom; cp != nil {
@@ -155,7 +151,7 @@ func (e *Engine) actor(run engine.Run) string {
 	if e.cfg.AgentID != "" {
 		return e.cfg.AgentID
 	}
-	if id := run.Attributes[event.HeaderAgentID]; id != "" {
+	if id := run.Attributes[engine.AttrAgentID]; id != "" {
 		return id
 	}
 	return "workflow"
