@@ -1,14 +1,13 @@
 package runlog
 
 import (
-	"agentd/internal/runlog/jsonfast"
 	"encoding/json"
 	"strconv"
 	"time"
 )
 
 // An event's frame (run_id, seq, type, time) is written straight into the
-// event's memory, followed by its body's members, with jsonfast.AppendString. Bodies come encoded by encoding/json (Object, Encode), or as the
+// event's memory, followed by its body's members, with appendString. Bodies come encoded by encoding/json (Object, Encode), or as the
 // one shape that carries the bulk of all events, a token delta, written
 // here by hand (Text). The output is byte for byte what encoding/json
 // writes for the same values: frame_test.go fuzzes the two against each
@@ -54,9 +53,9 @@ func (e Body) appendMembers(b []byte) []byte {
 	switch {
 	case e.text != "":
 		b = append(b, `,"actor":`...)
-		b = jsonfast.AppendString(b, e.actor)
+		b = appendString(b, e.actor)
 		b = append(b, `,"text":`...)
-		b = jsonfast.AppendString(b, e.text)
+		b = appendString(b, e.text)
 	case len(e.object) > 2: // more than "{}"
 		b = append(b, ',')
 		return append(b, e.object[1:]...)
@@ -73,7 +72,7 @@ func frameSize(runID, typ string, body Body) int {
 // seq: a log quotes its run's id once rather than once per event.
 func appendFrameHead(b []byte, runID string) []byte {
 	b = append(b, `{"run_id":`...)
-	b = jsonfast.AppendString(b, runID)
+	b = appendString(b, runID)
 	return append(b, `,"seq":`...)
 }
 
@@ -83,7 +82,7 @@ func frameAfter(b, head []byte, seq int64, typ string, at time.Time, body Body) 
 	b = append(b, head...)
 	b = strconv.AppendInt(b, seq, 10)
 	b = append(b, `,"type":`...)
-	b = jsonfast.AppendString(b, typ)
+	b = appendString(b, typ)
 	b = append(b, `,"time":"`...)
 	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/runlog/jsonfast"
 	"agentd/internal/store"
 )
 
@@ -26,10 +25,11 @@ type frameEvent struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// encodeFrame writes evs as a JSON array of frameEvent by hand: Data was
+// encodeFrame writes evs as a JSON array of frameEvent: Data was
 // validated by plan and is copied verbatim, never re-encoded — encoding/json
 // would compact it, and a replayed event must be byte for byte the one the
-// writer gave (TestReadEventsKeepsDataBytes).
+// writer gave (TestReadEventsKeepsDataBytes). Every string is encoded by
+// encoding/json; frame_test.go fuzzes the whole against encoding/json.
 func encodeFrame(evs []store.Event) []byte {
 	n := 2
 	for _, e := range evs {
@@ -44,7 +44,8 @@ func encodeFrame(evs []store.Event) []byte {
 		b = append(b, `{"seq":`...)
 		b = strconv.AppendInt(b, e.Seq, 10)
 		b = append(b, `,"type":`...)
-		b = jsonfast.AppendString(b, e.Type)
+		typ, _ := json.Marshal(e.Type) // a string always encodes
+		b = append(b, typ...)
 		b = append(b, `,"time":"`...)
 		b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `","data":`...)

@@ -1,4 +1,4 @@
-package jsonfast
+package runlog
 
 import (
 	"bytes"
@@ -19,8 +19,8 @@ var trickyStrings = []string{
 func checkString(t *testing.T, s string) {
 	t.Helper()
 	want, _ := json.Marshal(s)
-	if got := AppendString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
-		t.Fatalf("AppendString(%q) = %s, want x%s", s, got, want)
+	if got := appendString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+		t.Fatalf("appendString(%q) = %s, want x%s", s, got, want)
 	}
 }
 
@@ -85,7 +85,7 @@ func BenchmarkAppendString(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.s)))
 			for b.Loop() {
-				buf = AppendString(buf[:0], c.s)
+				buf = appendString(buf[:0], c.s)
 			}
 		})
 	}
@@ -97,8 +97,8 @@ func TestPlain(t *testing.T) {
 	for _, s := range append(trickyStrings, "a~z", " !#$%'()*+,-./09:;=?@AZ[]^_`az{|}") {
 		q, _ := json.Marshal(s)
 		asIs := string(q) == `"`+s+`"`
-		if Plain(s) && !asIs || asIs && isASCII(s) && !Plain(s) {
-			t.Errorf("Plain(%q) = %v; encoding/json writes %s", s, Plain(s), q)
+		if plain(s) && !asIs || asIs && isASCII(s) && !plain(s) {
+			t.Errorf("plain(%q) = %v; encoding/json writes %s", s, plain(s), q)
 		}
 	}
 }
