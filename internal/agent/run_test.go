@@ -11,6 +11,7 @@ import (
 
 	"agentd/internal/agent"
 	"agentd/internal/engine"
+	"agentd/internal/engine/enginetest"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 )
@@ -216,8 +217,8 @@ func TestRunInfrastructureErrors(t *testing.T) {
 }
 
 func TestRunEngineInputs(t *testing.T) {
-	deps := engine.NewDependencies()
-	host := &engine.HostFuncs{}
+	deps := &engine.Dependencies{}
+	host := &enginetest.HostFuncs{}
 	var got engine.Run
 	var gotHost engine.Host
 	eng := engine.EngineFunc(func(_ context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {

@@ -10,10 +10,8 @@ func TestParseStepActor(t *testing.T) {
 	tests := []struct{ actor, agent, node string }{
 		{"echo", "echo", ""},
 		{engine.NodeActor("planner", "fetch"), "planner", "fetch"},
-		{engine.IterActor("loop", 3), "loop", ""},
-		{"graph.node.n1.iter2", "graph", "n1"},
+		{"wf.node.b/flaky", "wf", "b/flaky"},
 		{"agent.iterator", "agent.iterator", ""},
-		{"a.iter2x", "a.iter2x", ""},
 		{"", "", ""},
 	}
 	for _, tt := range tests {

@@ -11,12 +11,11 @@
 //
 // What lives here: Board and its snapshots; Run, Engine, EngineFunc; Host
 // and its five single-method parts (Publisher, Interrupter, UserPrompter,
-// Checkpointer, UsageReporter) with HostFuncs, HostMiddleware, ComposeHost
-// and NoopHost; the optional CheckpointedPublisher (an event and the
-// checkpoint covering it, durable together) with WithCheckpoint;
-// Interrupt, Cause and InterruptedError; Checkpoint,
-// CheckpointStore, Resumer, ResumeContext and LoadAndResume; Capabilities
-// and Describer; Dependencies; Event, the closed set of typed events an
+// Checkpointer, UsageReporter) and NoopHost; the optional
+// CheckpointedPublisher (an event and the checkpoint covering it, durable
+// together) with WithCheckpoint; Interrupt, Cause and InterruptedError;
+// Checkpoint and ResumeContext; Capabilities and Describer; Dependencies;
+// Event, the closed set of typed events an
 // engine publishes (events.go: token, tool call and result, step started,
 // completed and failed, artifact, progress, plan, verdict, compaction)
 // and the actor names they carry (actor.go). The contract suite every

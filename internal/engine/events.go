@@ -23,8 +23,7 @@ import (
 type Event interface{ isEvent() }
 
 // Actor names who in a run does something: the executing agent's id,
-// optionally with an engine-private suffix — ".node.<id>" for a graph
-// node (NodeActor), ".iter<N>" for a loop iteration (IterActor).
+// optionally with ".node.<id>" for a graph node (NodeActor).
 // ParseStepActor splits it again.
 
 // Token is a piece of generated assistant text; Text is never empty.

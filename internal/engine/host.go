@@ -127,13 +127,3 @@ func (NoopHost) Checkpoint(context.Context, Checkpoint) error { return nil }
 
 // ReportUsage discards usage; NoopHost has no budget.
 func (NoopHost) ReportUsage(context.Context, string, model.TokenUsage) error { return nil }
-
-// NoopCheckpointStore keeps nothing: Save discards, Load finds nothing. It
-// is the default when checkpointing is not configured.
-type NoopCheckpointStore struct{}
-
-// Save discards cp.
-func (NoopCheckpointStore) Save(context.Context, Checkpoint) error { return nil }
-
-// Load reports no checkpoint.
-func (NoopCheckpointStore) Load(context.Context, string) (*Checkpoint, error) { return nil, nil }

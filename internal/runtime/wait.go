@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/jsonscan"
 	"agentd/internal/model"
 	"agentd/internal/runlog"
 	"agentd/internal/store"
@@ -150,5 +149,5 @@ func storedAsIs(m model.Message) bool {
 // plainMetadata reports whether md is nil, or a non-empty map that a JSON
 // round trip (a store's) gives back unchanged.
 func plainMetadata(md map[string]any) bool {
-	return md == nil || len(md) > 0 && jsonscan.Flat(md)
+	return md == nil || len(md) > 0 && store.Flat(md)
 }

@@ -74,7 +74,7 @@ func (s stepper) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 }
 
 func (s stepper) step(ctx context.Context, run engine.Run, host engine.Host, board *engine.Board, i int) error {
-	step := engine.Step{RunID: run.ID, Actor: engine.IterActor("ref", i), Kind: "step"}
+	step := engine.Step{RunID: run.ID, Actor: "ref.step" + strconv.Itoa(i), Kind: "step"}
 	_ = host.Publish(ctx, engine.StepStarted{Step: step})
 	err := s.work(ctx, host, board, i)
 	if err != nil {
@@ -146,10 +146,4 @@ func stepperCase(f flaw, timeout time.Duration) Case {
 		Timeout:  timeout,
 		Deadline: 20 * time.Millisecond,
 	}
-}
-
-// withCaps re-declares eng's capabilities through engine.WithCapabilities
-// around a closure, the way EngineFunc-based engines declare them.
-func withCaps(eng engine.Engine) engine.Engine {
-	return engine.WithCapabilities(engine.EngineFunc(eng.Execute), engine.CapabilitiesOf(eng))
 }

@@ -15,16 +15,6 @@ func TestRunSuiteReferenceEngine(t *testing.T) {
 	RunSuite(t, func(testing.TB) Case { return stepperCase(flawNone, 5*time.Second) })
 }
 
-// The reference engine wrapped by WithCapabilities as a closure engine
-// still passes: the wrapper's claims are what the suite checks.
-func TestRunSuiteClosureEngine(t *testing.T) {
-	RunSuite(t, func(testing.TB) Case {
-		c := stepperCase(flawNone, 5*time.Second)
-		c.Engine = withCaps(c.Engine)
-		return c
-	})
-}
-
 // The suite catches each broken engine, in the sub-test that owns the
 // broken rule, and reports nothing for the reference engine.
 func TestRunSuiteCatchesBrokenEngines(t *testing.T) {

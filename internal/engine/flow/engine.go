@@ -48,7 +48,6 @@ type Engine struct {
 var (
 	_ engine.Engine    = (*Engine)(nil)
 	_ engine.Describer = (*Engine)(nil)
-	_ engine.Resumer   = (*Engine)(nil)
 )
 
 // New validates cfg: a flow, and a registry holding every tool the flow

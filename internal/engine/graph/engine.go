@@ -48,7 +48,6 @@ type Engine struct {
 var (
 	_ engine.Engine    = (*Engine)(nil)
 	_ engine.Describer = (*Engine)(nil)
-	_ engine.Resumer   = (*Engine)(nil)
 )
 
 // New checks cfg and resolves every agent the workflow uses.

@@ -27,7 +27,6 @@ type Engine struct {
 var (
 	_ engine.Engine    = (*Engine)(nil)
 	_ engine.Describer = (*Engine)(nil)
-	_ engine.Resumer   = (*Engine)(nil)
 )
 
 // New validates cfg and returns the engine. A nil provider, a negative

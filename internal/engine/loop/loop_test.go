@@ -306,7 +306,7 @@ func scriptedRule(prefix string, names ...string) scripted.Rule {
 
 func TestFailedCheckpointFailsTheRun(t *testing.T) {
 	rec := enginetest.NewRecordingHost()
-	host := engine.HostFuncs{Inner: rec, CheckpointFn: func(context.Context, engine.Checkpoint) error {
+	host := enginetest.HostFuncs{Inner: rec, CheckpointFn: func(context.Context, engine.Checkpoint) error {
 		return errdefs.NotAvailablef("checkpoint store down")
 	}}
 	_, err := newEngine(t, loop.Config{}).Execute(t.Context(), engine.Run{ID: "run-cp"}, host, userBoard("what is 3*3?"))

@@ -2,12 +2,12 @@ package memstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/jsonscan"
 	"agentd/internal/store"
 )
 
@@ -221,7 +221,7 @@ func prepareEvents(evs []store.Event, valid bool) ([]store.Event, error) {
 		if e.RunID == "" || e.Type == "" {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): run id and type are required", i, e.RunID, e.Seq)
 		}
-		if len(e.Data) == 0 || !valid && !jsonscan.Valid(e.Data) {
+		if len(e.Data) == 0 || !valid && !json.Valid(e.Data) {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): data must be a valid JSON value", i, e.RunID, e.Seq)
 		}
 	}

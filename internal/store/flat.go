@@ -1,4 +1,4 @@
-package jsonscan
+package store
 
 import (
 	"math"
@@ -6,9 +6,10 @@ import (
 )
 
 // Flat reports whether every key and value of m comes back unchanged
-// from an encoding/json round trip: keys and strings of valid UTF-8, finite
-// numbers (float64), booleans and nulls, nothing nested. A shallow copy of
-// such a map is a deep one, and storing it as JSON loses nothing.
+// from an encoding/json round trip — a store's: keys and strings of valid
+// UTF-8, finite numbers (float64), booleans and nulls, nothing nested. A
+// shallow copy of such a map is a deep one, and storing it as JSON loses
+// nothing.
 func Flat(m map[string]any) bool {
 	for k, v := range m {
 		if !utf8.ValidString(k) {

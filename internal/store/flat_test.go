@@ -1,10 +1,12 @@
-package jsonscan
+package store_test
 
 import (
 	"encoding/json"
 	"math"
 	"reflect"
 	"testing"
+
+	"agentd/internal/store"
 )
 
 // TestFlat checks Flat against an encoding/json round trip.
@@ -19,11 +21,11 @@ func TestFlat(t *testing.T) {
 			err = json.Unmarshal(b, &back)
 		}
 		same := err == nil && reflect.DeepEqual(back, m) || err == nil && len(m) == 0
-		if got := Flat(m); got && !same {
-			t.Errorf("Flat(%#v) = true, but a round trip gives %#v (%v)", m, back, err)
+		if got := store.Flat(m); got && !same {
+			t.Errorf("store.Flat(%#v) = true, but a round trip gives %#v (%v)", m, back, err)
 		}
 	}
-	if !Flat(map[string]any{"a": "x", "b": 1.5, "c": true, "d": nil}) || Flat(map[string]any{"a": 1}) {
+	if !store.Flat(map[string]any{"a": "x", "b": 1.5, "c": true, "d": nil}) || store.Flat(map[string]any{"a": 1}) {
 		t.Error("Flat misjudges a plain map or an int")
 	}
 }

@@ -1,17 +1,18 @@
-package engine
+package enginetest
 
 import (
 	"context"
 
+	"agentd/internal/engine"
 	"agentd/internal/model"
 )
 
 // HostFuncs builds a Host from optional functions: a set field handles its
 // method, a nil field delegates to Inner, and with Inner nil as well the
-// method behaves like NoopHost. Middlewares use it to decorate only the
+// method behaves like engine.NoopHost. Tests use it to decorate only the
 // methods they care about:
 //
-//	engine.HostFuncs{
+//	HostFuncs{
 //		Inner: base,
 //		ReportUsageFn: func(ctx context.Context, name string, u model.TokenUsage) error {
 //			// budget enforcement, then:
@@ -19,23 +20,23 @@ import (
 //		},
 //	}
 type HostFuncs struct {
-	Inner         Host
-	PublishFn     func(ctx context.Context, ev Event) error
-	InterruptsFn  func() <-chan Interrupt
-	AskUserFn     func(ctx context.Context, prompt UserPrompt) (UserReply, error)
-	CheckpointFn  func(ctx context.Context, cp Checkpoint) error
+	Inner         engine.Host
+	PublishFn     func(ctx context.Context, ev engine.Event) error
+	InterruptsFn  func() <-chan engine.Interrupt
+	AskUserFn     func(ctx context.Context, prompt engine.UserPrompt) (engine.UserReply, error)
+	CheckpointFn  func(ctx context.Context, cp engine.Checkpoint) error
 	ReportUsageFn func(ctx context.Context, modelName string, usage model.TokenUsage) error
 }
 
-func (h HostFuncs) inner() Host {
+func (h HostFuncs) inner() engine.Host {
 	if h.Inner == nil {
-		return NoopHost{}
+		return engine.NoopHost{}
 	}
 	return h.Inner
 }
 
 // Publish routes to PublishFn, else Inner, else discards.
-func (h HostFuncs) Publish(ctx context.Context, ev Event) error {
+func (h HostFuncs) Publish(ctx context.Context, ev engine.Event) error {
 	if h.PublishFn != nil {
 		return h.PublishFn(ctx, ev)
 	}
@@ -43,7 +44,7 @@ func (h HostFuncs) Publish(ctx context.Context, ev Event) error {
 }
 
 // Interrupts routes to InterruptsFn, else Inner, else never fires.
-func (h HostFuncs) Interrupts() <-chan Interrupt {
+func (h HostFuncs) Interrupts() <-chan engine.Interrupt {
 	if h.InterruptsFn != nil {
 		return h.InterruptsFn()
 	}
@@ -51,7 +52,7 @@ func (h HostFuncs) Interrupts() <-chan Interrupt {
 }
 
 // AskUser routes to AskUserFn, else Inner, else answers NotAvailable.
-func (h HostFuncs) AskUser(ctx context.Context, prompt UserPrompt) (UserReply, error) {
+func (h HostFuncs) AskUser(ctx context.Context, prompt engine.UserPrompt) (engine.UserReply, error) {
 	if h.AskUserFn != nil {
 		return h.AskUserFn(ctx, prompt)
 	}
@@ -59,7 +60,7 @@ func (h HostFuncs) AskUser(ctx context.Context, prompt UserPrompt) (UserReply, e
 }
 
 // Checkpoint routes to CheckpointFn, else Inner, else discards.
-func (h HostFuncs) Checkpoint(ctx context.Context, cp Checkpoint) error {
+func (h HostFuncs) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	if h.CheckpointFn != nil {
 		return h.CheckpointFn(ctx, cp)
 	}
@@ -72,24 +73,4 @@ func (h HostFuncs) ReportUsage(ctx context.Context, modelName string, usage mode
 		return h.ReportUsageFn(ctx, modelName, usage)
 	}
 	return h.inner().ReportUsage(ctx, modelName, usage)
-}
-
-// HostMiddleware decorates a Host with policy or observability (audit,
-// budget, tracing). It must delegate unchanged every method it does not
-// decorate — HostFuncs makes that the default — and, like any Host, be
-// safe for concurrent use.
-type HostMiddleware func(Host) Host
-
-// ComposeHost wraps base in mws so that the first middleware is the
-// outermost: ComposeHost(base, A, B) is A(B(base)), and an engine's call
-// reaches A first, as with HTTP middleware stacks. Nil middlewares are
-// skipped; with none, base is returned as is.
-func ComposeHost(base Host, mws ...HostMiddleware) Host {
-	h := base
-	for i := len(mws) - 1; i >= 0; i-- {
-		if mws[i] != nil {
-			h = mws[i](h)
-		}
-	}
-	return h
 }
