@@ -30,7 +30,7 @@ type prepared struct {
 	// Found by check for commit: the run of the task to update and the
 	// header of its record, unless the change creates the task too; and
 	// the run and context looked up last.
-	updateRun    *run
+	updateRun    *runEntry
 	updateHeader taskHeader
 	look         lookups
 }
@@ -288,7 +288,7 @@ func (t *tenant) checkEvents(m *lookups, evs []store.Event) error {
 
 // commit writes a checked change. It returns the run and header of the
 // task the change finished (moved into a terminal state), if any.
-func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (doneRun *run, finished taskHeader) {
+func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (doneRun *runEntry, finished taskHeader) {
 	if p.key.ContextID != "" {
 		t.keys[p.key] = p.taskID
 		t.runOf(&p.look, p.taskID).addKey(p.key)

@@ -68,7 +68,7 @@ func (x *taskIndex) removeSorted(gone []taskKey) {
 
 // insertTask stores a new task in its run r and indexes it, in the
 // tenant's index and its context c's. Callers hold the write lock.
-func (t *tenant) insertTask(r *run, c *contextRecords, h taskHeader, record string) {
+func (t *tenant) insertTask(r *runEntry, c *contextRecords, h taskHeader, record string) {
 	r.setTask(record, h.state)
 	t.allTasks.insert(h.key())
 	c.tasks.insert(h.key())

@@ -1,4 +1,4 @@
-package store
+package run
 
 import "context"
 
@@ -7,7 +7,8 @@ const DefaultTenant = "default"
 
 type tenantKey struct{}
 
-// WithTenant returns a context whose store operations are scoped to tenant.
+// WithTenant returns a context whose operations — a store's queries, a
+// face's reads — are scoped to tenant.
 func WithTenant(ctx context.Context, tenant string) context.Context {
 	return context.WithValue(ctx, tenantKey{}, tenant)
 }
