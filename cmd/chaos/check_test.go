@@ -1,14 +1,13 @@
 package main
 
 import (
+	runs "agentd/internal/run"
 	"encoding/json"
 	"testing"
-
-	"agentd/internal/store"
 )
 
-func logOf(types ...string) []store.Event {
-	evs := make([]store.Event, len(types))
+func logOf(types ...string) []runs.Event {
+	evs := make([]runs.Event, len(types))
 	attempt := 0
 	for i, typ := range types {
 		data := `{}`
@@ -17,7 +16,7 @@ func logOf(types ...string) []store.Event {
 			b, _ := json.Marshal(map[string]int{"attempt": attempt})
 			data = string(b)
 		}
-		evs[i] = store.Event{Seq: int64(i + 1), Type: typ, Data: json.RawMessage(data)}
+		evs[i] = runs.Event{Seq: int64(i + 1), Type: typ, Data: json.RawMessage(data)}
 	}
 	return evs
 }
@@ -25,7 +24,7 @@ func logOf(types ...string) []store.Event {
 func TestFramed(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		evs  []store.Event
+		evs  []runs.Event
 		want bool
 	}{
 		{"one attempt", logOf("run.start", "status", "delta", "run.end"), true},

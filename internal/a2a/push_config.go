@@ -16,10 +16,10 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/netguard"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
-// webhook is a push config as stored (store.PushConfig.Config): what
+// webhook is a push config as stored (run.PushConfig.Config): what
 // delivery needs, in A2A v1.0's names.
 type webhook struct {
 	URL   string            `json:"url"`
@@ -70,7 +70,7 @@ func (h *handler) roomForConfig(ctx context.Context, taskID, id string) error {
 	if err != nil {
 		return toA2AError(ctx, err)
 	}
-	if len(cs) < MaxPushConfigsPerTask || slices.ContainsFunc(cs, func(c store.PushConfig) bool { return c.ID == id }) {
+	if len(cs) < MaxPushConfigsPerTask || slices.ContainsFunc(cs, func(c run.PushConfig) bool { return c.ID == id }) {
 		return nil
 	}
 	return invalidParams("task %s has %d push configs, the most a task may have; delete one first", taskID, len(cs))
@@ -78,7 +78,7 @@ func (h *handler) roomForConfig(ctx context.Context, taskID, id string) error {
 
 // putPushConfig stores the checked hook as config id (minted when empty)
 // of task t, its delivery starting after seq from.
-func (h *handler) putPushConfig(ctx context.Context, t store.Task, id string, hook webhook, from int64) (*a2a.PushConfig, error) {
+func (h *handler) putPushConfig(ctx context.Context, t run.Task, id string, hook webhook, from int64) (*a2a.PushConfig, error) {
 	hook.V0 = v0Call(ctx)
 	raw, err := json.Marshal(hook)
 	if err != nil {
@@ -87,7 +87,7 @@ func (h *handler) putPushConfig(ctx context.Context, t store.Task, id string, ho
 	if id == "" {
 		id = model.NewID()
 	}
-	c := store.PushConfig{TaskID: t.ID, ID: id, Config: raw, Delivered: from}
+	c := run.PushConfig{TaskID: t.ID, ID: id, Config: raw, Delivered: from}
 	if err := h.s.rt.PutPushConfig(ctx, c); err != nil {
 		return nil, toA2AError(ctx, err)
 	}
@@ -234,7 +234,7 @@ func pushConfigError(ctx context.Context, err error, taskID, id string) error {
 	return toA2AError(ctx, err)
 }
 
-func fromStoredPush(ctx context.Context, c store.PushConfig) (*a2a.PushConfig, error) {
+func fromStoredPush(ctx context.Context, c run.PushConfig) (*a2a.PushConfig, error) {
 	var hook webhook
 	if err := json.Unmarshal(c.Config, &hook); err != nil {
 		return nil, toA2AError(ctx, errdefs.Internalf("push config %s of task %s: stored config is unreadable: %v", c.ID, c.TaskID, err))

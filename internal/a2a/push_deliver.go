@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // PushOptions configure push-notification delivery.
@@ -169,7 +169,7 @@ func (d *deliverer) claim(ctx context.Context) {
 		go func() {
 			defer d.wg.Done()
 			defer d.done(k, c.Claim.Generation)
-			d.follow(store.WithTenant(ctx, c.Tenant), c)
+			d.follow(run.WithTenant(ctx, c.Tenant), c)
 		}()
 	}
 	if len(cs) == claimBatch {

@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // handOverTimeout bounds the store write that hands a claim over when a
@@ -29,9 +29,9 @@ const handOverTimeout = 2 * time.Second
 // whose delivery was not yet saved.
 type pushFollower struct {
 	d    *deliverer
-	c    store.PushConfig // c.Delivered: the cursor as last saved
+	c    run.PushConfig // c.Delivered: the cursor as last saved
 	hook webhook
-	task store.Task
+	task run.Task
 	x    *translator
 	// cursor is the seq of the last event handled (delivered, or without
 	// an update); saved is when the claim was last renewed.
@@ -46,7 +46,7 @@ type pushFollower struct {
 
 // follow delivers c until its task ends (the config is then done), its
 // claim is lost, or ctx ends (the claim is handed over at once).
-func (d *deliverer) follow(ctx context.Context, c store.PushConfig) {
+func (d *deliverer) follow(ctx context.Context, c run.PushConfig) {
 	// A claimed config may come back parked at an older version of its
 	// task (the task moved since): delivery goes on, and every save
 	// below must record it as no longer parked.
@@ -142,7 +142,7 @@ func (f *pushFollower) park(ctx context.Context) (bool, error) {
 }
 
 // handle delivers ev's update, if it has one, and saves the cursor past it.
-func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
+func (f *pushFollower) handle(ctx context.Context, ev run.Event) error {
 	body, err := f.body(ctx, ev, f.x.translate(ev))
 	if err != nil {
 		return err
@@ -207,7 +207,7 @@ func (f *pushFollower) trip(err error) {
 // none: the StreamResponse; for a v0.3 config, at a status update, the
 // Task as v0.3 servers send it — its status and its artifacts through ev,
 // in v0.3's shape (its chunks reach the receiver in the next Task).
-func (f *pushFollower) body(ctx context.Context, ev store.Event, up a2a.Event) ([]byte, error) {
+func (f *pushFollower) body(ctx context.Context, ev run.Event, up a2a.Event) ([]byte, error) {
 	if up == nil {
 		return nil, nil
 	}

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // saveBatch bounds the cursors one store round trip writes.
@@ -24,7 +24,7 @@ type cursorSaver struct {
 }
 
 type saveReq struct {
-	c   store.PushConfig
+	c   run.PushConfig
 	res chan error // buffered: the saver never blocks on it
 }
 
@@ -56,7 +56,7 @@ func (s *cursorSaver) run(ctx context.Context) {
 }
 
 func (s *cursorSaver) write(ctx context.Context, batch []saveReq) {
-	cs := make([]store.PushConfig, len(batch))
+	cs := make([]run.PushConfig, len(batch))
 	for i, r := range batch {
 		cs[i] = r.c
 	}
@@ -75,7 +75,7 @@ func (s *cursorSaver) write(ctx context.Context, batch []saveReq) {
 
 // save records c's cursor (c.Delivered, c.Done) and extends its claim;
 // Conflict when the claim was lost or the config is gone.
-func (s *cursorSaver) save(ctx context.Context, c store.PushConfig) error {
+func (s *cursorSaver) save(ctx context.Context, c run.PushConfig) error {
 	r := saveReq{c: c, res: make(chan error, 1)}
 	select {
 	case s.reqs <- r:

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // sseWriter writes a run's events as Server-Sent Events: `id:` is the seq,
@@ -41,7 +41,7 @@ func setSSEHeaders(h http.Header) {
 	h.Set("X-Accel-Buffering", "no")
 }
 
-func (s *sseWriter) event(ev store.Event) {
+func (s *sseWriter) event(ev run.Event) {
 	b := s.bw
 	b.WriteString("id: ")
 	b.WriteString(strconv.FormatInt(ev.Seq, 10))

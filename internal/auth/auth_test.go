@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"agentd/internal/run"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"agentd/internal/store"
 )
 
 const (
@@ -34,7 +33,7 @@ func newServer(t *testing.T, o Options) *httptest.Server {
 	srv := httptest.NewServer(a.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := PrincipalFrom(r.Context())
 		_ = json.NewEncoder(w).Encode(map[string]any{
-			"name": p.Name, "tenant": store.TenantFrom(r.Context()), "method": p.Method,
+			"name": p.Name, "tenant": run.TenantFrom(r.Context()), "method": p.Method,
 		})
 	})))
 	t.Cleanup(srv.Close)

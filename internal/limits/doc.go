@@ -5,7 +5,7 @@
 // message).
 //
 // Middleware runs after authentication, so the tenant in the request's
-// context (store.TenantFrom) is the caller's. A refusal is answered in the
+// context (run.TenantFrom) is the caller's. A refusal is answered in the
 // route's own error format (auth.Refusal): 429 with Retry-After for a
 // tenant over its rate, runs or streams, 503 with Retry-After when the
 // server holds its maximum of streams, 413 for an oversized body and 400

@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -43,7 +44,7 @@ func newDurableLog(t *testing.T, st store.Store, runID string) (*Logs, *Log) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	task := store.Task{ID: runID, ContextID: "c", AgentID: "a", State: store.StateWorking, CreatedAt: now, UpdatedAt: now}
+	task := run.Task{ID: runID, ContextID: "c", AgentID: "a", State: run.StateWorking, CreatedAt: now, UpdatedAt: now}
 	if _, err := l.Commit(t.Context(), store.Change{TaskID: runID, CreateTask: &task}, nil, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestFlusherBatchSavesEachRunsCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	task := store.Task{ID: "rb", ContextID: "c", AgentID: "a", State: store.StateWorking, CreatedAt: now, UpdatedAt: now}
+	task := run.Task{ID: "rb", ContextID: "c", AgentID: "a", State: run.StateWorking, CreatedAt: now, UpdatedAt: now}
 	if _, err := b.Commit(t.Context(), store.Change{TaskID: "rb", CreateTask: &task}, nil, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}}); err != nil {
 		t.Fatal(err)
 	}

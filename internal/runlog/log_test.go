@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -60,7 +61,7 @@ func TestFirstDeltaIsWrittenAtOnce(t *testing.T) {
 	ctx := t.Context()
 	ls := running(t, memstore.New(), time.Hour)
 	l := registered(t, ls, "r")
-	task := store.Task{ID: "r", ContextID: "c", AgentID: "a", State: store.StateWorking, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	task := run.Task{ID: "r", ContextID: "c", AgentID: "a", State: run.StateWorking, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	if _, err := l.Commit(ctx, store.Change{TaskID: "r", CreateTask: &task}, nil, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}}); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
@@ -62,9 +63,9 @@ type execution struct {
 	// writes it in place (and puts it back if the commit fails): it, user
 	// and key are fields so that store changes point into the execution
 	// rather than to allocations of their own.
-	task store.Task
+	task run.Task
 	// user is the user message that started the attempt.
-	user [1]store.Message
+	user [1]run.Message
 	// key is the idempotency key of that message.
 	key store.IdempotencyKey
 	// resume is why this attempt resumes ("" = fresh).
@@ -83,11 +84,11 @@ type execution struct {
 	// held it, which blocking callers of a run that ended are answered
 	// with (wait).
 	finished bool
-	final    store.Task
+	final    run.Task
 	// handover is set when the attempt stopped for a drain: the run goes on
 	// elsewhere.
 	handover bool
-	stored   []store.Message
+	stored   []run.Message
 	// seeded lists the ids of the transcript messages a fresh attempt's
 	// board started from (set by history); it is firstSeeded's memory when
 	// that is the user message alone.
@@ -220,11 +221,11 @@ func (x *execution) run() {
 		}
 	}
 	defer func() { x.release(x.handover) }()
-	if x.task.State == store.StateSubmitted {
+	if x.task.State == run.StateSubmitted {
 		old := x.task
 		t := &x.task
-		t.State, t.Attempt = store.StateWorking, 1
-		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: t}, stateEvent{body: StatusData{State: store.StateWorking}}); err != nil {
+		t.State, t.Attempt = run.StateWorking, 1
+		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: t}, stateEvent{body: StatusData{State: run.StateWorking}}); err != nil {
 			x.task = old
 			r.log.ErrorContext(x.logContext(), "run could not start", "run_id", x.runID, "err", err)
 			return
@@ -368,9 +369,9 @@ func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 		return nil, nil
 	}
 	limit := x.agent.historyLimit()
-	var page store.MessagePage
+	var page run.MessagePage
 	err := x.r.retry(ctx, "transcript read", x.runID, func() (err error) {
-		page, err = x.r.st.ListMessages(ctx, store.MessageQuery{ContextID: x.contextID, Last: limit})
+		page, err = x.r.st.ListMessages(ctx, run.MessageQuery{ContextID: x.contextID, Last: limit})
 		return err
 	})
 	if err != nil {
@@ -410,8 +411,8 @@ func (x *execution) writeHeldCheckpoint() error {
 
 // outcome is how an attempt ended, as the task will record it.
 type outcome struct {
-	state  store.TaskState
-	err    *store.TaskError
+	state  run.TaskState
+	err    *run.TaskError
 	status *model.Message
 	prompt *engine.UserPrompt
 	keep   bool // persist the attempt's new transcript messages
@@ -430,13 +431,13 @@ func (x *execution) classify(res *agent.Result, runErr error) outcome {
 		if cause == engine.CauseUserCancel && engine.CapabilitiesOf(x.agent.Engine).HandlesParkedInterrupts {
 			return handledCancel(res, note)
 		}
-		return outcome{state: store.StateCompleted, keep: res.Committed}
+		return outcome{state: run.StateCompleted, keep: res.Committed}
 	case agent.StatusInterrupted:
 		if p := x.host.pendingPrompt(); p != nil && (cause == "" || cause == engine.CausePause) {
 			msg := model.Message{Role: model.RoleAssistant, Parts: p.Parts, Name: x.agent.ID}
-			state := store.StateInputRequired
+			state := run.StateInputRequired
 			if p.Auth {
-				state = store.StateAuthRequired
+				state = run.StateAuthRequired
 			}
 			return outcome{state: state, status: &msg, prompt: p, keep: true}
 		}
@@ -448,14 +449,14 @@ func (x *execution) classify(res *agent.Result, runErr error) outcome {
 		}
 	case engine.CauseHostShutdown:
 		// Not an end: the run stays working and resumes from its checkpoint.
-		return outcome{state: store.StateWorking, keep: false}
+		return outcome{state: run.StateWorking, keep: false}
 	case engine.CauseUserCancel, engine.CauseUserInput:
 		reason := "canceled by the user"
 		if note != "" {
 			reason = note
 		}
 		msg := model.NewText(model.RoleAssistant, reason)
-		return outcome{state: store.StateCanceled, status: &msg, keep: res.Committed}
+		return outcome{state: run.StateCanceled, status: &msg, keep: res.Committed}
 	}
 	if res.Err != nil {
 		o := x.failure(res.Err)
@@ -477,15 +478,15 @@ func (x *execution) failure(err error) outcome {
 		x.r.log.WarnContext(x.logContext(), "run failed: a service it needs is unavailable", "run_id", x.runID, "err", err)
 		text = "a service this agent needs (its model endpoint, a tool or the store) is unavailable; retry later"
 	}
-	state := store.StateFailed
+	state := run.StateFailed
 	if class == errdefs.ClassValidation {
-		state = store.StateRejected
+		state = run.StateRejected
 	}
 	if errors.Is(err, context.Canceled) {
-		state = store.StateCanceled
+		state = run.StateCanceled
 	}
 	msg := model.NewText(model.RoleAssistant, text)
-	return outcome{state: state, err: &store.TaskError{Class: string(class), Message: text}, status: &msg}
+	return outcome{state: state, err: &run.TaskError{Class: string(class), Message: text}, status: &msg}
 }
 
 // finish records the attempt's outcome in one commit: the task's new state,
@@ -502,7 +503,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	t := &x.task
 	x.foldTotals(t)
 	t.State, t.Error, t.StatusMessage = o.state, o.err, o.status
-	if !o.state.Terminal() || o.state == store.StateFailed {
+	if !o.state.Terminal() || o.state == run.StateFailed {
 		// The next attempt resumes from the latest checkpoint (a failed
 		// run's, when retried): it is stored before the task says the
 		// run can go on.
@@ -519,8 +520,8 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	x.host.ended = true
 	x.host.mu.Unlock()
 	release := x.leaseToGive(o.state)
-	var settled []store.Message // msgs and the relayed feedback the commit stores
-	settle := func(msgs []store.Message) []store.Message {
+	var settled []run.Message // msgs and the relayed feedback the commit stores
+	settle := func(msgs []run.Message) []run.Message {
 		settled = x.settleSignals(t, o, msgs)
 		return settled
 	}
@@ -533,7 +534,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	stored = true
 	t.Version++
 	x.finished, x.stored = true, settled
-	x.handover = o.state == store.StateWorking
+	x.handover = o.state == run.StateWorking
 	if o.state.Terminal() {
 		x.log.End()
 	}
@@ -541,7 +542,7 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 }
 
 // foldTotals adds the attempt's usage and artifacts to t.
-func (x *execution) foldTotals(t *store.Task) {
+func (x *execution) foldTotals(t *run.Task) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	t.Usage = t.Usage.Add(x.usage)
@@ -555,8 +556,8 @@ func (x *execution) foldTotals(t *store.Task) {
 // stores: the engine's new messages when the outcome keeps them, feedback
 // no turn consumed, and the status message (named, and set on t) when the
 // run stops or parks with one.
-func (x *execution) finalMessages(o outcome, res *agent.Result, t *store.Task) ([]store.Message, error) {
-	var msgs []store.Message
+func (x *execution) finalMessages(o outcome, res *agent.Result, t *run.Task) ([]run.Message, error) {
+	var msgs []run.Message
 	if o.keep && res != nil && res.LastBoard != nil {
 		var err error
 		if msgs, err = x.newMessages(res.LastBoard); err != nil {
@@ -564,13 +565,13 @@ func (x *execution) finalMessages(o outcome, res *agent.Result, t *store.Task) (
 		}
 	}
 	msgs = append(msgs, x.leftoverFeedback(o)...)
-	if o.status != nil && o.state != store.StateWorking {
+	if o.status != nil && o.state != run.StateWorking {
 		m := *o.status
 		m.ID = messageID(t.ID, -t.Attempt)
 		m.CreatedAt = storedNow()
 		t.StatusMessage = &m
 		if o.prompt != nil || o.err == nil && !o.said {
-			msgs = append(msgs, store.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
+			msgs = append(msgs, run.Message{ContextID: t.ContextID, TaskID: t.ID, Message: m})
 		}
 	}
 	return msgs, nil
@@ -581,8 +582,8 @@ func (x *execution) finalMessages(o outcome, res *agent.Result, t *store.Task) (
 // is no longer renewed from here on: leaseMu waits for a renewal round in
 // flight, and later rounds skip an execution without a lease. No lock is
 // held across the commit, so a slow commit delays no other run's renewal.
-func (x *execution) leaseToGive(state store.TaskState) *store.Lease {
-	if state == store.StateWorking {
+func (x *execution) leaseToGive(state run.TaskState) *store.Lease {
+	if state == run.StateWorking {
 		return nil
 	}
 	x.leaseMu.Lock()
@@ -612,12 +613,12 @@ func (x *execution) keepLease(l *store.Lease) {
 
 // finishEvents are the events that end attempt outcome o of task t: the
 // prompt of a run that asks, the new status, and run.end.
-func finishEvents(o outcome, t *store.Task) []stateEvent {
+func finishEvents(o outcome, t *run.Task) []stateEvent {
 	evs := make([]stateEvent, 0, 3)
 	if o.prompt != nil {
 		evs = append(evs, stateEvent{body: InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}})
 	}
-	if o.state != store.StateWorking {
+	if o.state != run.StateWorking {
 		evs = append(evs, stateEvent{body: StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}})
 	}
 	return append(evs, stateEvent{body: RunEndData{State: o.state, Error: o.err, Usage: t.Usage}})
@@ -627,7 +628,7 @@ func finishEvents(o outcome, t *store.Task) []stateEvent {
 // wrote the task meanwhile (a cancel request from another replica), so
 // the outcome goes on top of their version, a few times at most.
 // The signals pending on the task are settled again on its version (settle).
-func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message, release *store.Lease, settle func([]store.Message) []store.Message) runlog.Rebase {
+func (x *execution) rebaseFinish(t *run.Task, msgs []run.Message, release *store.Lease, settle func([]run.Message) []run.Message) runlog.Rebase {
 	tries := 0
 	return func(conflict error) (store.Change, error) {
 		if tries++; tries > 5 {
@@ -653,14 +654,14 @@ func (x *execution) rebaseFinish(t *store.Task, msgs []store.Message, release *s
 // and nobody else writes this task's messages while it executes, so the
 // messages it seeded are the ones to leave out; a resumed attempt's board
 // comes from a checkpoint, so the transcript is read again.
-func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
+func (x *execution) newMessages(b *engine.Board) ([]run.Message, error) {
 	known := x.seeded
 	if x.resume != "" {
-		var page store.MessagePage
+		var page run.MessagePage
 		err := x.r.retry(x.bg, "transcript read", x.runID, func() (err error) {
 			// The seeded messages are among the latest historyLimit, with
 			// room for those of tasks queued behind this one.
-			page, err = x.r.st.ListMessages(x.bg, store.MessageQuery{ContextID: x.contextID, Last: x.agent.historyLimit() + 1000})
+			page, err = x.r.st.ListMessages(x.bg, run.MessageQuery{ContextID: x.contextID, Last: x.agent.historyLimit() + 1000})
 			return err
 		})
 		if err != nil {
@@ -678,7 +679,7 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 			index[id] = true
 		}
 	}
-	var out []store.Message
+	var out []run.Message
 	now := storedNow()
 	for i, m := range b.Channel(engine.MainChannel) {
 		if isRevision(m) {
@@ -703,13 +704,13 @@ func (x *execution) newMessages(b *engine.Board) ([]store.Message, error) {
 		if m.Name == "" && m.Role == model.RoleAssistant {
 			m.Name = x.agent.ID
 		}
-		out = append(out, store.Message{ContextID: x.contextID, TaskID: x.runID, Message: m})
+		out = append(out, run.Message{ContextID: x.contextID, TaskID: x.runID, Message: m})
 	}
 	return out, nil
 }
 
 // containsID reports whether msgs holds a message with id.
-func containsID(msgs []store.Message, id string) bool {
+func containsID(msgs []run.Message, id string) bool {
 	for i := range msgs {
 		if msgs[i].ID == id {
 			return true

@@ -15,6 +15,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/model"
 	"agentd/internal/pgtest"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -155,7 +156,7 @@ func (asker) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engi
 	return b, nil
 }
 
-func send(t *testing.T, r *Runtime, agentID, text string) store.Task {
+func send(t *testing.T, r *Runtime, agentID, text string) run.Task {
 	t.Helper()
 	sub, err := r.Send(ctxT(t), SendRequest{AgentID: agentID, Message: model.NewText(model.RoleUser, text)})
 	if err != nil {
@@ -164,7 +165,7 @@ func send(t *testing.T, r *Runtime, agentID, text string) store.Task {
 	return sub.Task
 }
 
-func wait(t *testing.T, r *Runtime, id string) store.Task {
+func wait(t *testing.T, r *Runtime, id string) run.Task {
 	t.Helper()
 	task, err := r.Wait(ctxT(t), id)
 	if err != nil {
@@ -174,7 +175,7 @@ func wait(t *testing.T, r *Runtime, id string) store.Task {
 }
 
 // readAll reads a stream until EOF or until run.end when stopAtEnd.
-func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool) []store.Event {
+func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool) []run.Event {
 	t.Helper()
 	st, err := r.OpenStream(ctxT(t), runID, after)
 	if err != nil {
@@ -182,7 +183,7 @@ func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool
 	}
 	defer st.Close()
 	ctx := ctxT(t) // one deadline for the whole read
-	var out []store.Event
+	var out []run.Event
 	for {
 		evs, err := st.Next(ctx, 64, time.Second)
 		if errors.Is(err, io.EOF) {
@@ -202,7 +203,7 @@ func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool
 
 // checkDense asserts seqs after+1, after+2, … and valid JSON data with the
 // framing members.
-func checkDense(t *testing.T, evs []store.Event, after int64) {
+func checkDense(t *testing.T, evs []run.Event, after int64) {
 	t.Helper()
 	for i, ev := range evs {
 		if want := after + int64(i) + 1; ev.Seq != want {
@@ -222,7 +223,7 @@ func checkDense(t *testing.T, evs []store.Event, after int64) {
 	}
 }
 
-func types(evs []store.Event) []string {
+func types(evs []run.Event) []string {
 	out := make([]string, len(evs))
 	for i, ev := range evs {
 		out[i] = ev.Type

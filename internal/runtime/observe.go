@@ -8,7 +8,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Observer watches this replica's runs for telemetry (traces, metrics). It
@@ -62,8 +62,8 @@ type AttemptObserver interface {
 
 // AttemptOutcome is how an attempt ended.
 type AttemptOutcome struct {
-	State store.TaskState
-	Error *store.TaskError
+	State run.TaskState
+	Error *run.TaskError
 	// Usage is the attempt's own token use.
 	Usage    model.TokenUsage
 	Handover bool

@@ -12,6 +12,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/pgtest"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 	"agentd/internal/store/pgstore"
@@ -177,7 +178,7 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var got []store.Event
+	var got []run.Event
 	for len(got) == 0 || got[len(got)-1].Type != EventDelta || deltaCount(got) < 4 {
 		evs, err := st.Next(ctxT(t), 100, time.Second)
 		if err != nil {
@@ -212,7 +213,7 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 	}
 	checkDense(t, got, 0)
 	done := wait(t, b, task.ID)
-	if done.State != store.StateCompleted || done.Attempt != 2 {
+	if done.State != run.StateCompleted || done.Attempt != 2 {
 		t.Fatalf("state %s attempt %d, want completed in attempt 2", done.State, done.Attempt)
 	}
 	var starts []string
@@ -226,7 +227,7 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 	}
 }
 
-func deltaCount(evs []store.Event) int {
+func deltaCount(evs []run.Event) int {
 	n := 0
 	for _, ev := range evs {
 		if ev.Type == EventDelta {
@@ -250,7 +251,7 @@ func testCancelAcrossReplicas(t *testing.T, shared store.Store) {
 	if err != nil || !got.CancelRequested {
 		t.Fatalf("cancel from B: %+v %v, want the request recorded", got, err)
 	}
-	if done := wait(t, a, task.ID); done.State != store.StateCanceled {
+	if done := wait(t, a, task.ID); done.State != run.StateCanceled {
 		t.Fatalf("state %s, want canceled by the owner", done.State)
 	}
 }
@@ -274,7 +275,7 @@ func testDrainHandsOver(t *testing.T, shared store.Store) {
 	}
 	defer func() { _ = b.Shutdown(context.Background()) }()
 	<-started
-	if done := wait(t, b, task.ID); done.State != store.StateCompleted {
+	if done := wait(t, b, task.ID); done.State != run.StateCompleted {
 		t.Fatalf("state %s, want completed on B well before A's one-minute lease would expire", done.State)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
@@ -46,7 +47,7 @@ type SendRequest struct {
 
 // Submission is what Send did.
 type Submission struct {
-	Task store.Task
+	Task run.Task
 	// Duplicate is true when the message had been submitted before; Task is
 	// the task it went to (as it is now), and nothing new was started.
 	Duplicate bool
@@ -104,27 +105,27 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 
 // checkSend validates a message to an agent: the agent, the message, its
 // content types and the client's context id. A draining runtime takes none.
-func (r *Runtime) checkSend(req SendRequest) (*Agent, store.Message, error) {
+func (r *Runtime) checkSend(req SendRequest) (*Agent, run.Message, error) {
 	a, err := r.Agent(req.AgentID)
 	if err != nil {
-		return nil, store.Message{}, err
+		return nil, run.Message{}, err
 	}
 	msg, err := normaliseUserMessage(req.Message)
 	if err != nil {
-		return nil, store.Message{}, err
+		return nil, run.Message{}, err
 	}
 	if err := checkInputModes(a, msg.Message); err != nil {
-		return nil, store.Message{}, err
+		return nil, run.Message{}, err
 	}
 	r.mu.Lock()
 	draining := r.draining
 	r.mu.Unlock()
 	if draining {
-		return nil, store.Message{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
+		return nil, run.Message{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
 	if req.ContextID != "" {
 		if err := checkClientID(req.ContextID); err != nil {
-			return nil, store.Message{}, errdefs.WithField("context_id", err)
+			return nil, run.Message{}, errdefs.WithField("context_id", err)
 		}
 	}
 	return a, msg, nil
@@ -132,15 +133,15 @@ func (r *Runtime) checkSend(req SendRequest) (*Agent, store.Message, error) {
 
 // newTask is the execution of a new task for msg, in the client's context
 // or a new one; its log is made but not open yet (admit opens it).
-func (r *Runtime) newTask(ctx context.Context, a *Agent, req SendRequest, msg store.Message) *execution {
+func (r *Runtime) newTask(ctx context.Context, a *Agent, req SendRequest, msg run.Message) *execution {
 	contextID := req.ContextID
 	if contextID == "" {
 		contextID = newID()
 	}
 	now := time.Now().UTC()
 	taskID := newID()
-	x := r.newExecution(a, store.Task{
-		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted, Tenant: store.TenantFrom(ctx),
+	x := r.newExecution(a, run.Task{
+		ID: taskID, ContextID: contextID, AgentID: a.ID, State: run.StateSubmitted, Tenant: run.TenantFrom(ctx),
 		Metadata:  r.observedCreate(ctx, RunInfo{RunID: taskID, ContextID: contextID, AgentID: a.ID}, req.Metadata),
 		CreatedAt: now, UpdatedAt: now,
 	}, r.logs.New(taskID), msg.Message, "")
@@ -233,12 +234,12 @@ func (r *Runtime) awaitDuplicate(ctx context.Context, dup *execution) (admission
 func (r *Runtime) create(ctx context.Context, x *execution, start bool, await Await) error {
 	evs := [3]stateEvent{
 		{body: RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}},
-		{body: StatusData{State: store.StateSubmitted}},
+		{body: StatusData{State: run.StateSubmitted}},
 	}
 	n := 2
 	if start {
-		x.task.State, x.task.Attempt = store.StateWorking, 1
-		evs[n] = stateEvent{body: StatusData{State: store.StateWorking}}
+		x.task.State, x.task.Attempt = run.StateWorking, 1
+		evs[n] = stateEvent{body: StatusData{State: run.StateWorking}}
 		n++
 	}
 	claim := r.leaseClaim()
@@ -296,7 +297,7 @@ func (r *Runtime) submittedLocked(q *contextQueue, msgID string) *execution {
 
 // continueTask answers an input-required task: the message resumes the run
 // from its latest checkpoint in a new attempt.
-func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, msg store.Message) (Submission, error) {
+func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, msg run.Message) (Submission, error) {
 	t, err := r.st.GetTask(ctx, req.TaskID)
 	if err != nil {
 		return Submission{}, err
@@ -323,7 +324,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		Messages:    x.user[:],
 		Lease:       claim,
 	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: x.task.Attempt, Resumed: engine.SignalInput}},
-		stateEvent{body: StatusData{State: store.StateWorking}})
+		stateEvent{body: StatusData{State: run.StateWorking}})
 	if err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
 	}
@@ -338,7 +339,7 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 // checkContinue checks that a message to task t may go to it: same context
 // and agent, and t waits for input. For a task that does not wait, a nil
 // error means msg is the answer that resumed it (a retry).
-func (r *Runtime) checkContinue(ctx context.Context, a *Agent, req SendRequest, msg store.Message, t store.Task) error {
+func (r *Runtime) checkContinue(ctx context.Context, a *Agent, req SendRequest, msg run.Message, t run.Task) error {
 	if req.ContextID != "" && req.ContextID != t.ContextID {
 		return errdefs.WithField("context_id", errdefs.Validationf("task %s belongs to context %s, not %s", t.ID, t.ContextID, req.ContextID))
 	}
@@ -392,7 +393,7 @@ func (r *Runtime) awaitLeaving(ctx context.Context, id string) bool {
 // msg, and registers the resuming execution: the task must not be resumed
 // or canceled already, and its context must be free. On success the caller
 // owns one r.submitting count.
-func (r *Runtime) admitResume(ctx context.Context, a *Agent, t store.Task, msg store.Message) (*execution, error) {
+func (r *Runtime) admitResume(ctx context.Context, a *Agent, t run.Task, msg run.Message) (*execution, error) {
 	l, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		return nil, err
@@ -420,7 +421,7 @@ func (r *Runtime) admitResume(ctx context.Context, a *Agent, t store.Task, msg s
 	r.submitting.Add(1)
 	q.active = t.ID
 	next := t
-	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
+	next.State, next.Attempt, next.StatusMessage, next.Error = run.StateWorking, t.Attempt+1, nil, nil
 	next.CancelRequested = false
 	next.UpdatedAt = time.Now().UTC()
 	x := r.newExecution(a, next, l, msg.Message, engine.SignalInput)
@@ -440,14 +441,14 @@ func (r *Runtime) abandonSubmission(ctx context.Context, a *Agent, req SendReque
 	if !errors.As(err, &dup) {
 		return Submission{}, err
 	}
-	return r.resubmission(ctx, a, req, store.Message{Message: x.user[0].Message}, dup.TaskID)
+	return r.resubmission(ctx, a, req, run.Message{Message: x.user[0].Message}, dup.TaskID)
 }
 
 // resubmission answers a message whose id was used before in its context,
 // by the task taskID. The same message to the same agent (and task) is a
 // retry: it gets that task, and a stream of it starts where the attempt the
 // message opened started. Anything else under the same id is a conflict.
-func (r *Runtime) resubmission(ctx context.Context, a *Agent, req SendRequest, msg store.Message, taskID string) (Submission, error) {
+func (r *Runtime) resubmission(ctx context.Context, a *Agent, req SendRequest, msg run.Message, taskID string) (Submission, error) {
 	t, err := r.st.GetTask(ctx, taskID)
 	if err != nil {
 		return Submission{}, err
@@ -479,8 +480,8 @@ func (r *Runtime) resubmission(ctx context.Context, a *Agent, req SendRequest, m
 // userMessage finds the message msgID in task t's transcript, and how many
 // user messages of t precede it: the nth user message of a task opened its
 // first attempt (n = 0) or the nth attempt resumed with input.
-func (r *Runtime) userMessage(ctx context.Context, t store.Task, msgID string) (m model.Message, nth int, found bool, err error) {
-	q := store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000}
+func (r *Runtime) userMessage(ctx context.Context, t run.Task, msgID string) (m model.Message, nth int, found bool, err error) {
+	q := run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000}
 	for {
 		page, err := r.st.ListMessages(ctx, q)
 		if err != nil {
@@ -552,19 +553,19 @@ func (r *Runtime) logEnd(ctx context.Context, runID string) int64 {
 
 // newExecution makes an attempt of task t with the user message msg that
 // started it.
-func (r *Runtime) newExecution(a *Agent, t store.Task, l *runlog.Log, msg model.Message, resume string) *execution {
+func (r *Runtime) newExecution(a *Agent, t run.Task, l *runlog.Log, msg model.Message, resume string) *execution {
 	tenant := tenantOf(t)
 	// The attempt's context is not a child of the runtime's: a child would
 	// cost a locked map insert and delete in the parent per run. The
 	// runtime cancels what it registered when it stops (registerLocked).
 	bg := context.Background()
-	if tenant != store.DefaultTenant { // the store assumes it otherwise
-		bg = store.WithTenant(bg, tenant)
+	if tenant != run.DefaultTenant { // the store assumes it otherwise
+		bg = run.WithTenant(bg, tenant)
 	}
 	ctx, cancel := context.WithCancel(bg)
 	x := &execution{
 		r: r, runID: t.ID, contextID: t.ContextID, tenant: tenant, agent: a, log: l, task: t, resume: resume,
-		user:       [1]store.Message{{ContextID: t.ContextID, TaskID: t.ID, Message: msg}},
+		user:       [1]run.Message{{ContextID: t.ContextID, TaskID: t.ID, Message: msg}},
 		key:        store.IdempotencyKey{ContextID: t.ContextID, MessageID: msg.ID},
 		ctx:        ctx,
 		bg:         bg,
@@ -587,9 +588,9 @@ func (r *Runtime) registerLocked(x *execution) {
 	}
 }
 
-func tenantOf(t store.Task) string {
+func tenantOf(t run.Task) string {
 	if t.Tenant == "" {
-		return store.DefaultTenant
+		return run.DefaultTenant
 	}
 	return t.Tenant
 }

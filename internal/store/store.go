@@ -6,6 +6,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 )
 
 // Store is everything the runtime persists. Implementations are safe for
@@ -14,20 +15,20 @@ type Store interface {
 	// Apply writes one logical change atomically.
 	Apply(ctx context.Context, c Change) error
 
-	GetTask(ctx context.Context, id string) (Task, error)
-	ListTasks(ctx context.Context, q TaskQuery) (TaskPage, error)
+	GetTask(ctx context.Context, id string) (run.Task, error)
+	ListTasks(ctx context.Context, q run.TaskQuery) (run.TaskPage, error)
 	// ListTasksOfAllTenants is ListTasks across every tenant, each task
 	// with its Tenant, ignoring the context's tenant. It serves the
 	// server's own sweeps (expired prompts and approvals), never a
 	// caller. q.ContextID must be empty (contexts are per tenant) and
 	// Total is not counted.
-	ListTasksOfAllTenants(ctx context.Context, q TaskQuery) (TaskPage, error)
+	ListTasksOfAllTenants(ctx context.Context, q run.TaskQuery) (run.TaskPage, error)
 
-	ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
+	ListMessages(ctx context.Context, q run.MessageQuery) (run.MessagePage, error)
 
 	// ReadEvents returns up to limit events of run with seq > after, in seq
 	// order, and the log's bounds.
-	ReadEvents(ctx context.Context, runID string, after int64, limit int) (EventPage, error)
+	ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error)
 	// PruneEvents deletes the events of run with seq <= through. Later reads
 	// that start before through+1 learn it from EventPage.PrunedThrough.
 	PruneEvents(ctx context.Context, runID string, through int64) error
@@ -63,21 +64,21 @@ type Change struct {
 	// more for a create folded together with the task's later updates
 	// (a run's deferred create written with its final commit).
 	// A task with the same id is a Conflict.
-	CreateTask *Task
+	CreateTask *run.Task
 	// UpdateTask replaces a task if its Version equals the stored version;
 	// on success the stored version is Version+1. Otherwise Conflict.
-	UpdateTask *Task
+	UpdateTask *run.Task
 	// Stored, when set with UpdateTask or CreateTask, receives on success
 	// the task as the store now holds it — its version and the store's
 	// time stamps, what GetTask would return — so that a writer answering
 	// with the task needs no read after its write.
-	Stored *Task
+	Stored *run.Task
 	// Messages are appended to the transcript of their ContextID in order;
 	// the store assigns their positions.
-	Messages []Message
+	Messages []run.Message
 	// Events are appended to the log of their RunID; their seqs must
 	// continue the log densely.
-	Events []Event
+	Events []run.Event
 	// EventsValid promises that every event's Data is one valid JSON value
 	// (the run log, internal/runlog, frames event data itself), so the store
 	// need not scan it again. A store may check anyway; without the promise
@@ -158,16 +159,16 @@ type PushConfigs interface {
 	// PutPushConfig creates or replaces the config (TaskID, ID), with its
 	// Delivered cursor as given and Done cleared. A replace ends any claim
 	// on the config: its holder's next save is a Conflict.
-	PutPushConfig(ctx context.Context, c PushConfig) error
-	GetPushConfig(ctx context.Context, taskID, id string) (PushConfig, error)
-	ListPushConfigs(ctx context.Context, taskID string) ([]PushConfig, error)
+	PutPushConfig(ctx context.Context, c run.PushConfig) error
+	GetPushConfig(ctx context.Context, taskID, id string) (run.PushConfig, error)
+	ListPushConfigs(ctx context.Context, taskID string) ([]run.PushConfig, error)
 	DeletePushConfig(ctx context.Context, taskID, id string) error
 	// ClaimPushDeliveries claims for owner, until now+ttl, up to limit
 	// configs of any tenant that are not Done, not parked at their task's
 	// current version, and whose claim is free or expired, and returns
 	// them with their Tenant and Claim. Of concurrent claimants of a
 	// config exactly one wins.
-	ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]PushConfig, error)
+	ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]run.PushConfig, error)
 	// SavePushDelivery records c.Delivered, c.Done and c.ParkedVersion of
 	// the config c (in the context's tenant) and extends c.Claim to
 	// now+ttl — or releases it when c is done or parked — provided the
@@ -175,13 +176,13 @@ type PushConfigs interface {
 	// c.Claim says (owner and generation). It returns the config with its
 	// claim as extended; Conflict when the claim was lost, NotFound when
 	// the config is gone. A ttl of 1ns hands the claim over at once.
-	SavePushDelivery(ctx context.Context, c PushConfig, ttl time.Duration) (PushConfig, error)
+	SavePushDelivery(ctx context.Context, c run.PushConfig, ttl time.Duration) (run.PushConfig, error)
 	// SavePushDeliveries is SavePushDelivery for many configs, of any
 	// tenants (each c.Tenant), each at most once, in one round trip: a
 	// replica's deliveries share their cursor writes. saved[i] reports
 	// whether cs[i] was saved; false means its claim was lost or the
 	// config is gone.
-	SavePushDeliveries(ctx context.Context, cs []PushConfig, ttl time.Duration) (saved []bool, err error)
+	SavePushDeliveries(ctx context.Context, cs []run.PushConfig, ttl time.Duration) (saved []bool, err error)
 }
 
 // Lease is a replica's claim on a running run.
@@ -203,7 +204,7 @@ type RenewedLease struct {
 	// CancelRequested is the run's task's cancel request.
 	CancelRequested bool
 	// Signals are the run's task's pending signals (Task.Signals).
-	Signals []PendingSignal
+	Signals []run.PendingSignal
 }
 
 // Leases coordinates which replica executes which run. A store that can

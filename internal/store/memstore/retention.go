@@ -1,10 +1,9 @@
 package memstore
 
 import (
+	"agentd/internal/run"
 	"slices"
 	"time"
-
-	"agentd/internal/store"
 )
 
 // DefaultRetention is how many finished runs a Store keeps unless
@@ -117,6 +116,6 @@ func (t *tenant) dropIfEmpty(runID string) {
 
 // finishedBy reports whether the committed change moved a task into a
 // terminal state: created terminal, or updated from a non-terminal state.
-func finishedBy(prev, next store.TaskState, created bool) bool {
+func finishedBy(prev, next run.TaskState, created bool) bool {
 	return next.Terminal() && (created || !prev.Terminal())
 }

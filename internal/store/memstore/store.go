@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -51,7 +52,7 @@ type runEntry struct {
 	terminal    bool
 	log         eventLog
 	checkpoints []storedCheckpoint
-	push        map[string]store.PushConfig
+	push        map[string]run.PushConfig
 	keys        []store.IdempotencyKey
 	// Room for a run's first checkpoint and key, where checkpoints and
 	// keys start (addCheckpoint, addKey): most runs have one of each, and
@@ -61,7 +62,7 @@ type runEntry struct {
 }
 
 // setTask stores the task record rec, whose state is state.
-func (r *runEntry) setTask(rec string, state store.TaskState) {
+func (r *runEntry) setTask(rec string, state run.TaskState) {
 	r.task, r.terminal = rec, state.Terminal()
 }
 
@@ -132,13 +133,13 @@ func (s *Store) Close() error { return nil }
 // readTenant returns the tenant of ctx for reading, or nil if it has never
 // written anything. Callers hold s.mu.
 func (s *Store) readTenant(ctx context.Context) *tenant {
-	return s.tenants[store.TenantFrom(ctx)]
+	return s.tenants[run.TenantFrom(ctx)]
 }
 
 // writeTenant returns the tenant of ctx, creating it. Callers hold s.mu for
 // writing.
 func (s *Store) writeTenant(ctx context.Context) *tenant {
-	return s.tenant(store.TenantFrom(ctx))
+	return s.tenant(run.TenantFrom(ctx))
 }
 
 // tenant returns the tenant called name, creating it. Callers hold s.mu

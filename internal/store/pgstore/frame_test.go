@@ -1,12 +1,11 @@
 package pgstore
 
 import (
+	"agentd/internal/run"
 	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
-
-	"agentd/internal/store"
 )
 
 // checkEncodeFrame compares encodeFrame with encoding/json for one event
@@ -15,7 +14,7 @@ func checkEncodeFrame(t *testing.T, seq int64, typ, text string, nanos int64) {
 	t.Helper()
 	data, _ := json.Marshal(map[string]string{"text": text})
 	at := time.Unix(0, nanos)
-	evs := []store.Event{{Seq: seq, Type: typ, Time: at, Data: data}, {Seq: seq + 1, Type: "delta", Time: at, Data: data}}
+	evs := []run.Event{{Seq: seq, Type: typ, Time: at, Data: data}, {Seq: seq + 1, Type: "delta", Time: at, Data: data}}
 	want, err := json.Marshal([]frameEvent{
 		{Seq: seq, Type: typ, Time: at.UTC(), Data: data},
 		{Seq: seq + 1, Type: "delta", Time: at.UTC(), Data: data},
