@@ -150,7 +150,8 @@
 // v1.0 and the v0.3 shape at once, as the combined card needs — and
 // GetExtendedAgentCard serves the card to authenticated callers.
 //
-// a2a imports the runtime, the store, auth (the caller in the context),
-// engine (its resume signals) and model vocabulary, errdefs and netguard; it must not import api, config or any
-// engine implementation, and it holds no business state.
+// Imports: auth, engine, errdefs, logctx, model, netguard, run, runtime. It
+// must not import api, config or any engine implementation. Its business
+// state is push delivery's (claims, cursors, circuits: push_*.go), which
+// outlives requests; everything else it reads through the runtime.
 package a2a

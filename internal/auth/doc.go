@@ -23,6 +23,6 @@
 //     key id at most once per MinRefetch, so rotation works and a flood of
 //     forged key ids cannot hammer the issuer.
 //
-// auth imports store (for the tenant context) and nothing of api, a2a or
-// runtime: the faces consume it, it consumes none of them.
+// Imports: run (for the tenant context). auth imports nothing of api, a2a
+// or runtime: the faces consume it, it consumes none of them.
 package auth

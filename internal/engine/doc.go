@@ -21,9 +21,9 @@
 // and the actor names they carry (actor.go). The contract suite every
 // engine runs lives in enginetest.
 //
-// Imports: model, errdefs and the standard library. engine must not
-// import agent, runtime, store, llm, tool or any concrete engine: it knows
-// nothing of agents, HTTP or storage technology.
+// Imports: errdefs, model. engine must not import agent, runtime, store,
+// llm, tool or any concrete engine: it knows nothing of agents, HTTP or
+// storage technology.
 //
 // Invariants an engine keeps (enginetest checks them):
 //   - every event it publishes is valid (Validate), and no step completes

@@ -21,7 +21,8 @@
 //
 // Active runs are counted in the store (runs of the tenant that are
 // submitted or working), so the limit holds across replicas; streams are
-// counted in this process. limits imports auth (for refusals) and store
-// (for the tenant and the run query); it must not import api, a2a or
-// runtime.
+// counted in this process.
+//
+// Imports: auth (for refusals), run (the tenant and the run query). It
+// must not import api, a2a or runtime.
 package limits

@@ -10,6 +10,5 @@
 // each imports run for the words alone, so that a face reads tasks and
 // events without importing the storage package.
 //
-// run imports model and the standard library; everything else in agentd
-// may import it.
+// Imports: model. Everything else in agentd may import it.
 package run

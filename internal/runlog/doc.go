@@ -73,6 +73,5 @@
 // agentd, unexported and fuzzed against encoding/json; every other body
 // comes encoded by encoding/json.
 //
-// runlog imports store, engine (the checkpoint type) and errdefs; runtime
-// imports runlog.
+// Imports: engine, errdefs, run, store.
 package runlog

@@ -49,7 +49,6 @@
 // RenewLeases call (bounded by the lease TTL) so that no renewal extends a
 // lease given up meanwhile.
 //
-// runtime imports agent, engine, runlog, store, model and
-// errdefs; never api,
+// Imports: agent, engine, errdefs, model, run, runlog, store. Never api,
 // a2a, config, an engine implementation or a store implementation.
 package runtime

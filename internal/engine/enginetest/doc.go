@@ -15,6 +15,5 @@
 // The suite proves it can fail: its own tests run it against deliberately
 // broken engines and assert each breakage is reported.
 //
-// enginetest imports engine, model, errdefs and the standard
-// library (testing included); only test code imports it.
+// Imports: engine, errdefs, model. Only test code imports it.
 package enginetest

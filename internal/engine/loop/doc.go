@@ -33,9 +33,8 @@
 // iteration still run and are checkpointed before the run fails on
 // MaxIterations: an iteration ends when all its results are in.
 //
-// Imports: engine, llm, tool, model, errdefs, event and the standard
-// library. loop must not import agent, runtime, store, api or any other
-// engine.
+// Imports: engine, errdefs, llm, model, tool. loop must not import agent,
+// runtime, store, api or any other engine.
 //
 // Invariants:
 //   - a tool call on the board is always followed by its result: calls

@@ -99,6 +99,6 @@
 //     on the peer client's transport, with OpenTelemetry's globals, which
 //     are no-ops unless the server turned tracing on).
 //
-// remote imports engine, model, errdefs, event, netguard, tool, a2a-go, otelhttp and
-// the standard library; never runtime, store or agentd's HTTP packages.
+// Imports: engine, errdefs, model, netguard, tool. Never runtime, store or
+// agentd's HTTP packages.
 package remote
