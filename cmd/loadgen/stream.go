@@ -58,7 +58,7 @@ func runStream(ctx context.Context, cfg config, client *http.Client) (result, er
 	wg.Wait()
 	elapsed := time.Since(start)
 	res := result{
-		Mode: cfg.mode, Target: cfg.target, Baseline: cfg.baseline, Concurrency: cfg.c,
+		Mode: cfg.mode, Proto: protoName(cfg), Target: cfg.target, Baseline: cfg.baseline, Concurrency: cfg.c,
 		ElapsedSec: elapsed.Seconds(), Unit: "delta events/s",
 	}
 	firsts := make([][]time.Duration, cfg.c)
@@ -88,6 +88,9 @@ func streamRequest(ctx context.Context, cfg config, paced bool) (*http.Request, 
 	text := "stream " + strconv.Itoa(cfg.n)
 	if paced {
 		text += " every " + strconv.FormatInt(cfg.every.Milliseconds(), 10) + "ms"
+	}
+	if cfg.proto == "a2a" {
+		return a2aRequest(ctx, cfg, a2aStreamBody(text))
 	}
 	body := `{"text":` + strconv.Quote(text) + `}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.target+"/v1/agents/"+cfg.agent+"/messages?stream=true", strings.NewReader(body))
@@ -125,6 +128,11 @@ func streamOnce(ctx context.Context, cfg config, client *http.Client, br *bufio.
 			return err
 		}
 		now := time.Now()
+		if cfg.proto == "a2a" {
+			if typ = a2aEventType(data); typ == "error" {
+				return fmt.Errorf("stream answered an error: %.200s", data)
+			}
+		}
 		switch typ {
 		case "delta":
 			deltas++
