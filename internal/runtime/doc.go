@@ -35,12 +35,15 @@
 // replica that dies stops renewing, and another replica's sweep claims the
 // expired lease and resumes the run from its last checkpoint. Shutdown drains.
 //
-// Files: submit.go (Send: a new task, a resumed one), deferred.go (a
-// blocking send's create written by its run's first write), message.go (checks
-// of user messages and ids), worker.go (the goroutines runs execute on),
-// execution.go (one attempt: run, finish), host.go (the engine's Host),
-// commit.go, lease.go (leases, renewal, recovery), control.go (cancel,
-// shutdown), parked.go, child.go, wait.go, reads.go.
+// Files: submit.go (Send: a new task), resume.go (Send to a parked task:
+// its next attempt), registry.go (the executions of this replica and the
+// context queues), deferred.go (a blocking send's create written by its
+// run's first write), message.go (checks of user messages and ids),
+// worker.go (the goroutines runs execute on), execution.go (one attempt:
+// its state and run), outcome.go (how an attempt ends: its outcome and its
+// final commit), host.go (the engine's Host and its events), commit.go,
+// lease.go (leases, renewal, recovery), control.go (cancel, shutdown),
+// parked.go, child.go, wait.go, reads.go.
 //
 // Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
 // Log.mu), then execution.leaseMu, then execution.mu, then host.mu. No lock
