@@ -181,11 +181,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer st.Close()
 	rt, err := runtime.New(runtime.Options{
 		Store: tel.Store(st), Agents: agents, Logger: log, Observer: tel.Observer(),
-		CancelGrace:   cfg.Server.CancelGrace.Or(5 * time.Second),
-		FlushWindow:   flushWindow(st),
-		VolatileStore: volatileStore(st),
-		LeaseTTL:      cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
-		Prices:        cfg.RuntimePrices(),
+		CancelGrace: cfg.Server.CancelGrace.Or(5 * time.Second),
+		FlushWindow: flushWindow(st),
+		LeaseTTL:    cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
+		Prices:      cfg.RuntimePrices(),
 	})
 	if err != nil {
 		return err

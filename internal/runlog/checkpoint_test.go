@@ -84,7 +84,7 @@ func wantTexts(t *testing.T, what string, got []string, want ...string) {
 // — a Flush or a state Commit — and not before; a newer one staged before
 // that write replaces it: one checkpoint per write, not per event.
 func TestStagedCheckpointIsWrittenWithItsEvents(t *testing.T) {
-	st := memstore.New()
+	st := shared(memstore.New())
 	_, l := newDurableLog(t, st, "r")
 	l.AppendCheckpointed(EventDelta, Object([]byte(`{"text":"a"}`)), stagedCheckpoint("r", "a"))
 	l.AppendCheckpointed(EventDelta, Object([]byte(`{"text":"b"}`)), stagedCheckpoint("r", "ab"))
@@ -140,7 +140,7 @@ func TestStagedCheckpointSurvivesAFailedWrite(t *testing.T) {
 // The flusher's batch over several runs saves each run's staged
 // checkpoint with that run's events, in one write.
 func TestFlusherBatchSavesEachRunsCheckpoint(t *testing.T) {
-	st := memstore.New()
+	st := shared(memstore.New())
 	ls, a := newDurableLog(t, st, "ra")
 	b := ls.New("rb")
 	if err := ls.Register(b); err != nil {

@@ -19,8 +19,9 @@ import (
 // flusher makes live events durable in group commits; a state commit (Commit)
 // carries the pending live events with it.
 //
-// A volatile log (Options.Volatile: the store lives in this process's memory
-// and this process is its only writer) is as durable as the store, so it
+// A volatile log (its store is store.Volatile: the data lives in this
+// process's memory and this process is its only writer) is as durable as
+// the store, so it
 // shows live events as soon as they are appended. Events a state commit
 // appends are shown only once the commit succeeded, as always: a state
 // change that failed must not have been seen.

@@ -33,7 +33,7 @@ const testTimeout = 20 * time.Second
 
 // durableLogs makes newTestRuntime's own memstore runtimes show events only
 // once durable, as with a shared store; by default they run as
-// cmd/server runs memstore (Options.VolatileStore). logModes runs a test
+// cmd/server runs memstore (store.Volatile). logModes runs a test
 // both ways.
 var durableLogs bool
 
@@ -51,12 +51,31 @@ func logModes(t *testing.T, test func(*testing.T)) {
 // nil.
 func newTestRuntime(t *testing.T, st store.Store, agents ...*Agent) *Runtime {
 	t.Helper()
-	volatile := false
 	if st == nil {
-		st, volatile = memstore.New(), !durableLogs
+		st = inLogMode(memstore.New())
 	}
-	return startRuntime(t, Options{Store: st, Agents: agents, VolatileStore: volatile})
+	return startRuntime(t, Options{Store: st, Agents: agents})
 }
+
+// inLogMode is st (a memstore, or a test's wrapper of one) as logModes
+// asks: declaring itself volatile, as memstore does (a wrapper hides it),
+// or, with durableLogs, a store that declares nothing, as one replicas
+// share.
+func inLogMode(st store.Store) store.Store {
+	if durableLogs {
+		return shared{st}
+	}
+	return volatileStore{st}
+}
+
+// shared is a store that does not declare itself volatile, whatever it
+// wraps: one that replicas share.
+type shared struct{ store.Store }
+
+// volatileStore declares st volatile (store.Volatile), whatever it wraps.
+type volatileStore struct{ store.Store }
+
+func (volatileStore) Volatile() bool { return true }
 
 // startRuntime starts a runtime with the tests' short cancel grace and
 // flush window (unless opts sets them), shut down at cleanup.

@@ -182,7 +182,7 @@ func (g *terminalGate) Apply(ctx context.Context, c store.Change) error {
 // logModes says, and no recovery sweep within a test's time.
 func gatedRuntime(t *testing.T, st store.Store, agents ...*Agent) *Runtime {
 	t.Helper()
-	return startRuntime(t, Options{Store: st, Agents: agents, VolatileStore: !durableLogs, SweepEvery: time.Hour})
+	return startRuntime(t, Options{Store: inLogMode(st), Agents: agents, SweepEvery: time.Hour})
 }
 
 // readVisible reads every event visible to st now, without waiting.

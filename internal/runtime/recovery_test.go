@@ -22,7 +22,7 @@ import (
 // the in-memory store, and PostgreSQL (pgtest: TEST_DATABASE_URL or a
 // throwaway cluster; never skipped under REQUIRE_DB=1).
 func sharedStores(t *testing.T, test func(*testing.T, store.Store)) {
-	t.Run("memstore", func(t *testing.T) { test(t, memstore.New()) })
+	t.Run("memstore", func(t *testing.T) { test(t, shared{memstore.New()}) })
 	t.Run("pgstore", func(t *testing.T) {
 		st, err := pgstore.Open(t.Context(), pgtest.DSN(t))
 		if err != nil {

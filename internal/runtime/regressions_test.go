@@ -245,7 +245,7 @@ func TestCancelRacesResume(t *testing.T) {
 // while the run finishes elsewhere; acquireLog reads LastSeq before the
 // task, records a stale terminal seq, and the stream ends before run.end.
 func TestStaleTerminalOnOpen(t *testing.T) {
-	shared := memstore.New()
+	shared := shared{memstore.New()}
 	gate := make(chan struct{})
 	a := replica(t, shared, "A", streamer(3, gate))
 	hb := &hooked{Store: shared}
@@ -420,7 +420,7 @@ func (g gatedAsker) Execute(ctx context.Context, run engine.Run, h engine.Host, 
 // when the run parks before the owner sees it, and resurfaces to kill the
 // next resume.
 func TestRemoteCancelStickyAcrossPark(t *testing.T) {
-	shared := memstore.New()
+	shared := shared{memstore.New()}
 	eng := gatedAsker{started: make(chan struct{}), resumed: make(chan struct{}), gate: make(chan struct{})}
 	mk := func(name string) *Runtime {
 		r, err := New(Options{Store: shared, Agents: []*Agent{testAgent("c", eng)}, ReplicaID: name, CancelGrace: 200 * time.Millisecond})

@@ -18,8 +18,8 @@ func TestVolatileLogShowsLiveEventsBeforeTheyAreStored(t *testing.T) {
 	st := &holdingStore{Store: memstore.New(), hold: make(chan struct{})}
 	gate := make(chan struct{})
 	r, err := New(Options{
-		Store: st, Agents: []*Agent{testAgent("s", streamer(3, gate))},
-		VolatileStore: true, CancelGrace: 300 * time.Millisecond,
+		Store: volatileStore{st}, Agents: []*Agent{testAgent("s", streamer(3, gate))},
+		CancelGrace: 300 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -123,8 +123,8 @@ func TestVolatileCheckpointsWrittenWhenAnotherAttemptNeedsThem(t *testing.T) {
 		return b, engine.Interrupted(intr)
 	})
 	r, err := New(Options{
-		Store: st, Agents: []*Agent{testAgent("c", checkpointed), testAgent("a", asker{})},
-		VolatileStore: true, CancelGrace: 300 * time.Millisecond,
+		Store: volatileStore{st}, Agents: []*Agent{testAgent("c", checkpointed), testAgent("a", asker{})},
+		CancelGrace: 300 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

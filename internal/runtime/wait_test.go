@@ -42,7 +42,7 @@ func viewStores(t *testing.T, test func(t *testing.T, newRuntime func(...*Agent)
 	mem := func(t *testing.T) func(...*Agent) (*Runtime, *countingStore) {
 		return func(agents ...*Agent) (*Runtime, *countingStore) {
 			st := &countingStore{Store: memstore.New()}
-			r, err := New(Options{Store: st, Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: time.Millisecond, VolatileStore: !durableLogs})
+			r, err := New(Options{Store: inLogMode(st), Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,6 +20,9 @@ type instrumentedStore struct {
 	m *Metrics
 }
 
+// Volatile declares what the wrapped store declares (store.Volatile).
+func (s *instrumentedStore) Volatile() bool { return store.IsVolatile(s.Store) }
+
 func (s *instrumentedStore) Apply(ctx context.Context, c store.Change) error {
 	flush := len(c.Events) > 0 && c.CreateTask == nil && c.UpdateTask == nil && len(c.Messages) == 0
 	start := time.Now()

@@ -126,6 +126,10 @@ func New(opts ...Option) *Store {
 // unless ctx is done.
 func (s *Store) Ping(ctx context.Context) error { return live(ctx) }
 
+// Volatile declares the store volatile (store.Volatile): its data lives in
+// this process's memory, and no other process can reach it.
+func (s *Store) Volatile() bool { return true }
+
 // Close releases nothing: the store holds no external resources. It is
 // idempotent, and the store stays usable after it.
 func (s *Store) Close() error { return nil }
