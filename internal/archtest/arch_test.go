@@ -16,12 +16,12 @@ import (
 // layers is the table of doc.go (and docs/architecture.md), by layer.
 var layers = [][]string{
 	{"errdefs", "model", "strictjson", "netguard", "logctx", "faultproxy", "telemetry/otlptest", "archtest"},
-	{"run", "llm", "llm/openai", "llm/scripted", "tool", "mcptool"},
+	{"run", "llm", "llm/openai", "llm/scripted", "tool", "mcptool", "calltree"},
 	{"engine", "engine/enginetest"},
 	{"engine/loop", "engine/graph", "engine/flow", "engine/remote", "engine/conformance",
 		"agent", "agent/judge", "agent/agenttest", "governor"},
 	{"store", "store/memstore", "store/pgstore", "store/storetest", "pgtest", "migrations"},
-	{"runlog", "retention"},
+	{"runlog", "retention", "liveness"},
 	{"runtime", "push"},
 	{"auth", "limits"},
 	{"api", "a2a", "a2a/pushtest", "agui", "agentproto", "mcpserver", "console", "telemetry"},

@@ -9,14 +9,15 @@
 //
 //	0 base            errdefs, model, strictjson, netguard, logctx,
 //	                  faultproxy, telemetry/otlptest, archtest
-//	1 vocabulary      run, llm, llm/openai, llm/scripted, tool, mcptool
+//	1 vocabulary      run, llm, llm/openai, llm/scripted, tool, mcptool,
+//	                  calltree
 //	2 engine contract engine, engine/enginetest
 //	3 engines, agents engine/loop, engine/graph, engine/flow,
 //	                  engine/remote, engine/conformance, agent,
 //	                  agent/judge, agent/agenttest, governor
 //	4 storage         store, store/memstore, store/pgstore,
 //	                  store/storetest, pgtest, migrations
-//	5 the log         runlog, retention
+//	5 the log         runlog, retention, liveness
 //	6 runtime         runtime, push
 //	7 access          auth, limits
 //	8 faces           api, a2a, a2a/pushtest, agui, agentproto,
