@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -37,8 +37,9 @@ func a2aRequest(ctx context.Context, cfg config, body []byte) (*http.Request, er
 
 // a2aStreamBody is SendStreamingMessage's request for text.
 func a2aStreamBody(text string) []byte {
+	q, _ := json.Marshal(text) // a string always encodes
 	return []byte(`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":` +
-		`{"messageId":"loadgen","role":"ROLE_USER","parts":[{"text":` + strconv.Quote(text) + `}]}}}`)
+		`{"messageId":"loadgen","role":"ROLE_USER","parts":[{"text":` + string(q) + `}]}}}`)
 }
 
 var (
