@@ -1,9 +1,10 @@
 package main
 
 import (
-	runs "agentd/internal/run"
 	"encoding/json"
 	"testing"
+
+	runs "agentd/internal/run"
 )
 
 func logOf(types ...string) []runs.Event {

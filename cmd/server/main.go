@@ -4,6 +4,7 @@
 package main
 
 import (
+	"agentd"
 	"context"
 	"errors"
 	"flag"
@@ -19,7 +20,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"agentd"
 	"agentd/internal/api"
 	"agentd/internal/config"
 	"agentd/internal/logctx"

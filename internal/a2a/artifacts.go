@@ -3,8 +3,9 @@ package a2a
 import (
 	"context"
 
-	"agentd/internal/run"
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"agentd/internal/run"
 )
 
 // artifacts returns t's artifacts as a client that streamed the run up to

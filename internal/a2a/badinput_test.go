@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"agentd/internal/run"
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"agentd/internal/run"
 )
 
 // TestBadInput sends malformed and misdirected requests: each gets a

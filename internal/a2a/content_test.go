@@ -4,8 +4,9 @@ import (
 	"errors"
 	"testing"
 
-	"agentd/internal/run"
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"agentd/internal/run"
 )
 
 // Every part kind of the spec reaches the agent (the echo agent answers a

@@ -3,8 +3,9 @@ package a2a
 import (
 	"encoding/json"
 
-	"agentd/internal/run"
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"agentd/internal/run"
 )
 
 // noteUpdate translates a progress event (a tool call's progress: a peer

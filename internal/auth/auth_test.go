@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"agentd/internal/run"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"agentd/internal/run"
 )
 
 const (

@@ -1,10 +1,11 @@
 package auth
 
 import (
-	"agentd/internal/run"
 	"fmt"
 	"net/http"
 	"strings"
+
+	"agentd/internal/run"
 )
 
 // Middleware authenticates every request but those of public routes,

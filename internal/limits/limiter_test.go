@@ -1,7 +1,6 @@
 package limits
 
 import (
-	"agentd/internal/run"
 	"context"
 	"io"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"agentd/internal/run"
 )
 
 // activeRuns is a run lister over a fixed set of active runs per tenant.

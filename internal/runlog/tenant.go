@@ -1,9 +1,10 @@
 package runlog
 
 import (
-	"agentd/internal/run"
 	"cmp"
 	"context"
+
+	"agentd/internal/run"
 )
 
 // SetTenant names the tenant whose store scope l's events are written in.

@@ -1,9 +1,10 @@
 package runtime
 
 import (
-	"agentd/internal/run"
 	"context"
 	"time"
+
+	"agentd/internal/run"
 )
 
 // Push-notification configs and their delivery, for the faces (the A2A

@@ -1,8 +1,9 @@
 package runtime
 
 import (
-	"agentd/internal/run"
 	"context"
+
+	"agentd/internal/run"
 )
 
 // The faces (api, a2a) read tasks, transcripts and event logs through

@@ -1,9 +1,10 @@
 package memstore
 
 import (
-	"agentd/internal/run"
 	"slices"
 	"time"
+
+	"agentd/internal/run"
 )
 
 // DefaultRetention is how many finished runs a Store keeps unless

@@ -1,11 +1,12 @@
 package pgstore
 
 import (
-	"agentd/internal/run"
 	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
+
+	"agentd/internal/run"
 )
 
 // checkEncodeFrame compares encodeFrame with encoding/json for one event
