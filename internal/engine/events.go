@@ -56,7 +56,8 @@ type ToolResult struct {
 // engine-defined Kind ("model", "tool", "node", …) and Detail, anything
 // encoding/json encodes (json.RawMessage included; nil for none). RunID
 // is the run the step ran in, as the log's step payload reports it: the
-// engine's run, or the child run a relaying host passes on.
+// engine's run (empty: the host's run), or the child run a relaying host
+// passes on.
 type Step struct {
 	RunID  string
 	Actor  string

@@ -93,11 +93,11 @@ func (x *execution) logEvent(ev engine.Event) (string, runlog.Body, error) {
 		res := &model.ToolResult{ToolCallID: e.ToolCallID, Name: e.Name, Content: e.Content, IsError: e.IsError}
 		return encodeEvent(EventDelta, DeltaData{Actor: logActor(e.Actor), ToolResult: res})
 	case engine.StepStarted:
-		return encodeEvent(EventStepStart, stepBody(e.Step, nil))
+		return encodeEvent(EventStepStart, stepBody(x.step(e.Step), nil))
 	case engine.StepCompleted:
-		return encodeEvent(EventStepComplete, stepBody(e.Step, nil))
+		return encodeEvent(EventStepComplete, stepBody(x.step(e.Step), nil))
 	case engine.StepFailed:
-		return encodeEvent(EventStepError, stepBody(e.Step, stepErr(e)))
+		return encodeEvent(EventStepError, stepBody(x.step(e.Step), stepErr(e)))
 	case engine.ArtifactUpdate:
 		x.noteArtifact(e)
 		return encodeEvent(EventArtifact, e)
@@ -143,6 +143,14 @@ type stepPayload struct {
 	Detail     any           `json:"detail,omitempty"`
 	Error      string        `json:"error,omitempty"`
 	ErrorClass errdefs.Class `json:"error_class,omitempty"`
+}
+
+// step is s as this run logs it: a step that names no run is this run's.
+func (x *execution) step(s engine.Step) engine.Step {
+	if s.RunID == "" {
+		s.RunID = x.runID
+	}
+	return s
 }
 
 // stepBody is the body of a step event of s, failed with err if not nil.

@@ -158,11 +158,11 @@ func (h *observedHost) Publish(ctx context.Context, ev engine.Event) error {
 			h.obs.Streamed()
 		}
 	case engine.StepStarted:
-		h.step(EventStepStart, stepBody(e.Step, nil))
+		h.step(EventStepStart, stepBody(h.x.step(e.Step), nil))
 	case engine.StepCompleted:
-		h.step(EventStepComplete, stepBody(e.Step, nil))
+		h.step(EventStepComplete, stepBody(h.x.step(e.Step), nil))
 	case engine.StepFailed:
-		h.step(EventStepError, stepBody(e.Step, stepErr(e)))
+		h.step(EventStepError, stepBody(h.x.step(e.Step), stepErr(e)))
 	}
 	return nil
 }
