@@ -202,7 +202,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		OpenAPI:      agentd.OpenAPI,
 		Logger:       log,
 	}).Mount(router)
-	stopPush, err := mountA2A(router, rt, cfg, tel.Metrics, log)
+	stopPush, err := mountA2A(router, rt, st, cfg, tel.Metrics, log)
 	if err != nil {
 		return err
 	}

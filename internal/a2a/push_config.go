@@ -26,7 +26,7 @@ type webhook struct {
 	Token string            `json:"token,omitempty"`
 	Auth  *a2a.PushAuthInfo `json:"authentication,omitempty"`
 	// V0 says the config was set through a v0.3 binding: its receiver
-	// gets what v0.3 servers send, the Task (push_follow.go).
+	// gets what v0.3 servers send, the Task (push_deliver.go).
 	V0 bool `json:"v0,omitempty"`
 }
 
@@ -66,7 +66,7 @@ const MaxPushConfigsPerTask = 16
 // roomForConfig refuses a new config id for a task that has
 // MaxPushConfigsPerTask already; replacing one of them is fine.
 func (h *handler) roomForConfig(ctx context.Context, taskID, id string) error {
-	cs, err := h.s.rt.ListPushConfigs(ctx, taskID)
+	cs, err := h.s.configs().ListPushConfigs(ctx, taskID)
 	if err != nil {
 		return toA2AError(ctx, err)
 	}
@@ -88,7 +88,7 @@ func (h *handler) putPushConfig(ctx context.Context, t run.Task, id string, hook
 		id = model.NewID()
 	}
 	c := run.PushConfig{TaskID: t.ID, ID: id, Config: raw, Delivered: from}
-	if err := h.s.rt.PutPushConfig(ctx, c); err != nil {
+	if err := h.s.configs().PutPushConfig(ctx, c); err != nil {
 		return nil, toA2AError(ctx, err)
 	}
 	h.s.pokePush()
@@ -136,7 +136,7 @@ func (h *handler) checkWebhook(ctx context.Context, cfg *a2a.PushConfig, field s
 			return hook, invalidParams("%sauthentication.credentials: must not contain line breaks", field)
 		}
 	}
-	if h.s.pushOpts().AllowPrivate {
+	if h.s.opts.Push.AllowPrivate {
 		return hook, nil
 	}
 	return hook, publicHost(ctx, u.Hostname(), field)
@@ -181,7 +181,7 @@ func (h *handler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushCon
 	if req.ID == "" {
 		return nil, invalidParams("id: required")
 	}
-	c, err := h.s.rt.GetPushConfig(ctx, t.ID, req.ID)
+	c, err := h.s.configs().GetPushConfig(ctx, t.ID, req.ID)
 	if err != nil {
 		return nil, pushConfigError(ctx, err, t.ID, req.ID)
 	}
@@ -195,7 +195,7 @@ func (h *handler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPush
 	if err != nil {
 		return nil, err
 	}
-	cs, err := h.s.rt.ListPushConfigs(ctx, t.ID)
+	cs, err := h.s.configs().ListPushConfigs(ctx, t.ID)
 	if err != nil {
 		return nil, toA2AError(ctx, err)
 	}
@@ -219,7 +219,7 @@ func (h *handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskP
 	if req.ID == "" {
 		return invalidParams("id: required")
 	}
-	if err := h.s.rt.DeletePushConfig(ctx, t.ID, req.ID); err != nil {
+	if err := h.s.configs().DeletePushConfig(ctx, t.ID, req.ID); err != nil {
 		return pushConfigError(ctx, err, t.ID, req.ID)
 	}
 	return nil

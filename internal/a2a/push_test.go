@@ -332,7 +332,7 @@ func TestPushKeepsTenantsAndTasksApart(t *testing.T) {
 	bctx := run.WithTenant(ctxT(t), "tenant-b")
 	idB := model.NewID()
 	seedFinishedTask(t, e.st, bctx, idB)
-	if err := e.rt.PutPushConfig(bctx, run.PushConfig{TaskID: idB, ID: "b", Config: []byte(`{"url": "` + rcv.URL("/b") + `"}`)}); err != nil {
+	if err := e.st.PutPushConfig(bctx, run.PushConfig{TaskID: idB, ID: "b", Config: []byte(`{"url": "` + rcv.URL("/b") + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	gotA := waitTerminal(t, rcv, "/a", a2a.TaskID(idA))

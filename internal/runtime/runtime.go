@@ -229,6 +229,10 @@ func (r *Runtime) addAgents(agents []*Agent) error {
 	return nil
 }
 
+// ReplicaID names this replica in the claims it holds (leases, push
+// deliveries): another replica takes them over once they expire.
+func (r *Runtime) ReplicaID() string { return r.replica }
+
 // Agent returns the agent with id, or NotFound.
 func (r *Runtime) Agent(id string) (*Agent, error) {
 	a, ok := r.agents[id]

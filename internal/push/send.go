@@ -1,4 +1,4 @@
-package a2a
+package push
 
 import (
 	"bytes"
@@ -18,12 +18,8 @@ import (
 	"agentd/internal/netguard"
 )
 
-// Webhook requests. The token travels in both header spellings the SDKs
-// use (a2a-go reads A2A-Notification-Token, the Python SDK and v0.3
-// receivers X-A2A-Notification-Token); a receiver reading either finds it.
+// Webhook requests.
 const (
-	tokenHeader       = "A2A-Notification-Token"
-	tokenHeaderLegacy = "X-A2A-Notification-Token"
 	// webhookDrain bounds how much of a webhook's answer is read (to reuse
 	// the connection); the rest is dropped with the connection.
 	webhookDrain = 64 << 10
@@ -46,8 +42,8 @@ type webhookClient interface {
 // bounded by opts.Timeout. Each attempt is a client span with the W3C
 // traceparent in its request (OpenTelemetry's global provider and
 // propagator, no-ops unless tracing is on), a child of the run's trace
-// (pushFollower.traced).
-func newWebhookClient(opts PushOptions) *http.Client {
+// (follower.traced).
+func newWebhookClient(opts Options) *http.Client {
 	tr := &http.Transport{
 		DialContext:           netguard.Dialer(opts.Timeout, opts.AllowPrivate).DialContext,
 		MaxIdleConns:          1024,
@@ -73,9 +69,9 @@ func newWebhookClient(opts PushOptions) *http.Client {
 // send posts body to the webhook until it is taken (2xx), a failure that
 // a retry cannot cure (4xx other than 408/429, a refused address), or
 // RetryFor has passed, backing off between attempts; with once, it makes
-// a single attempt (the webhook's circuit is open: push_follow.go). It
+// a single attempt (the webhook's circuit is open: follow.go). It
 // returns the number of attempts and the last failure.
-func (d *deliverer) send(ctx context.Context, hook webhook, body []byte, once bool) (int, error) {
+func (d *Deliverer) send(ctx context.Context, hook Target, body []byte, once bool) (int, error) {
 	deadline := d.clock.now().Add(d.opts.RetryFor)
 	wait := backoffMin
 	for attempt := 1; ; attempt++ {
@@ -142,23 +138,15 @@ func (s webhookStatus) Error() string {
 }
 
 // post makes one attempt.
-func (d *deliverer) post(ctx context.Context, hook webhook, body []byte) error {
+func (d *Deliverer) post(ctx context.Context, hook Target, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hook.URL, bytes.NewReader(body))
 	if err != nil {
 		return errdefs.Validationf("webhook URL %q: %v", hook.URL, err)
 	}
-	req.Header.Set("Content-Type", "application/a2a+json")
-	if hook.V0 {
-		req.Header.Set("Content-Type", "application/json")
+	for k, v := range hook.Header {
+		req.Header[k] = v
 	}
 	req.Header.Set("User-Agent", "agentd")
-	if hook.Token != "" {
-		req.Header.Set(tokenHeader, hook.Token)
-		req.Header.Set(tokenHeaderLegacy, hook.Token)
-	}
-	if a := hook.Auth; a != nil && a.Credentials != "" {
-		req.Header.Set("Authorization", a.Scheme+" "+a.Credentials)
-	}
 	resp, err := d.client.Do(req)
 	if err != nil {
 		return err

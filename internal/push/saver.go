@@ -1,4 +1,4 @@
-package a2a
+package push
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/run"
-	"agentd/internal/runtime"
 )
 
 // saveBatch bounds the cursors one store round trip writes.
@@ -18,7 +17,7 @@ const saveBatch = 512
 // saves that wait together go to the store in one round trip: with many
 // webhooks, one commit serves them all, as a group commit does.
 type cursorSaver struct {
-	rt   *runtime.Runtime
+	st   Store
 	ttl  time.Duration
 	reqs chan saveReq
 }
@@ -28,8 +27,8 @@ type saveReq struct {
 	res chan error // buffered: the saver never blocks on it
 }
 
-func newCursorSaver(rt *runtime.Runtime, ttl time.Duration) *cursorSaver {
-	return &cursorSaver{rt: rt, ttl: ttl, reqs: make(chan saveReq)}
+func newCursorSaver(st Store, ttl time.Duration) *cursorSaver {
+	return &cursorSaver{st: st, ttl: ttl, reqs: make(chan saveReq)}
 }
 
 // run serves saves until ctx ends.
@@ -60,7 +59,7 @@ func (s *cursorSaver) write(ctx context.Context, batch []saveReq) {
 	for i, r := range batch {
 		cs[i] = r.c
 	}
-	saved, err := s.rt.SavePushDeliveries(ctx, cs, s.ttl)
+	saved, err := s.st.SavePushDeliveries(ctx, cs, s.ttl)
 	for i, r := range batch {
 		switch {
 		case err != nil:

@@ -1,4 +1,4 @@
-package a2a
+package push
 
 import (
 	"context"
@@ -26,9 +26,9 @@ func TestWebhookClientChecksTheDialledAddress(t *testing.T) {
 	defer srv.Close()
 	byName := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
 	for _, u := range []string{srv.URL, byName} {
-		d := &deliverer{opts: PushOptions{Timeout: time.Second}}
+		d := &Deliverer{opts: Options{Timeout: time.Second}}
 		d.client = newWebhookClient(d.opts)
-		err := d.post(context.Background(), webhook{URL: u}, []byte(`{}`))
+		err := d.post(context.Background(), Target{URL: u}, []byte(`{}`))
 		if errdefs.ClassOf(err) != errdefs.ClassForbidden || retryableDelivery(err) {
 			t.Errorf("post to %s without allow_private: got %v (class %s, retryable %v), want a Forbidden refusal, not retried",
 				u, err, errdefs.ClassOf(err), retryableDelivery(err))
@@ -37,9 +37,9 @@ func TestWebhookClientChecksTheDialledAddress(t *testing.T) {
 	if hits != 0 {
 		t.Fatalf("the webhook was reached %d times", hits)
 	}
-	d := &deliverer{opts: PushOptions{Timeout: time.Second, AllowPrivate: true}}
+	d := &Deliverer{opts: Options{Timeout: time.Second, AllowPrivate: true}}
 	d.client = newWebhookClient(d.opts)
-	if err := d.post(context.Background(), webhook{URL: srv.URL}, []byte(`{}`)); err != nil || hits != 1 {
+	if err := d.post(context.Background(), Target{URL: srv.URL}, []byte(`{}`)); err != nil || hits != 1 {
 		t.Fatalf("post with allow_private: %v (hits %d), want delivered", err, hits)
 	}
 }
@@ -104,9 +104,9 @@ func TestSendBacksOffWithJitterWithinRetryFor(t *testing.T) {
 		}
 		return 0
 	}
-	d := &deliverer{opts: PushOptions{Timeout: time.Second, RetryFor: time.Minute, AllowPrivate: true}, clock: fakeClock(&pauses, extremes)}
+	d := &Deliverer{opts: Options{Timeout: time.Second, RetryFor: time.Minute, AllowPrivate: true}, clock: fakeClock(&pauses, extremes)}
 	d.client = newWebhookClient(d.opts)
-	attempts, err := d.send(context.Background(), webhook{URL: url}, []byte(`{}`), false)
+	attempts, err := d.send(context.Background(), Target{URL: url}, []byte(`{}`), false)
 	var st webhookStatus
 	if !errors.As(err, &st) || st != 503 {
 		t.Fatalf("send to a webhook down: %v, want its 503", err)
@@ -144,9 +144,9 @@ func TestSendBacksOffWithJitterWithinRetryFor(t *testing.T) {
 func TestSendOnceMakesOneAttempt(t *testing.T) {
 	url, hits := down(t)
 	var pauses []time.Duration
-	d := &deliverer{opts: PushOptions{Timeout: time.Second, RetryFor: time.Minute, AllowPrivate: true}, clock: fakeClock(&pauses, nil)}
+	d := &Deliverer{opts: Options{Timeout: time.Second, RetryFor: time.Minute, AllowPrivate: true}, clock: fakeClock(&pauses, nil)}
 	d.client = newWebhookClient(d.opts)
-	attempts, err := d.send(context.Background(), webhook{URL: url}, []byte(`{}`), true)
+	attempts, err := d.send(context.Background(), Target{URL: url}, []byte(`{}`), true)
 	if attempts != 1 || hits.Load() != 1 || len(pauses) != 0 || err == nil {
 		t.Errorf("send once: %d attempts, %d requests, pauses %v, err %v; want one failed attempt, no pause", attempts, hits.Load(), pauses, err)
 	}

@@ -1,15 +1,12 @@
-package a2a
+package push
 
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"go.opentelemetry.io/otel/propagation"
 
 	"agentd/internal/errdefs"
@@ -20,19 +17,21 @@ import (
 // replica stops.
 const handOverTimeout = 2 * time.Second
 
-// pushFollower delivers one claimed config's updates: it reads the task's
-// log after the config's cursor, translates each event as an A2A stream
-// does (translate.go, primed at the cursor like a resumed stream), and
+// streamBatch bounds how many events one read of the run's log returns.
+const streamBatch = 256
+
+// follower delivers one claimed config's updates: it reads the task's
+// log after the config's cursor, renders each event as the face's Feed
+// says (for A2A: as a stream resumed at the cursor would carry it), and
 // posts every update to the webhook in order, each until it is taken or
 // given up, saving the cursor after each. A kill loses nothing (the next
 // holder resumes after the saved cursor) and repeats at most the update
 // whose delivery was not yet saved.
-type pushFollower struct {
-	d    *deliverer
+type follower struct {
+	d    *Deliverer
 	c    run.PushConfig // c.Delivered: the cursor as last saved
-	hook webhook
+	feed Feed
 	task run.Task
-	x    *translator
 	// cursor is the seq of the last event handled (delivered, or without
 	// an update); saved is when the claim was last renewed.
 	cursor int64
@@ -46,29 +45,25 @@ type pushFollower struct {
 
 // follow delivers c until its task ends (the config is then done), its
 // claim is lost, or ctx ends (the claim is handed over at once).
-func (d *deliverer) follow(ctx context.Context, c run.PushConfig) {
+func (d *Deliverer) follow(ctx context.Context, c run.PushConfig) {
 	// A claimed config may come back parked at an older version of its
 	// task (the task moved since): delivery goes on, and every save
 	// below must record it as no longer parked.
 	c.ParkedVersion = 0
-	f := &pushFollower{d: d, c: c, cursor: c.Delivered, saved: time.Now()}
+	f := &follower{d: d, c: c, cursor: c.Delivered, saved: time.Now()}
 	err := f.run(ctx)
 	switch {
 	case err == nil, claimLost(err):
 	case ctx.Err() != nil:
 		f.handOver(ctx)
 	default:
-		d.s.opts.Logger.Warn("push: delivery stopped; another claim round resumes it", "task_id", c.TaskID, "config_id", c.ID, "err", err)
+		d.log.Warn("push: delivery stopped; another claim round resumes it", "task_id", c.TaskID, "config_id", c.ID, "err", err)
 		f.handOver(ctx)
 	}
 }
 
-func (f *pushFollower) run(ctx context.Context) error {
-	if err := json.Unmarshal(f.c.Config, &f.hook); err != nil {
-		f.d.s.opts.Logger.Error("push: stored config is unreadable; dropping it", "task_id", f.c.TaskID, "config_id", f.c.ID, "err", err)
-		return f.save(ctx, true)
-	}
-	rt := f.d.s.rt
+func (f *follower) run(ctx context.Context) error {
+	rt := f.d.rt
 	t, err := rt.GetTask(ctx, f.c.TaskID)
 	if errdefs.IsNotFound(err) {
 		return f.save(ctx, true) // the task is gone: nothing will follow
@@ -79,7 +74,12 @@ func (f *pushFollower) run(ctx context.Context) error {
 	f.task = t
 	// The webhook got every update up to the cursor, like a client
 	// resuming a stream there.
-	if f.x, err = (&handler{s: f.d.s}).prime(ctx, t, f.cursor, true); err != nil {
+	f.feed, err = f.d.render.Feed(ctx, f.c, t, f.cursor)
+	if errdefs.IsValidation(err) {
+		f.d.log.Error("push: stored config is unreadable; dropping it", "task_id", f.c.TaskID, "config_id", f.c.ID, "err", err)
+		return f.save(ctx, true)
+	}
+	if err != nil {
 		return err
 	}
 	st, err := rt.OpenStream(ctx, t.ID, f.cursor)
@@ -122,8 +122,8 @@ func (f *pushFollower) run(ctx context.Context) error {
 // comes with a new task version, so the config is not left parked behind
 // it (the store checks the version again when it parks, pgstore under a
 // lock on the task's row).
-func (f *pushFollower) park(ctx context.Context) (bool, error) {
-	rt := f.d.s.rt
+func (f *follower) park(ctx context.Context) (bool, error) {
+	rt := f.d.rt
 	t, err := rt.GetTask(ctx, f.c.TaskID)
 	if err != nil || !t.State.Interrupted() {
 		return false, err
@@ -142,8 +142,8 @@ func (f *pushFollower) park(ctx context.Context) (bool, error) {
 }
 
 // handle delivers ev's update, if it has one, and saves the cursor past it.
-func (f *pushFollower) handle(ctx context.Context, ev run.Event) error {
-	body, err := f.body(ctx, ev, f.x.translate(ev))
+func (f *follower) handle(ctx context.Context, ev run.Event) error {
+	body, err := f.feed.Body(ctx, ev)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func (f *pushFollower) handle(ctx context.Context, ev run.Event) error {
 	}
 	var attempts int
 	err = f.holding(ctx, func(ctx context.Context) (err error) {
-		attempts, err = f.d.send(f.traced(ctx), f.hook, body, f.open)
+		attempts, err = f.d.send(f.traced(ctx), f.feed.Target(), body, f.open)
 		return err
 	})
 	if ctx.Err() != nil || claimLost(err) {
@@ -161,7 +161,7 @@ func (f *pushFollower) handle(ctx context.Context, ev run.Event) error {
 	}
 	f.cursor = ev.Seq
 	if err != nil {
-		f.d.s.opts.Logger.Warn("push: update given up", "task_id", f.c.TaskID, "config_id", f.c.ID,
+		f.d.log.Warn("push: update given up", "task_id", f.c.TaskID, "config_id", f.c.ID,
 			"seq", ev.Seq, "attempts", attempts, "circuit_open", f.open, "err", err)
 	}
 	f.trip(err)
@@ -178,7 +178,7 @@ const metaTraceParent = "traceparent"
 // traced returns ctx carrying the run's trace context, when the task has
 // one: each webhook attempt's client span joins the run's trace (else it
 // starts a trace of its own), and its traceparent tells the receiver.
-func (f *pushFollower) traced(ctx context.Context) context.Context {
+func (f *follower) traced(ctx context.Context) context.Context {
 	tp, _ := f.task.Metadata[metaTraceParent].(string)
 	if tp == "" {
 		return ctx
@@ -190,41 +190,17 @@ func (f *pushFollower) traced(ctx context.Context) context.Context {
 // failure retries might have cured (the webhook is down, not refusing
 // this update), and closes it when an update was taken. An update the
 // webhook refused for good (a 4xx) says nothing about the next one.
-func (f *pushFollower) trip(err error) {
+func (f *follower) trip(err error) {
 	switch {
 	case err == nil:
 		if f.open {
-			f.d.s.opts.Logger.Info("push: webhook answers again; updates are retried again", "task_id", f.c.TaskID, "config_id", f.c.ID)
+			f.d.log.Info("push: webhook answers again; updates are retried again", "task_id", f.c.TaskID, "config_id", f.c.ID)
 		}
 		f.open = false
 	case retryableDelivery(err) && !f.open:
-		f.d.s.opts.Logger.Warn("push: webhook down; the next updates get one attempt each until one is taken", "task_id", f.c.TaskID, "config_id", f.c.ID)
+		f.d.log.Warn("push: webhook down; the next updates get one attempt each until one is taken", "task_id", f.c.TaskID, "config_id", f.c.ID)
 		f.open = true
 	}
-}
-
-// body is the webhook's request body for ev's update up, nil when there is
-// none: the StreamResponse; for a v0.3 config, at a status update, the
-// Task as v0.3 servers send it — its status and its artifacts through ev,
-// in v0.3's shape (its chunks reach the receiver in the next Task).
-func (f *pushFollower) body(ctx context.Context, ev run.Event, up a2a.Event) ([]byte, error) {
-	if up == nil {
-		return nil, nil
-	}
-	if !f.hook.V0 {
-		return json.Marshal(a2a.StreamResponse{Event: up})
-	}
-	st, ok := up.(*a2a.TaskStatusUpdateEvent)
-	if !ok {
-		return nil, nil
-	}
-	task := &a2a.Task{ID: st.TaskID, ContextID: st.ContextID, Status: st.Status, Metadata: st.Metadata}
-	arts, err := (&handler{s: f.d.s}).artifacts(ctx, f.task, ev.Seq)
-	if err != nil {
-		return nil, err
-	}
-	task.Artifacts = arts
-	return json.Marshal(a2av0.FromV1Task(task))
 }
 
 // holding runs send while a goroutine renews the claim every renewEvery:
@@ -232,7 +208,7 @@ func (f *pushFollower) body(ctx context.Context, ev run.Event, up a2a.Event) ([]
 // backoff between attempts), and a claim that expired meanwhile would let
 // another replica deliver the next updates before this one is taken.
 // When the claim is lost, send's context ends and holding returns why.
-func (f *pushFollower) holding(ctx context.Context, send func(context.Context) error) error {
+func (f *follower) holding(ctx context.Context, send func(context.Context) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	renewed := make(chan struct{})
 	go func() {
@@ -261,10 +237,10 @@ func (f *pushFollower) holding(ctx context.Context, send func(context.Context) e
 }
 
 // renewEvery is how often an idle or retrying delivery renews its claim.
-func (f *pushFollower) renewEvery() time.Duration { return f.d.opts.ClaimTTL / 3 }
+func (f *follower) renewEvery() time.Duration { return f.d.opts.ClaimTTL / 3 }
 
 // keep saves the cursor (when force) or renews the claim when due.
-func (f *pushFollower) keep(ctx context.Context, force bool) error {
+func (f *follower) keep(ctx context.Context, force bool) error {
 	if !force && time.Since(f.saved) < f.renewEvery() {
 		return nil
 	}
@@ -273,7 +249,7 @@ func (f *pushFollower) keep(ctx context.Context, force bool) error {
 
 // save records the cursor, and done when delivery is over, and extends
 // the claim.
-func (f *pushFollower) save(ctx context.Context, done bool) error {
+func (f *follower) save(ctx context.Context, done bool) error {
 	c := f.c
 	c.Delivered, c.Done = f.cursor, done
 	if err := f.d.saver.save(ctx, c); err != nil {
@@ -285,12 +261,12 @@ func (f *pushFollower) save(ctx context.Context, done bool) error {
 
 // handOver saves the cursor and lets the claim expire now, so that the
 // next claim round (here or on another replica) resumes the delivery.
-func (f *pushFollower) handOver(ctx context.Context) {
+func (f *follower) handOver(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), handOverTimeout)
 	defer cancel()
 	c := f.c
 	c.Delivered = f.cursor
-	if _, err := f.d.s.rt.SavePushDelivery(ctx, c, time.Nanosecond); err != nil && !claimLost(err) {
-		f.d.s.opts.Logger.Warn("push: handing a delivery over failed; its claim expires instead", "task_id", c.TaskID, "config_id", c.ID, "err", err)
+	if _, err := f.d.st.SavePushDelivery(ctx, c, time.Nanosecond); err != nil && !claimLost(err) {
+		f.d.log.Warn("push: handing a delivery over failed; its claim expires instead", "task_id", c.TaskID, "config_id", c.ID, "err", err)
 	}
 }
