@@ -5,6 +5,8 @@
 // Files are named NNNNN_what.sql and are append-only: a released migration
 // is never edited, a change is a new file. internal/pgtest hashes these files
 // to name its template database, so an edit here re-creates test templates.
+//
+// Imports: none.
 package migrations
 
 import "embed"

@@ -12,7 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"agentd/internal/model"
-	"agentd/internal/store"
+	runs "agentd/internal/run"
 	"agentd/internal/store/pgstore"
 )
 
@@ -98,7 +98,7 @@ func (e *env) check(ctx context.Context, runs []*clientRun, rep *report) error {
 
 func (e *env) checkRun(ctx context.Context, st *pgstore.Store, cr *clientRun, answer string, rep *report) {
 	t := waitTerminal(ctx, st, cr.id, time.Minute)
-	if t.State != store.StateCompleted {
+	if t.State != runs.StateCompleted {
 		rep.stuck++
 		rep.problem("run %s (%s): %s in attempt %d, want completed", cr.id, cr.key, t.State, t.Attempt)
 	}
@@ -137,7 +137,7 @@ func (e *env) checkRun(ctx context.Context, st *pgstore.Store, cr *clientRun, an
 }
 
 // checkREST: the client received 1…last exactly once, in order.
-func checkREST(cr *clientRun, evs []store.Event, rep *report) {
+func checkREST(cr *clientRun, evs []runs.Event, rep *report) {
 	want := int64(len(evs))
 	seen := map[int64]int{}
 	for i, s := range cr.seqs {
@@ -203,7 +203,7 @@ func checkA2A(cr *clientRun, answer string, rep *report) bool {
 }
 
 // outline sums a log up: its events but deltas, with their seqs.
-func outline(evs []store.Event) string {
+func outline(evs []runs.Event) string {
 	var b strings.Builder
 	deltas := 0
 	for _, ev := range evs {
@@ -231,9 +231,9 @@ func artifactText(a *a2a.Artifact) string {
 }
 
 // checkTranscript: the task's answer in the transcript is the answer.
-func (e *env) checkTranscript(ctx context.Context, st *pgstore.Store, t store.Task, answer string, rep *report) {
-	tctx := store.WithTenant(ctx, t.Tenant)
-	page, err := st.ListMessages(tctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID})
+func (e *env) checkTranscript(ctx context.Context, st *pgstore.Store, t runs.Task, answer string, rep *report) {
+	tctx := runs.WithTenant(ctx, t.Tenant)
+	page, err := st.ListMessages(tctx, runs.MessageQuery{ContextID: t.ContextID, TaskID: t.ID})
 	if err != nil {
 		rep.problem("run %s: read its transcript: %v", t.ID, err)
 		rep.transcriptMismatches++
@@ -253,7 +253,7 @@ func (e *env) checkTranscript(ctx context.Context, st *pgstore.Store, t store.Ta
 
 // checkOrphans: no task in the store is left unfinished.
 func (e *env) checkOrphans(ctx context.Context, st *pgstore.Store, rep *report) error {
-	q := store.TaskQuery{States: []store.TaskState{store.StateSubmitted, store.StateWorking}, Limit: 100}
+	q := runs.TaskQuery{States: []runs.TaskState{runs.StateSubmitted, runs.StateWorking}, Limit: 100}
 	page, err := st.ListTasks(ctx, q)
 	if err != nil {
 		return err
@@ -265,7 +265,7 @@ func (e *env) checkOrphans(ctx context.Context, st *pgstore.Store, rep *report) 
 	return nil
 }
 
-func waitTerminal(ctx context.Context, st *pgstore.Store, id string, within time.Duration) store.Task {
+func waitTerminal(ctx context.Context, st *pgstore.Store, id string, within time.Duration) runs.Task {
 	deadline := time.Now().Add(within)
 	for {
 		t, err := st.GetTask(ctx, id)
@@ -276,8 +276,8 @@ func waitTerminal(ctx context.Context, st *pgstore.Store, id string, within time
 	}
 }
 
-func readAll(ctx context.Context, st *pgstore.Store, id string) ([]store.Event, error) {
-	var out []store.Event
+func readAll(ctx context.Context, st *pgstore.Store, id string) ([]runs.Event, error) {
+	var out []runs.Event
 	for after := int64(0); ; {
 		page, err := st.ReadEvents(ctx, id, after, 1000)
 		if err != nil {
@@ -293,7 +293,7 @@ func readAll(ctx context.Context, st *pgstore.Store, id string) ([]store.Event, 
 
 // framed: seqs 1…n, and the log is attempts each opened by run.start and
 // closed by run.end, numbered 1, 2, … .
-func framed(evs []store.Event) bool {
+func framed(evs []runs.Event) bool {
 	open, attempt := false, 0
 	for i, ev := range evs {
 		if ev.Seq != int64(i+1) {
@@ -323,7 +323,7 @@ func framed(evs []store.Event) bool {
 }
 
 // tokensIn lists the words of the log's deltas in order.
-func tokensIn(evs []store.Event) []string {
+func tokensIn(evs []runs.Event) []string {
 	var out []string
 	for _, ev := range evs {
 		if ev.Type != "delta" {
@@ -341,7 +341,7 @@ func tokensIn(evs []store.Event) []string {
 
 // covers reports whether every token of the answer is in some delta (an
 // attempt cut short streams a prefix that the resumed one streams again).
-func covers(evs []store.Event, n int) bool {
+func covers(evs []runs.Event, n int) bool {
 	seen := map[string]bool{}
 	for _, w := range tokensIn(evs) {
 		seen[w] = true

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	"agentd/internal/store"
+	runs "agentd/internal/run"
 )
 
-func logOf(types ...string) []store.Event {
-	evs := make([]store.Event, len(types))
+func logOf(types ...string) []runs.Event {
+	evs := make([]runs.Event, len(types))
 	attempt := 0
 	for i, typ := range types {
 		data := `{}`
@@ -17,7 +17,7 @@ func logOf(types ...string) []store.Event {
 			b, _ := json.Marshal(map[string]int{"attempt": attempt})
 			data = string(b)
 		}
-		evs[i] = store.Event{Seq: int64(i + 1), Type: typ, Data: json.RawMessage(data)}
+		evs[i] = runs.Event{Seq: int64(i + 1), Type: typ, Data: json.RawMessage(data)}
 	}
 	return evs
 }
@@ -25,7 +25,7 @@ func logOf(types ...string) []store.Event {
 func TestFramed(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		evs  []store.Event
+		evs  []runs.Event
 		want bool
 	}{
 		{"one attempt", logOf("run.start", "status", "delta", "run.end"), true},

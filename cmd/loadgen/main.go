@@ -14,6 +14,10 @@
 //	idle     c open, silent SSE streams of one run: the server's RSS growth
 //	         per stream (needs -server-pid)
 //
+// -proto a2a runs the send and stream modes over A2A JSON-RPC instead
+// (SendMessage, SendStreamingMessage on /agents/{agent}/jsonrpc), so that
+// the A2A face is measured beside cmd/baseline the same way as REST.
+//
 // With -server-pid, the other modes also report the server's CPU time
 // during the load: how busy it was (is the server the bottleneck, or the
 // load generator?) and its CPU time per request or per delta event, a
@@ -64,7 +68,7 @@ type config struct {
 	parked      bool
 	jsonOut     bool
 	apiKey      string
-	api         string
+	proto       string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -84,7 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&cfg.settle, "settle", 2*time.Second, "idle mode: wait this long after the streams are open before reading RSS")
 	fs.BoolVar(&cfg.parked, "parked", false, "idle mode on agentd: stream a run parked in input-required (conformance agent) instead of a running one")
 	fs.BoolVar(&cfg.jsonOut, "json", false, "print the result as JSON")
-	fs.StringVar(&cfg.api, "api", "rest", "rest | lg: the REST face, or the Agent Protocol face (stateless /lg/runs/wait and /lg/runs/stream, messages-tuple)")
+	fs.StringVar(&cfg.proto, "proto", "rest", "protocol of agentd's send and stream modes: rest (POST /v1/agents/{agent}/messages), a2a (JSON-RPC SendMessage, SendStreamingMessage) or lg (the Agent Protocol face: stateless /lg/runs/wait and /lg/runs/stream, messages-tuple)")
 	fs.StringVar(&cfg.apiKey, "api-key-env", "", "send the API key held by this environment variable as X-API-Key (an agentd with auth)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -97,10 +101,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	default:
 		return cfg, fmt.Errorf("-mode %q: want send, stream, latency or idle", cfg.mode)
 	}
-	if cfg.api != "rest" && (cfg.api != "lg" || cfg.baseline || (cfg.mode != "send" && cfg.mode != "stream")) {
-		return cfg, fmt.Errorf("-api %q: want rest, or lg in send or stream mode against agentd", cfg.api)
-	}
 	switch {
+	case cfg.proto != "rest" && cfg.proto != "a2a" && cfg.proto != "lg":
+		return cfg, fmt.Errorf("-proto %q: want rest, a2a or lg", cfg.proto)
+	case cfg.proto != "rest" && (cfg.baseline || cfg.mode == "latency" || cfg.mode == "idle"):
+		return cfg, fmt.Errorf("-proto %s: only the send and stream modes of agentd (not -baseline, latency or idle)", cfg.proto)
 	case cfg.c < 1 || cfg.c > 20000:
 		return cfg, fmt.Errorf("-c %d: want 1 to 20000", cfg.c)
 	case cfg.d <= 0 || cfg.d > time.Hour:

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	"go.uber.org/goleak"
 
+	"agentd/internal/a2a"
 	"agentd/internal/api"
 	agentconfig "agentd/internal/config"
 	"agentd/internal/runtime"
@@ -37,7 +39,14 @@ func startAgentd(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(rt, api.Options{}).Handler())
+	a2aSrv, err := a2a.New(rt, a2a.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := chi.NewRouter()
+	a2aSrv.Mount(router)
+	router.Mount("/", api.New(rt, api.Options{}).Handler())
+	srv := httptest.NewServer(router)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -84,6 +93,16 @@ func TestModesAgainstAgentd(t *testing.T) {
 				t.Errorf("got %d streams, %d events; want 4 streams of 50 deltas", r.Requests, r.Events)
 			}
 		}},
+		{"a2a send", []string{"-proto", "a2a", "-mode", "send", "-c", "2", "-d", "5s", "-max-requests", "12"}, func(t *testing.T, r result) {
+			if r.Proto != "a2a" || r.Requests != 12 || r.Latency == nil || r.Latency.Count != 12 {
+				t.Errorf("got %s: %d requests, latency %+v; want 12 A2A sends", r.Proto, r.Requests, r.Latency)
+			}
+		}},
+		{"a2a stream", []string{"-proto", "a2a", "-mode", "stream", "-c", "2", "-n", "30", "-d", "5s", "-max-requests", "4"}, func(t *testing.T, r result) {
+			if r.Proto != "a2a" || r.Requests != 4 || r.Events != 120 || r.FirstDelta == nil {
+				t.Errorf("got %s: %d streams, %d events; want 4 A2A streams of 30 deltas", r.Proto, r.Requests, r.Events)
+			}
+		}},
 		{"latency", []string{"-mode", "latency", "-c", "2", "-n", "5", "-every", "2ms", "-d", "5s", "-max-requests", "2"}, func(t *testing.T, r result) {
 			if r.DeltaToSocket == nil || r.DeltaToSocket.Count != 10 {
 				t.Errorf("delta-to-socket sample %+v, want 10 deltas", r.DeltaToSocket)
@@ -120,6 +139,9 @@ func TestRefusesBadFlags(t *testing.T) {
 		{"-c", "0"},
 		{"-d", "0s"},
 		{"-every", "0s"},
+		{"-proto", "grpc"},
+		{"-proto", "a2a", "-mode", "latency"},
+		{"-proto", "a2a", "-baseline"},
 	}
 	for _, args := range tests {
 		var out, errOut bytes.Buffer

@@ -19,12 +19,14 @@ var completed = []byte(`"status":"completed"`)
 
 // runSend runs c closed loops of blocking sends until -d or -max-requests.
 func runSend(ctx context.Context, cfg config, client *http.Client) (result, error) {
-	url, body, want := cfg.target+"/v1/agents/"+cfg.agent+"/messages", sendBody, completed
+	url, body, done := cfg.target+"/v1/agents/"+cfg.agent+"/messages", sendBody, completed
 	switch {
 	case cfg.baseline:
 		url = cfg.target + "/send"
-	case cfg.api == "lg":
-		url, body, want = cfg.target+"/lg/runs/wait", lgBody(cfg.agent, "hello world", ""), lgAnswered
+	case cfg.proto == "a2a":
+		url, body, done = a2aURL(cfg), a2aSendBody, a2aCompleted
+	case cfg.proto == "lg":
+		url, body, done = cfg.target+"/lg/runs/wait", lgBody(cfg.agent, "hello world", ""), lgAnswered
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.d)
 	defer cancel()
@@ -43,7 +45,7 @@ func runSend(ctx context.Context, cfg config, client *http.Client) (result, erro
 			for issued.Add(1) <= cfg.maxRequests && ctx.Err() == nil {
 				t0 := time.Now()
 				var err error
-				buf, err = sendOnce(ctx, client, url, body, want, buf[:0])
+				buf, err = sendOnce(ctx, client, url, body, done, cfg.proto == "a2a", buf[:0])
 				if err != nil {
 					if canceled(ctx) {
 						return
@@ -59,7 +61,7 @@ func runSend(ctx context.Context, cfg config, client *http.Client) (result, erro
 	elapsed := time.Since(start)
 	all := merge(samples)
 	res := result{
-		Mode: "send", Target: cfg.target, Baseline: cfg.baseline, Concurrency: cfg.c,
+		Mode: "send", Proto: protoName(cfg), Target: cfg.target, Baseline: cfg.baseline, Concurrency: cfg.c,
 		ElapsedSec: elapsed.Seconds(), Requests: int64(len(all)),
 		Throughput: float64(len(all)) / elapsed.Seconds(), Unit: "req/s",
 	}
@@ -68,14 +70,17 @@ func runSend(ctx context.Context, cfg config, client *http.Client) (result, erro
 	return res, nil
 }
 
-// sendOnce posts body and reads the whole answer into buf, which must
-// contain want.
-func sendOnce(ctx context.Context, client *http.Client, url string, body, want []byte, buf []byte) ([]byte, error) {
+// sendOnce posts body and reads the whole answer into buf; the answer
+// must contain done (a completed run).
+func sendOnce(ctx context.Context, client *http.Client, url string, body, done []byte, a2a bool, buf []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return buf, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if a2a {
+		req.Header.Set("A2A-Version", "1.0")
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return buf, err
@@ -88,7 +93,7 @@ func sendOnce(ctx context.Context, client *http.Client, url string, body, want [
 	if err != nil {
 		return buf, err
 	}
-	if !bytes.Contains(buf, want) {
+	if !bytes.Contains(buf, done) {
 		return buf, fmt.Errorf("answer is not a completed run: %.200s", buf)
 	}
 	return buf, nil

@@ -11,6 +11,7 @@ import (
 // result is one load run's figures. Durations are in milliseconds.
 type result struct {
 	Mode        string  `json:"mode"`
+	Proto       string  `json:"proto,omitempty"`
 	Target      string  `json:"target"`
 	Baseline    bool    `json:"baseline"`
 	Concurrency int     `json:"concurrency"`
@@ -86,6 +87,9 @@ func merge(parts [][]time.Duration) []time.Duration {
 // print writes the result as a compact table.
 func (r result) print(w io.Writer) error {
 	server := "agentd"
+	if r.Proto == "a2a" {
+		server = "agentd, A2A JSON-RPC"
+	}
 	if r.Baseline {
 		server = "baseline"
 	}

@@ -58,7 +58,7 @@ func runStream(ctx context.Context, cfg config, client *http.Client) (result, er
 	wg.Wait()
 	elapsed := time.Since(start)
 	res := result{
-		Mode: cfg.mode, Target: cfg.target, Baseline: cfg.baseline, Concurrency: cfg.c,
+		Mode: cfg.mode, Proto: protoName(cfg), Target: cfg.target, Baseline: cfg.baseline, Concurrency: cfg.c,
 		ElapsedSec: elapsed.Seconds(), Unit: "delta events/s",
 	}
 	firsts := make([][]time.Duration, cfg.c)
@@ -89,8 +89,11 @@ func streamRequest(ctx context.Context, cfg config, paced bool) (*http.Request, 
 	if paced {
 		text += " every " + strconv.FormatInt(cfg.every.Milliseconds(), 10) + "ms"
 	}
+	if cfg.proto == "a2a" {
+		return a2aRequest(ctx, cfg, a2aStreamBody(text))
+	}
 	body, url := `{"text":`+strconv.Quote(text)+`}`, cfg.target+"/v1/agents/"+cfg.agent+"/messages?stream=true"
-	if cfg.api == "lg" {
+	if cfg.proto == "lg" {
 		body, url = string(lgBody(cfg.agent, text, "messages-tuple")), cfg.target+"/lg/runs/stream"
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
@@ -120,13 +123,13 @@ func streamOnce(ctx context.Context, cfg config, client *http.Client, br *bufio.
 	sc := sseScanner{r: br}
 	deltas := 0
 	delta := "delta"
-	if cfg.api == "lg" {
+	if cfg.proto == "lg" {
 		delta = "messages" // a token; the stream closes after the run's end
 	}
 	for {
 		typ, data, err := sc.next()
 		if err != nil {
-			if errors.Is(err, io.EOF) && cfg.api == "lg" && deltas == cfg.n {
+			if errors.Is(err, io.EOF) && cfg.proto == "lg" && deltas == cfg.n {
 				return nil
 			}
 			if errors.Is(err, io.EOF) {
@@ -135,6 +138,11 @@ func streamOnce(ctx context.Context, cfg config, client *http.Client, br *bufio.
 			return err
 		}
 		now := time.Now()
+		if cfg.proto == "a2a" {
+			if typ = a2aEventType(data); typ == "error" {
+				return fmt.Errorf("stream answered an error: %.200s", data)
+			}
+		}
 		switch typ {
 		case delta:
 			deltas++

@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/a2a"
 	"agentd/internal/config"
+	"agentd/internal/push"
 	"agentd/internal/runtime"
 	"agentd/internal/telemetry"
 )
@@ -16,9 +17,9 @@ import (
 // mountA2A serves every agent over A2A on router: the cards at
 // /.well-known/agent-card.json and /agents/{id}/.well-known/agent-card.json,
 // and the JSON-RPC and HTTP+JSON bindings under /agents/{id}/. It starts this replica's
-// push-notification delivery; stop ends it (handing its claims over to
+// push-notification delivery (internal/push, its configs in st); stop ends it (handing its claims over to
 // the other replicas) and waits for it.
-func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, metrics *telemetry.Metrics, log *slog.Logger) (stop func(), err error) {
+func mountA2A(router chi.Router, rt *runtime.Runtime, st push.Store, cfg *config.Config, metrics *telemetry.Metrics, log *slog.Logger) (stop func(), err error) {
 	srv, err := a2a.New(rt, a2a.Options{
 		PublicURL:    cfg.Server.PublicURL,
 		DefaultAgent: cfg.Server.DefaultAgent,
@@ -32,7 +33,8 @@ func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, metric
 			ClaimTTL:     time.Duration(cfg.Push.ClaimTTL),
 			Observe:      func(d a2a.Delivery) { countDelivery(metrics, d) },
 		},
-		Logger: log,
+		PushStore: st,
+		Logger:    log,
 	})
 	if err != nil {
 		return nil, err

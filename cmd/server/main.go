@@ -4,6 +4,7 @@
 package main
 
 import (
+	"agentd"
 	"context"
 	"errors"
 	"flag"
@@ -19,7 +20,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"agentd"
 	"agentd/internal/api"
 	"agentd/internal/config"
 	"agentd/internal/logctx"
@@ -181,14 +181,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	defer st.Close()
 	rt, err := runtime.New(runtime.Options{
 		Store: tel.Store(st), Agents: agents, Logger: log, Observer: tel.Observer(),
-		CancelGrace:   cfg.Server.CancelGrace.Or(5 * time.Second),
-		FlushWindow:   flushWindow(st),
-		VolatileStore: volatileStore(st),
-		LeaseTTL:      cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
-		OutageBound:   cfg.Server.OutageBound.Or(runtime.DefaultOutageBound),
-		Owners:        ownerProbe(st), // outage.go
-		Prices:        cfg.RuntimePrices(),
-		CallTree:      cfg.CallTreeLimits(),
+		CancelGrace: cfg.Server.CancelGrace.Or(5 * time.Second),
+		FlushWindow: flushWindow(st),
+		LeaseTTL:    cfg.Server.LeaseTTL.Or(runtime.DefaultLeaseTTL),
+		OutageBound: cfg.Server.OutageBound.Or(runtime.DefaultOutageBound),
+		Owners:      ownerProbe(st), // outage.go
+		Prices:      cfg.RuntimePrices(),
+		CallTree:    cfg.CallTreeLimits(),
 	})
 	if err != nil {
 		return err
@@ -209,7 +208,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}).Mount(router)
 	mountUI(router, rt, cfg, log)
 	defer mountAgentProto(router, rt, cfg, log)() // stops its webhooks before the store closes
-	stopPush, err := mountA2A(router, rt, cfg, tel.Metrics, log)
+	stopPush, err := mountA2A(router, rt, st, cfg, tel.Metrics, log)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 // executes a run (liveness): with a store replicas share, else none.
 func ownerProbe(st store.Store) runtime.OwnerProbe {
 	reg, ok := st.(store.Replicas)
-	if !ok || volatileStore(st) {
+	if !ok || store.IsVolatile(st) {
 		return nil
 	}
 	return liveness.NewProbe(reg)
@@ -30,7 +30,7 @@ func ownerProbe(st store.Store) runtime.OwnerProbe {
 // they reach this replica (replicaURL) until stop, which waits for it.
 func serveLiveness(h http.Handler, st store.Store, rt *runtime.Runtime, cfg *config.Config, addr net.Addr, log *slog.Logger) (http.Handler, func()) {
 	reg, ok := st.(store.Replicas)
-	if !ok || volatileStore(st) {
+	if !ok || store.IsVolatile(st) {
 		return h, func() {}
 	}
 	me := replicaURL(cfg.Server.ReplicaURL, addr)

@@ -32,14 +32,6 @@ func flushWindow(st store.Store) time.Duration {
 	return memFlushWindow
 }
 
-// volatileStore says whether st lives in this process's memory with this
-// runtime as its only writer (runtime.Options.VolatileStore): yes for the
-// in-memory store, which no other process can reach.
-func volatileStore(st store.Store) bool {
-	_, ok := st.(*pgstore.Store)
-	return !ok
-}
-
 // listenForWakeups relays other replicas' event notifications to the
 // runtime until ctx ends; stop waits for it. A memstore needs none.
 func listenForWakeups(ctx context.Context, st store.Store, rt *runtime.Runtime, log *slog.Logger) (stop func()) {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // artifacts returns t's artifacts as a client that streamed the run up to
@@ -15,7 +15,7 @@ import (
 // has exactly one answer artifact per assistant answer, whatever happened
 // to the attempts that produced it. Artifacts the engine recorded on the
 // task whose updates are no longer in the log (pruned) follow as recorded.
-func (h *handler) artifacts(ctx context.Context, t store.Task, through int64) ([]*a2a.Artifact, error) {
+func (h *handler) artifacts(ctx context.Context, t run.Task, through int64) ([]*a2a.Artifact, error) {
 	x := newTranslator(t)
 	var (
 		order []a2a.ArtifactID

@@ -8,7 +8,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // TestBadInput sends malformed and misdirected requests: each gets a
@@ -92,7 +92,7 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	page, err := e.rt.ListTasks(ctxT(t), store.TaskQuery{})
+	page, err := e.rt.ListTasks(ctxT(t), run.TaskQuery{})
 	if err != nil || page.Total != 0 {
 		t.Fatalf("bad input created %d tasks (%v)", page.Total, err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"agentd/internal/calltree"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // callTreeDecl declares the call-tree extension (package calltree): a
@@ -26,7 +26,7 @@ func callTreeDecl() a2a.AgentExtension {
 // reports of it: its usage under calltree.UsageKey, for the caller that
 // counts a peer's tokens in its own run, and a failed task's error class
 // under calltree.ErrorClassKey. The task's own map is left as it is.
-func callTreeMeta(t store.Task) map[string]any {
+func callTreeMeta(t run.Task) map[string]any {
 	if t.Usage.IsZero() && t.Error == nil {
 		return t.Metadata
 	}

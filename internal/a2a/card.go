@@ -41,8 +41,9 @@ func (s *Server) Card(a *runtime.Agent, base string) *a2a.AgentCard {
 		Capabilities: a2a.AgentCapabilities{
 			Streaming: c.Capabilities.Streaming,
 			// Push notifications are delivered to every config a client
-			// sets (push_*.go). The extended card is not offered yet; the
-			// capabilities say so, and its method answers -32004.
+			// sets (push_config.go; delivery: internal/push). The
+			// extended card is not offered yet; the capabilities say so,
+			// and its method answers -32004.
 			PushNotifications: true,
 			ExtendedAgentCard: false,
 			Extensions:        []a2a.AgentExtension{extensionDecl(), callTreeDecl()},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Every part kind of the spec reaches the agent (the echo agent answers a
@@ -35,13 +35,13 @@ func TestContentTypes(t *testing.T) {
 					t.Errorf("%s: answer %q, want %q", tc.name, got, tc.want)
 				}
 			}
-			before, _ := e.rt.ListTasks(ctxT(t), store.TaskQuery{})
+			before, _ := e.rt.ListTasks(ctxT(t), run.TaskQuery{})
 			img := &a2a.Part{Content: a2a.URL("https://example.com/a.png"), Filename: "a.png", MediaType: "image/png"}
 			_, err := c.SendMessage(ctxT(t), &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, img)})
 			if !errors.Is(err, a2a.ErrUnsupportedContentType) {
 				t.Fatalf("an image to the echo agent: %v, want ContentTypeNotSupportedError", err)
 			}
-			after, _ := e.rt.ListTasks(ctxT(t), store.TaskQuery{})
+			after, _ := e.rt.ListTasks(ctxT(t), run.TaskQuery{})
 			if after.Total != before.Total {
 				t.Errorf("the refused message created %d tasks", after.Total-before.Total)
 			}

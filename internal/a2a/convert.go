@@ -7,27 +7,27 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // toState maps a runtime task state to its A2A name.
-func toState(s store.TaskState) a2a.TaskState {
+func toState(s run.TaskState) a2a.TaskState {
 	switch s {
-	case store.StateSubmitted:
+	case run.StateSubmitted:
 		return a2a.TaskStateSubmitted
-	case store.StateWorking:
+	case run.StateWorking:
 		return a2a.TaskStateWorking
-	case store.StateInputRequired:
+	case run.StateInputRequired:
 		return a2a.TaskStateInputRequired
-	case store.StateAuthRequired:
+	case run.StateAuthRequired:
 		return a2a.TaskStateAuthRequired
-	case store.StateCompleted:
+	case run.StateCompleted:
 		return a2a.TaskStateCompleted
-	case store.StateFailed:
+	case run.StateFailed:
 		return a2a.TaskStateFailed
-	case store.StateCanceled:
+	case run.StateCanceled:
 		return a2a.TaskStateCanceled
-	case store.StateRejected:
+	case run.StateRejected:
 		return a2a.TaskStateRejected
 	}
 	return a2a.TaskStateUnspecified
@@ -35,10 +35,10 @@ func toState(s store.TaskState) a2a.TaskState {
 
 // fromState maps an A2A state filter to the runtime's state; ok is false
 // for unknown names.
-func fromState(s a2a.TaskState) (store.TaskState, bool) {
-	for _, st := range []store.TaskState{
-		store.StateSubmitted, store.StateWorking, store.StateInputRequired, store.StateAuthRequired,
-		store.StateCompleted, store.StateFailed, store.StateCanceled, store.StateRejected,
+func fromState(s a2a.TaskState) (run.TaskState, bool) {
+	for _, st := range []run.TaskState{
+		run.StateSubmitted, run.StateWorking, run.StateInputRequired, run.StateAuthRequired,
+		run.StateCompleted, run.StateFailed, run.StateCanceled, run.StateRejected,
 	} {
 		if toState(st) == s {
 			return st, true

@@ -108,19 +108,20 @@
 // those an unbroken stream would have carried and a resume costs the same
 // however long the log.
 //
-// # Push notifications (push_*.go)
+// # Push notifications (push_config.go, push_deliver.go)
 //
-// The four config methods store a task's webhooks through the runtime
+// The four config methods store a task's webhooks in Options.PushStore
 // (tenant-scoped); SendMessage takes one inline too. A URL must be http(s)
 // and, unless PushOptions.AllowPrivate, name or resolve to public
 // addresses only; delivery re-checks the dialled address (netguard), so a
 // DNS answer that changed since cannot reach the internal network, and
 // follows no redirect. An unknown config is -32001, like an unknown task.
 //
-// Delivery (Server.DeliverPushes) runs on every replica: it claims pending
-// configs in the store (store.PushConfigs: a claim per config that expires
-// unless renewed, fenced by generation) and follows each task's log from
-// the config's durable cursor with the stream translator, primed there as
+// Delivery (Server.DeliverPushes) is internal/push's, run on every
+// replica: it claims pending configs in the store (a claim per config that
+// expires unless renewed, fenced by generation) and follows each task's
+// log from the config's durable cursor; this package renders each update
+// (push_deliver.go's renderer) with the stream translator, primed there as
 // for a resumed stream, so a webhook gets exactly the updates a stream
 // from its creation carries, as a StreamResponse (application/a2a+json),
 // with the token in A2A-Notification-Token and X-A2A-Notification-Token
@@ -150,7 +151,8 @@
 // v1.0 and the v0.3 shape at once, as the combined card needs — and
 // GetExtendedAgentCard serves the card to authenticated callers.
 //
-// a2a imports the runtime, the store, auth (the caller in the context),
-// engine (its resume signals) and model vocabulary, errdefs and netguard; it must not import api, config or any
-// engine implementation, and it holds no business state.
+// Imports: auth, calltree, engine, errdefs, logctx, model, netguard, push,
+// run, runtime. It must not import api, config or any engine implementation,
+// and it holds no business state: push delivery, which outlives requests,
+// is internal/push's.
 package a2a

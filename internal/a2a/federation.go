@@ -5,7 +5,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // noteUpdate translates a progress event (a tool call's progress: a peer
@@ -13,7 +13,7 @@ import (
 // update whose agent message carries the event as a data part,
 // {"progress": {…}} or {"handoff": {…}}: A2A readers see them happen,
 // and the answer artifact holds only the run's own answer.
-func (x *translator) noteUpdate(ev store.Event) a2a.Event {
+func (x *translator) noteUpdate(ev run.Event) a2a.Event {
 	var body map[string]any
 	if json.Unmarshal(ev.Data, &body) != nil {
 		return nil

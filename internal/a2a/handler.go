@@ -9,8 +9,8 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // DefaultHistoryLength is how many transcript messages a Task carries when
@@ -39,16 +39,16 @@ func (h *handler) reads() *runtime.Runtime { return h.s.rt }
 
 // taskOf loads a task of this agent; a task of another agent does not
 // exist as far as this endpoint is concerned.
-func (h *handler) taskOf(ctx context.Context, id a2a.TaskID) (store.Task, error) {
+func (h *handler) taskOf(ctx context.Context, id a2a.TaskID) (run.Task, error) {
 	if id == "" {
-		return store.Task{}, invalidParams("id: required")
+		return run.Task{}, invalidParams("id: required")
 	}
 	t, err := h.reads().GetTask(ctx, string(id))
 	if errdefs.IsNotFound(err) || (err == nil && t.AgentID != h.agent.ID) {
-		return store.Task{}, errTaskNotFound(id)
+		return run.Task{}, errTaskNotFound(id)
 	}
 	if err != nil {
-		return store.Task{}, toA2AError(ctx, err)
+		return run.Task{}, toA2AError(ctx, err)
 	}
 	return t, nil
 }
@@ -68,13 +68,13 @@ func (h *handler) GetTask(ctx context.Context, req *a2a.GetTaskRequest) (*a2a.Ta
 
 // ListTasks lists this agent's tasks, newest first, with cursor paging.
 func (h *handler) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	q := store.TaskQuery{AgentID: h.agent.ID, ContextID: req.ContextID, Cursor: req.PageToken}
+	q := run.TaskQuery{AgentID: h.agent.ID, ContextID: req.ContextID, Cursor: req.PageToken}
 	if req.Status != a2a.TaskStateUnspecified {
 		st, ok := fromState(req.Status)
 		if !ok {
 			return nil, invalidParams("status: unknown task state %q (want TASK_STATE_SUBMITTED, TASK_STATE_WORKING, …)", req.Status)
 		}
-		q.States = []store.TaskState{st}
+		q.States = []run.TaskState{st}
 	}
 	switch size := req.PageSize; {
 	case size < 0:
@@ -129,7 +129,7 @@ func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*
 			t = w
 		}
 	}
-	if t.State.Terminal() && t.State != store.StateCanceled {
+	if t.State.Terminal() && t.State != run.StateCanceled {
 		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, "task "+t.ID+" ended "+string(t.State)+" before the cancel took effect")
 	}
 	return h.snapshot(ctx, t, DefaultHistoryLength, allArtifacts)
@@ -162,7 +162,7 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 		if t, err = h.s.rt.Wait(ctx, t.ID); err != nil {
 			return nil, toA2AError(ctx, err)
 		}
-		if t.State == store.StateCompleted {
+		if t.State == run.StateCompleted {
 			if m, err := h.directAnswer(ctx, t); err != nil || m != nil {
 				return m, err
 			}
@@ -235,8 +235,8 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest, await
 
 // directAnswer returns the task's final message when the agent asked for it
 // to be answered as a Message, else nil.
-func (h *handler) directAnswer(ctx context.Context, t store.Task) (*a2a.Message, error) {
-	page, err := h.reads().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 1})
+func (h *handler) directAnswer(ctx context.Context, t run.Task) (*a2a.Message, error) {
+	page, err := h.reads().ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 1})
 	if err != nil {
 		return nil, toA2AError(ctx, err)
 	}
@@ -263,7 +263,7 @@ const (
 
 // snapshot builds the A2A Task: status, the last n transcript messages of
 // the task as history, and the artifacts asked for.
-func (h *handler) snapshot(ctx context.Context, t store.Task, n int, which artifactsIn) (*a2a.Task, error) {
+func (h *handler) snapshot(ctx context.Context, t run.Task, n int, which artifactsIn) (*a2a.Task, error) {
 	id := a2a.TaskID(t.ID)
 	out := &a2a.Task{
 		ID: id, ContextID: t.ContextID, Metadata: callTreeMeta(t),
@@ -285,7 +285,7 @@ func (h *handler) snapshot(ctx context.Context, t store.Task, n int, which artif
 		}
 	}
 	if n > 0 {
-		page, err := h.reads().ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: n})
+		page, err := h.reads().ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: n})
 		if err != nil {
 			return nil, toA2AError(ctx, err)
 		}

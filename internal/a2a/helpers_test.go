@@ -86,7 +86,7 @@ func newEnvOn(t testing.TB, st store.Store, writeTimeout time.Duration, agentsHo
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := agenta2a.Options{DefaultAgent: cfg.Server.DefaultAgent, KeepAlive: time.Second}
+	opts := agenta2a.Options{DefaultAgent: cfg.Server.DefaultAgent, KeepAlive: time.Second, PushStore: st}
 	for _, f := range tune {
 		f(&opts)
 	}

@@ -7,8 +7,8 @@ import (
 	"io"
 
 	"agentd/internal/engine"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // The windows prime reads the log back in: the first is small (the answer
@@ -35,9 +35,9 @@ const (
 // known to it (later chunks append), and a run.end at after that ended the
 // stream ends it again. Otherwise the client joins now, and its first chunk
 // of the open answer announces the artifact.
-func (h *handler) prime(ctx context.Context, t store.Task, after int64, resumed bool) (*translator, error) {
+func (h *handler) prime(ctx context.Context, t run.Task, after int64, resumed bool) (*translator, error) {
 	hi, w := after, int64(primeWindow)
-	var since []store.Event // the events after the boundary, newest first
+	var since []run.Event // the events after the boundary, newest first
 	for hi > 0 {
 		lo := max(hi-w, 0)
 		evs, err := h.readLog(ctx, t.ID, lo, hi)
@@ -58,11 +58,11 @@ func (h *handler) prime(ctx context.Context, t store.Task, after int64, resumed 
 		}
 		hi, w = lo, min(2*w, primeWindowMax)
 	}
-	return replay(t, store.Event{}, since, after, resumed), nil
+	return replay(t, run.Event{}, since, after, resumed), nil
 }
 
 // boundary reports whether ev closes every answer open before it.
-func boundary(ev store.Event) bool {
+func boundary(ev run.Event) bool {
 	switch ev.Type {
 	case runtime.EventStepComplete, runtime.EventGap:
 		return true
@@ -73,7 +73,7 @@ func boundary(ev store.Event) bool {
 		return json.Unmarshal(ev.Data, &d) != nil || d.Resumed != engine.SignalCrash
 	case runtime.EventRunEnd:
 		var d runtime.RunEndData
-		return json.Unmarshal(ev.Data, &d) != nil || d.State != store.StateWorking
+		return json.Unmarshal(ev.Data, &d) != nil || d.State != run.StateWorking
 	}
 	return false
 }
@@ -81,7 +81,7 @@ func boundary(ev store.Event) bool {
 // replay translates the boundary (Seq 0: none) and then since (newest
 // first) into a fresh translator, discarding the updates, and sets what the
 // client already holds.
-func replay(t store.Task, bound store.Event, since []store.Event, after int64, resumed bool) *translator {
+func replay(t run.Task, bound run.Event, since []run.Event, after int64, resumed bool) *translator {
 	x := newTranslator(t)
 	if bound.Seq != 0 && (bound.Type != runtime.EventRunEnd || bound.Seq == after && resumed) {
 		x.translate(bound)
@@ -98,13 +98,13 @@ func replay(t store.Task, bound store.Event, since []store.Event, after int64, r
 // readLog returns the run's events from seq lo+1 through hi, as a stream
 // reads them (from memory or the store, a gap marker for pruned ones; the
 // marker may lie beyond hi when everything up to hi was pruned).
-func (h *handler) readLog(ctx context.Context, runID string, lo, hi int64) ([]store.Event, error) {
+func (h *handler) readLog(ctx context.Context, runID string, lo, hi int64) ([]run.Event, error) {
 	st, err := h.s.rt.OpenStream(ctx, runID, lo)
 	if err != nil {
 		return nil, toA2AError(ctx, err)
 	}
 	defer st.Close()
-	var out []store.Event
+	var out []run.Event
 	for st.After() < hi {
 		evs, err := st.Next(ctx, int(hi-st.After()), streamIdle)
 		if errors.Is(err, io.EOF) {

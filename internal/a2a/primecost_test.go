@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -17,7 +18,7 @@ type countingStore struct {
 	read atomic.Int64
 }
 
-func (s *countingStore) ReadEvents(ctx context.Context, runID string, after int64, limit int) (store.EventPage, error) {
+func (s *countingStore) ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error) {
 	page, err := s.Store.ReadEvents(ctx, runID, after, limit)
 	s.read.Add(int64(len(page.Events)))
 	return page, err

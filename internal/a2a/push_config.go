@@ -16,17 +16,17 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/netguard"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
-// webhook is a push config as stored (store.PushConfig.Config): what
+// webhook is a push config as stored (run.PushConfig.Config): what
 // delivery needs, in A2A v1.0's names.
 type webhook struct {
 	URL   string            `json:"url"`
 	Token string            `json:"token,omitempty"`
 	Auth  *a2a.PushAuthInfo `json:"authentication,omitempty"`
 	// V0 says the config was set through a v0.3 binding: its receiver
-	// gets what v0.3 servers send, the Task (push_follow.go).
+	// gets what v0.3 servers send, the Task (push_deliver.go).
 	V0 bool `json:"v0,omitempty"`
 }
 
@@ -66,11 +66,11 @@ const MaxPushConfigsPerTask = 16
 // roomForConfig refuses a new config id for a task that has
 // MaxPushConfigsPerTask already; replacing one of them is fine.
 func (h *handler) roomForConfig(ctx context.Context, taskID, id string) error {
-	cs, err := h.s.rt.ListPushConfigs(ctx, taskID)
+	cs, err := h.s.configs().ListPushConfigs(ctx, taskID)
 	if err != nil {
 		return toA2AError(ctx, err)
 	}
-	if len(cs) < MaxPushConfigsPerTask || slices.ContainsFunc(cs, func(c store.PushConfig) bool { return c.ID == id }) {
+	if len(cs) < MaxPushConfigsPerTask || slices.ContainsFunc(cs, func(c run.PushConfig) bool { return c.ID == id }) {
 		return nil
 	}
 	return invalidParams("task %s has %d push configs, the most a task may have; delete one first", taskID, len(cs))
@@ -78,7 +78,7 @@ func (h *handler) roomForConfig(ctx context.Context, taskID, id string) error {
 
 // putPushConfig stores the checked hook as config id (minted when empty)
 // of task t, its delivery starting after seq from.
-func (h *handler) putPushConfig(ctx context.Context, t store.Task, id string, hook webhook, from int64) (*a2a.PushConfig, error) {
+func (h *handler) putPushConfig(ctx context.Context, t run.Task, id string, hook webhook, from int64) (*a2a.PushConfig, error) {
 	hook.V0 = v0Call(ctx)
 	raw, err := json.Marshal(hook)
 	if err != nil {
@@ -87,8 +87,8 @@ func (h *handler) putPushConfig(ctx context.Context, t store.Task, id string, ho
 	if id == "" {
 		id = model.NewID()
 	}
-	c := store.PushConfig{TaskID: t.ID, ID: id, Config: raw, Delivered: from}
-	if err := h.s.rt.PutPushConfig(ctx, c); err != nil {
+	c := run.PushConfig{TaskID: t.ID, ID: id, Config: raw, Delivered: from}
+	if err := h.s.configs().PutPushConfig(ctx, c); err != nil {
 		return nil, toA2AError(ctx, err)
 	}
 	h.s.pokePush()
@@ -136,7 +136,7 @@ func (h *handler) checkWebhook(ctx context.Context, cfg *a2a.PushConfig, field s
 			return hook, invalidParams("%sauthentication.credentials: must not contain line breaks", field)
 		}
 	}
-	if h.s.pushOpts().AllowPrivate {
+	if h.s.opts.Push.AllowPrivate {
 		return hook, nil
 	}
 	return hook, publicHost(ctx, u.Hostname(), field)
@@ -181,7 +181,7 @@ func (h *handler) GetTaskPushConfig(ctx context.Context, req *a2a.GetTaskPushCon
 	if req.ID == "" {
 		return nil, invalidParams("id: required")
 	}
-	c, err := h.s.rt.GetPushConfig(ctx, t.ID, req.ID)
+	c, err := h.s.configs().GetPushConfig(ctx, t.ID, req.ID)
 	if err != nil {
 		return nil, pushConfigError(ctx, err, t.ID, req.ID)
 	}
@@ -195,7 +195,7 @@ func (h *handler) ListTaskPushConfigs(ctx context.Context, req *a2a.ListTaskPush
 	if err != nil {
 		return nil, err
 	}
-	cs, err := h.s.rt.ListPushConfigs(ctx, t.ID)
+	cs, err := h.s.configs().ListPushConfigs(ctx, t.ID)
 	if err != nil {
 		return nil, toA2AError(ctx, err)
 	}
@@ -219,7 +219,7 @@ func (h *handler) DeleteTaskPushConfig(ctx context.Context, req *a2a.DeleteTaskP
 	if req.ID == "" {
 		return invalidParams("id: required")
 	}
-	if err := h.s.rt.DeletePushConfig(ctx, t.ID, req.ID); err != nil {
+	if err := h.s.configs().DeletePushConfig(ctx, t.ID, req.ID); err != nil {
 		return pushConfigError(ctx, err, t.ID, req.ID)
 	}
 	return nil
@@ -234,7 +234,7 @@ func pushConfigError(ctx context.Context, err error, taskID, id string) error {
 	return toA2AError(ctx, err)
 }
 
-func fromStoredPush(ctx context.Context, c store.PushConfig) (*a2a.PushConfig, error) {
+func fromStoredPush(ctx context.Context, c run.PushConfig) (*a2a.PushConfig, error) {
 	var hook webhook
 	if err := json.Unmarshal(c.Config, &hook); err != nil {
 		return nil, toA2AError(ctx, errdefs.Internalf("push config %s of task %s: stored config is unreadable: %v", c.ID, c.TaskID, err))

@@ -2,191 +2,166 @@ package a2a
 
 import (
 	"context"
-	"sync"
+	"encoding/json"
+	"net/http"
 	"sync/atomic"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/push"
+	"agentd/internal/run"
 )
 
-// PushOptions configure push-notification delivery.
-type PushOptions struct {
-	// AllowPrivate permits webhooks on loopback, private and link-local
-	// addresses (tests, labs), which are otherwise refused when a config
-	// is set and again when delivery connects.
-	AllowPrivate bool
-	// Timeout bounds one delivery attempt, connect to response (default
-	// 10s).
-	Timeout time.Duration
-	// RetryFor bounds how long one update is retried (exponential backoff
-	// with jitter) before delivery gives it up and goes on with the next
-	// (default 5m).
-	RetryFor time.Duration
-	// ClaimTTL is how long a replica's claim on delivering a config lasts
-	// without renewal (default 5s): a killed replica's deliveries resume
-	// on another replica after it.
-	ClaimTTL time.Duration
-	// ClaimEvery is how often a replica looks for configs to deliver
-	// (default 500ms); a config set on this replica is looked for at once.
-	ClaimEvery time.Duration
-	// Observe, when set, is called after every delivery, delivered or
-	// given up (metrics, benchmarks). It must not block.
-	Observe func(Delivery)
-}
+// PushOptions configure push-notification delivery (internal/push).
+type PushOptions = push.Options
 
 // Delivery is the outcome of one update's delivery to one webhook.
-type Delivery struct {
-	TaskID, ConfigID string
-	// Seq is the seq of the run event the update came from, EventTime
-	// when that event was written, Sent when the webhook answered.
-	Seq       int64
-	EventTime time.Time
-	Sent      time.Time
-	Attempts  int
-	// Err is nil when the webhook took the update (2xx); otherwise the
-	// last failure, after which the update was given up.
-	Err error
-}
+type Delivery = push.Delivery
 
-// pushState is the Server's delivery state; its zero value is ready.
+// Webhook requests carry the token in both header spellings the SDKs use
+// (a2a-go reads A2A-Notification-Token, the Python SDK and v0.3 receivers
+// X-A2A-Notification-Token); a receiver reading either finds it.
+const (
+	tokenHeader       = "A2A-Notification-Token"
+	tokenHeaderLegacy = "X-A2A-Notification-Token"
+)
+
+// pushState is the Server's delivery, while DeliverPushes runs.
 type pushState struct {
-	d atomic.Pointer[deliverer]
+	d atomic.Pointer[push.Deliverer]
 }
 
-// pushOpts returns the push options with defaults filled in.
-func (s *Server) pushOpts() PushOptions {
-	o := s.opts.Push
-	if o.Timeout <= 0 {
-		o.Timeout = 10 * time.Second
-	}
-	if o.RetryFor <= 0 {
-		o.RetryFor = 5 * time.Minute
-	}
-	if o.ClaimTTL <= 0 {
-		o.ClaimTTL = 5 * time.Second
-	}
-	if o.ClaimEvery <= 0 {
-		o.ClaimEvery = 500 * time.Millisecond
-	}
-	return o
-}
-
-// pokePush makes the running deliverer look for configs now.
+// pokePush makes the running delivery look for configs now.
 func (s *Server) pokePush() {
 	if d := s.push.d.Load(); d != nil {
-		select {
-		case d.wake <- struct{}{}:
-		default:
-		}
+		d.Poke()
 	}
 }
 
-// ActivePushDeliveries is how many webhooks this replica delivers now:
-// one goroutine each, reading its task's log. A webhook whose task waits
-// for input is parked and not counted.
+// ActivePushDeliveries is how many webhooks this replica delivers now (see
+// push.Deliverer.Active).
 func (s *Server) ActivePushDeliveries() int {
-	d := s.push.d.Load()
-	if d == nil {
-		return 0
+	if d := s.push.d.Load(); d != nil {
+		return d.Active()
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.active)
+	return 0
 }
 
-// DeliverPushes delivers push notifications from this replica until ctx
-// ends, then hands its claims over and returns once every delivery
-// goroutine has stopped. Call it once per Server.
-//
-// Every ClaimEvery (or at once when a config is set here) it claims the
-// configs whose delivery is pending and unclaimed or whose claim expired
-// — another replica died —, and delivers each in a goroutine of its own
-// (push_follow.go): a slow webhook delays only its own updates, and never
-// the run, which it reads from the log like any stream.
+// DeliverPushes delivers this replica's share of the push notifications
+// of Options.PushStore's configs until ctx ends, each update as an A2A
+// stream carries it (push.Deliverer.Run); without a PushStore it only
+// waits for ctx. Call it once per Server.
 func (s *Server) DeliverPushes(ctx context.Context) {
-	d := &deliverer{s: s, opts: s.pushOpts(), wake: make(chan struct{}, 1), active: map[pushKey]int64{}}
-	d.client = newWebhookClient(d.opts)
-	defer d.client.CloseIdleConnections()
-	d.saver = newCursorSaver(s.rt, d.opts.ClaimTTL)
-	saving := make(chan struct{})
-	go func() {
-		defer close(saving)
-		d.saver.run(ctx)
-	}()
-	defer func() { <-saving }()
-	s.push.d.Store(d)
-	defer s.push.d.Store(nil)
-	t := time.NewTicker(d.opts.ClaimEvery)
-	defer t.Stop()
-	for {
-		d.claim(ctx)
-		select {
-		case <-ctx.Done():
-			d.wg.Wait()
-			return
-		case <-t.C:
-		case <-d.wake:
-		}
-	}
-}
-
-// pushKey names a config across tenants.
-type pushKey struct{ tenant, task, id string }
-
-// deliverer is one replica's push delivery. Lock order: mu alone.
-type deliverer struct {
-	s      *Server
-	opts   PushOptions
-	client webhookClient
-	clock  retryClock
-	saver  *cursorSaver
-	wake   chan struct{}
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	// active maps each config delivered here to its claim's generation.
-	active map[pushKey]int64
-}
-
-// claimBatch bounds the configs one claim round takes.
-const claimBatch = 256
-
-// claim takes pending configs and starts delivering each.
-func (d *deliverer) claim(ctx context.Context) {
-	cs, err := d.s.rt.ClaimPushDeliveries(ctx, d.opts.ClaimTTL, claimBatch)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.s.opts.Logger.Warn("push: claiming deliveries failed; will retry", "err", err)
-		}
+	if s.opts.PushStore == nil {
+		<-ctx.Done()
 		return
 	}
-	for _, c := range cs {
-		k := pushKey{c.Tenant, c.TaskID, c.ID}
-		d.mu.Lock()
-		d.active[k] = c.Claim.Generation // a previous generation stops at its next save
-		d.mu.Unlock()
-		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			defer d.done(k, c.Claim.Generation)
-			d.follow(store.WithTenant(ctx, c.Tenant), c)
-		}()
-	}
-	if len(cs) == claimBatch {
-		d.s.pokePush() // more may be waiting
-	}
+	d := push.New(s.opts.PushStore, s.rt, renderer{s: s}, s.opts.Push, s.opts.Logger)
+	s.push.d.Store(d)
+	defer s.push.d.Store(nil)
+	d.Run(ctx)
 }
 
-func (d *deliverer) done(k pushKey, gen int64) {
-	d.mu.Lock()
-	if d.active[k] == gen {
-		delete(d.active, k)
+// configs is where the tasks' push configs are kept: Options.PushStore,
+// or, without one, a store that refuses every call.
+func (s *Server) configs() push.Store {
+	if s.opts.PushStore == nil {
+		return noPushStore{}
 	}
-	d.mu.Unlock()
+	return s.opts.PushStore
 }
 
-// claimLost reports whether err ends a delivery: the claim went to another
-// replica, or the config (or its task) is gone.
-func claimLost(err error) bool {
-	return errdefs.IsConflict(err) || errdefs.IsNotFound(err)
+// noPushStore answers that push notifications are not available.
+type noPushStore struct{}
+
+func errNoPush() error {
+	return errdefs.NotAvailablef("push notifications are not available on this server")
+}
+
+func (noPushStore) PutPushConfig(context.Context, run.PushConfig) error { return errNoPush() }
+func (noPushStore) GetPushConfig(context.Context, string, string) (run.PushConfig, error) {
+	return run.PushConfig{}, errNoPush()
+}
+func (noPushStore) ListPushConfigs(context.Context, string) ([]run.PushConfig, error) {
+	return nil, errNoPush()
+}
+func (noPushStore) DeletePushConfig(context.Context, string, string) error { return errNoPush() }
+func (noPushStore) ClaimPushDeliveries(context.Context, string, time.Duration, int) ([]run.PushConfig, error) {
+	return nil, errNoPush()
+}
+func (noPushStore) SavePushDelivery(context.Context, run.PushConfig, time.Duration) (run.PushConfig, error) {
+	return run.PushConfig{}, errNoPush()
+}
+func (noPushStore) SavePushDeliveries(context.Context, []run.PushConfig, time.Duration) ([]bool, error) {
+	return nil, errNoPush()
+}
+
+// renderer renders a config's updates as A2A webhooks (push.Renderer).
+type renderer struct{ s *Server }
+
+// Feed reads c's webhook and primes a translator at cursor, as a stream
+// resumed there would be.
+func (r renderer) Feed(ctx context.Context, c run.PushConfig, t run.Task, cursor int64) (push.Feed, error) {
+	var hook webhook
+	if err := json.Unmarshal(c.Config, &hook); err != nil {
+		return nil, errdefs.Validationf("push config %s of task %s: %v", c.ID, c.TaskID, err)
+	}
+	h := &handler{s: r.s}
+	x, err := h.prime(ctx, t, cursor, true)
+	if err != nil {
+		return nil, err
+	}
+	return &feed{h: h, hook: hook, task: t, x: x}, nil
+}
+
+// feed is one config's A2A rendering.
+type feed struct {
+	h    *handler
+	hook webhook
+	task run.Task
+	x    *translator
+}
+
+// Target is the webhook with its content type, token and authorization.
+func (f *feed) Target() push.Target {
+	hd := http.Header{"Content-Type": {"application/a2a+json"}}
+	if f.hook.V0 {
+		hd.Set("Content-Type", "application/json")
+	}
+	if f.hook.Token != "" {
+		hd.Set(tokenHeader, f.hook.Token)
+		hd.Set(tokenHeaderLegacy, f.hook.Token)
+	}
+	if a := f.hook.Auth; a != nil && a.Credentials != "" {
+		hd.Set("Authorization", a.Scheme+" "+a.Credentials)
+	}
+	return push.Target{URL: f.hook.URL, Header: hd}
+}
+
+// Body is the webhook's request body for ev's update, nil when there is
+// none: the StreamResponse; for a v0.3 config, at a status update, the
+// Task as v0.3 servers send it — its status and its artifacts through ev,
+// in v0.3's shape (its chunks reach the receiver in the next Task).
+func (f *feed) Body(ctx context.Context, ev run.Event) ([]byte, error) {
+	up := f.x.translate(ev)
+	if up == nil {
+		return nil, nil
+	}
+	if !f.hook.V0 {
+		return json.Marshal(a2a.StreamResponse{Event: up})
+	}
+	st, ok := up.(*a2a.TaskStatusUpdateEvent)
+	if !ok {
+		return nil, nil
+	}
+	task := &a2a.Task{ID: st.TaskID, ContextID: st.ContextID, Status: st.Status, Metadata: st.Metadata}
+	arts, err := f.h.artifacts(ctx, f.task, ev.Seq)
+	if err != nil {
+		return nil, err
+	}
+	task.Artifacts = arts
+	return json.Marshal(a2av0.FromV1Task(task))
 }

@@ -11,6 +11,7 @@ import (
 
 	"agentd/internal/a2a/pushtest"
 	"agentd/internal/pgtest"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 	"agentd/internal/store/pgstore"
@@ -93,8 +94,8 @@ func testPushParks(t *testing.T, st store.Store) {
 func waitParked(t *testing.T, e *env, task, id string) {
 	t.Helper()
 	ctx := ctxT(t)
-	var c store.PushConfig
-	var cur store.Task
+	var c run.PushConfig
+	var cur run.Task
 	for {
 		var err error
 		if cur, err = e.rt.GetTask(ctx, task); err != nil {

@@ -17,6 +17,7 @@ import (
 	agenta2a "agentd/internal/a2a"
 	"agentd/internal/a2a/pushtest"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
@@ -328,10 +329,10 @@ func TestPushKeepsTenantsAndTasksApart(t *testing.T) {
 	// runtime's back (the front end takes the tenant from the caller's
 	// credentials): the deliverer claims configs of every tenant and must
 	// read each task in its own.
-	bctx := store.WithTenant(ctxT(t), "tenant-b")
+	bctx := run.WithTenant(ctxT(t), "tenant-b")
 	idB := model.NewID()
 	seedFinishedTask(t, e.st, bctx, idB)
-	if err := e.rt.PutPushConfig(bctx, store.PushConfig{TaskID: idB, ID: "b", Config: []byte(`{"url": "` + rcv.URL("/b") + `"}`)}); err != nil {
+	if err := e.st.PutPushConfig(bctx, run.PushConfig{TaskID: idB, ID: "b", Config: []byte(`{"url": "` + rcv.URL("/b") + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	gotA := waitTerminal(t, rcv, "/a", a2a.TaskID(idA))
@@ -429,14 +430,14 @@ func describeDeduped(ns []pushtest.Notification) []string {
 func seedFinishedTask(t *testing.T, st store.Store, ctx context.Context, id string) {
 	t.Helper()
 	now := time.Now().UTC()
-	ev := func(seq int64, typ, data string) store.Event {
-		return store.Event{RunID: id, Seq: seq, Type: typ, Time: now,
+	ev := func(seq int64, typ, data string) run.Event {
+		return run.Event{RunID: id, Seq: seq, Type: typ, Time: now,
 			Data: []byte(`{"run_id": "` + id + `", "seq": ` + strconv.FormatInt(seq, 10) + `, "type": "` + typ + `"` + data + `}`)}
 	}
 	err := st.Apply(ctx, store.Change{
 		TaskID:     id,
-		CreateTask: &store.Task{ID: id, ContextID: model.NewID(), AgentID: "echo", State: store.StateCompleted, CreatedAt: now, UpdatedAt: now},
-		Events: []store.Event{
+		CreateTask: &run.Task{ID: id, ContextID: model.NewID(), AgentID: "echo", State: run.StateCompleted, CreatedAt: now, UpdatedAt: now},
+		Events: []run.Event{
 			ev(1, runtime.EventRunStart, `, "attempt": 1`),
 			ev(2, runtime.EventStatus, `, "state": "working"`),
 			ev(3, runtime.EventDelta, `, "text": "from b"`),

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -46,7 +47,7 @@ func TestPushCarriesTraceContext(t *testing.T) {
 	}
 	seedFinishedTask(t, e.st, ctxT(t), untraced)
 	for id, path := range map[string]string{traced: "/traced", untraced: "/untraced"} {
-		if err := e.rt.PutPushConfig(ctxT(t), store.PushConfig{TaskID: id, ID: "h", Config: []byte(`{"url": "` + rcv.URL(path) + `"}`)}); err != nil {
+		if err := e.st.PutPushConfig(ctxT(t), run.PushConfig{TaskID: id, ID: "h", Config: []byte(`{"url": "` + rcv.URL(path) + `"}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}

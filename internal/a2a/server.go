@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/push"
 	"agentd/internal/runtime"
 )
 
@@ -39,8 +40,12 @@ type Options struct {
 	CancelWait time.Duration
 	// CardMaxAge is the Cache-Control max-age of agent cards (default 5m).
 	CardMaxAge time.Duration
-	// Push configures push-notification delivery (push_deliver.go).
+	// Push configures push-notification delivery (internal/push).
 	Push PushOptions
+	// PushStore keeps the tasks' push configs and their deliveries'
+	// cursors (store.PushConfigs); nil: the push-config methods answer
+	// that push notifications are not available here.
+	PushStore push.Store
 	// Provider, when set, is published on every card.
 	Provider *a2a.AgentProvider
 	// Security, when it enables a scheme, is declared on every card, and
@@ -51,7 +56,8 @@ type Options struct {
 
 // Server serves every hosted agent over A2A: cards, JSON-RPC (v1.0 and
 // v0.3 on one endpoint, chosen by A2A-Version) and HTTP+JSON (v1.0 and the
-// v0.3 routes under /v1). It translates and holds no business state.
+// v0.3 routes under /v1). It translates and holds no business state;
+// push delivery, which outlives requests, is internal/push's.
 type Server struct {
 	rt     *runtime.Runtime
 	opts   Options

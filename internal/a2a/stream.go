@@ -9,8 +9,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // streamBatch bounds how many events one read of the run's log returns.
@@ -176,7 +176,7 @@ func (h *handler) subscribe(ctx context.Context, req *a2a.SubscribeToTaskRequest
 // open there included, so the updates that follow append to it: a client
 // that joins mid-answer (or retries a send whose answer it lost) ends up
 // with the whole answer, not its tail.
-func (h *handler) join(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, after int64, n int) error {
+func (h *handler) join(ctx context.Context, yield func(a2a.Event, error) bool, t run.Task, after int64, n int) error {
 	task, err := h.openingTask(ctx, t, n, after)
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func (h *handler) join(ctx context.Context, yield func(a2a.Event, error) bool, t
 // openingTask is the Task a stream opens with: t with n history messages
 // and its artifacts as they stood at seq after, when the stream's updates
 // start.
-func (h *handler) openingTask(ctx context.Context, t store.Task, n int, after int64) (*a2a.Task, error) {
+func (h *handler) openingTask(ctx context.Context, t run.Task, n int, after int64) (*a2a.Task, error) {
 	task, err := h.snapshot(ctx, t, n, noArtifacts)
 	if err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func (h *handler) openingTask(ctx context.Context, t store.Task, n int, after in
 // follow yields the updates x translates from the run's events after seq
 // `after`. It returns at the run.end that leaves the task terminal or
 // interrupted, when the client goes away, or on error.
-func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, x *translator, after int64) {
+func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool, t run.Task, x *translator, after int64) {
 	st, err := h.s.rt.OpenStream(ctx, t.ID, after)
 	if err != nil {
 		yield(nil, toA2AError(ctx, err))
@@ -220,7 +220,7 @@ func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool,
 }
 
 // followStream is follow on a stream already open.
-func (h *handler) followStream(ctx context.Context, yield func(a2a.Event, error) bool, t store.Task, x *translator, st *runtime.Stream) {
+func (h *handler) followStream(ctx context.Context, yield func(a2a.Event, error) bool, t run.Task, x *translator, st *runtime.Stream) {
 	for {
 		evs, err := st.Next(ctx, streamBatch, streamIdle)
 		if err != nil {

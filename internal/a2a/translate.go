@@ -8,8 +8,8 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // answerName names the artifacts that carry streamed assistant text.
@@ -50,7 +50,7 @@ type translator struct {
 // eventBody is the union of the event bodies the translator reads (see
 // runtime/events.go); one value is reused for every event.
 type eventBody struct {
-	State         store.TaskState   `json:"state"`
+	State         run.TaskState     `json:"state"`
 	Message       *model.Message    `json:"message"`
 	Text          string            `json:"text"`
 	ToolCall      *model.ToolCall   `json:"tool_call"`
@@ -66,7 +66,7 @@ type eventBody struct {
 	} `json:"payload"`
 }
 
-func newTranslator(t store.Task) *translator {
+func newTranslator(t run.Task) *translator {
 	return &translator{taskID: a2a.TaskID(t.ID), contextID: t.ContextID}
 }
 
@@ -77,14 +77,14 @@ func (x *translator) answerID(seq int64) a2a.ArtifactID {
 	return a2a.ArtifactID(x.derivedID(answerName, seq))
 }
 
-func (x *translator) decode(ev store.Event) bool {
+func (x *translator) decode(ev run.Event) bool {
 	x.body = eventBody{}
 	return json.Unmarshal(ev.Data, &x.body) == nil
 }
 
 // translate advances the state by ev and returns its update, or nil when
 // the event has none (run.start, step events, input, submitted status).
-func (x *translator) translate(ev store.Event) a2a.Event {
+func (x *translator) translate(ev run.Event) a2a.Event {
 	switch ev.Type {
 	case runtime.EventRunStart:
 		x.ended = false
@@ -100,7 +100,7 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 		// stands ("submitted" when queued; "working" when it started at once,
 		// whose own "working" update then follows, timed), and a task never
 		// returns to "submitted".
-		if !x.decode(ev) || x.body.State == store.StateSubmitted {
+		if !x.decode(ev) || x.body.State == run.StateSubmitted {
 			return nil
 		}
 		var msg *a2a.Message
@@ -153,7 +153,7 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 	case runtime.EventRunEnd:
 		if x.decode(ev) {
 			x.ended = x.body.State.Terminal() || x.body.State.Interrupted()
-			if x.body.State == store.StateWorking {
+			if x.body.State == run.StateWorking {
 				x.cut = true // the run goes on in another attempt
 				return nil
 			}
@@ -165,7 +165,7 @@ func (x *translator) translate(ev store.Event) a2a.Event {
 
 // continues reports whether a run.start opens an attempt that goes on
 // from where the cut attempt's output stopped.
-func continues(ev store.Event) bool {
+func continues(ev run.Event) bool {
 	var d runtime.RunStartData
 	return json.Unmarshal(ev.Data, &d) == nil && d.Continues
 }
@@ -174,7 +174,7 @@ func continues(ev store.Event) bool {
 // attempt (error class aborted: the replica lost the run; interrupted: a
 // drain, a cancel, a question to the user) rather than a step that failed.
 // Whether its answer is over is then the attempt's run.end to say.
-func cutStep(ev store.Event) bool {
+func cutStep(ev run.Event) bool {
 	var b eventBody
 	if json.Unmarshal(ev.Data, &b) != nil {
 		return false
@@ -190,7 +190,7 @@ func cutStep(ev store.Event) bool {
 //
 // The first text of an answer carried over from an attempt cut short
 // replaces it (append false): the resumed attempt streams it again.
-func (x *translator) answerChunk(ev store.Event, text string, last bool) *a2a.TaskArtifactUpdateEvent {
+func (x *translator) answerChunk(ev run.Event, text string, last bool) *a2a.TaskArtifactUpdateEvent {
 	appendTo := x.sent
 	if x.replace && text != "" {
 		appendTo, x.replace = false, false
@@ -203,7 +203,7 @@ func (x *translator) answerChunk(ev store.Event, text string, last bool) *a2a.Ta
 // closeAnswer ends the open answer with an empty lastChunk; the answer's
 // text was already sent, and holding chunks back to mark the last one would
 // delay every token.
-func (x *translator) closeAnswer(ev store.Event) a2a.Event {
+func (x *translator) closeAnswer(ev run.Event) a2a.Event {
 	if x.answer == "" {
 		return nil
 	}
@@ -212,7 +212,7 @@ func (x *translator) closeAnswer(ev store.Event) a2a.Event {
 	return up
 }
 
-func (x *translator) status(ev store.Event, state a2a.TaskState, msg *a2a.Message) *a2a.TaskStatusUpdateEvent {
+func (x *translator) status(ev run.Event, state a2a.TaskState, msg *a2a.Message) *a2a.TaskStatusUpdateEvent {
 	return &a2a.TaskStatusUpdateEvent{
 		TaskID: x.taskID, ContextID: x.contextID,
 		Status:   a2a.TaskStatus{State: state, Message: msg, Timestamp: stamp(ev.Time)},
@@ -220,7 +220,7 @@ func (x *translator) status(ev store.Event, state a2a.TaskState, msg *a2a.Messag
 	}
 }
 
-func (x *translator) artifact(ev store.Event, a *a2a.Artifact, appendTo, last bool) *a2a.TaskArtifactUpdateEvent {
+func (x *translator) artifact(ev run.Event, a *a2a.Artifact, appendTo, last bool) *a2a.TaskArtifactUpdateEvent {
 	return &a2a.TaskArtifactUpdateEvent{
 		TaskID: x.taskID, ContextID: x.contextID, Artifact: a, Append: appendTo, LastChunk: last,
 		Metadata: map[string]any{MetaSeq: ev.Seq},
@@ -230,7 +230,7 @@ func (x *translator) artifact(ev store.Event, a *a2a.Artifact, appendTo, last bo
 // toolMessage wraps a tool call or result in an agent message of a working
 // status update: clients see what the agent does without it polluting the
 // answer artifact.
-func (x *translator) toolMessage(ev store.Event, p model.Part) *a2a.Message {
+func (x *translator) toolMessage(ev run.Event, p model.Part) *a2a.Message {
 	return &a2a.Message{
 		ID: x.derivedID("tool", ev.Seq), Role: a2a.MessageRoleAgent, TaskID: x.taskID, ContextID: x.contextID,
 		Parts: a2a.ContentParts{toPart(p)},

@@ -7,20 +7,20 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"agentd/internal/engine"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // eventLog builds a run's log from (type, body) pairs.
-func eventLog(t *testing.T, entries ...any) []store.Event {
+func eventLog(t *testing.T, entries ...any) []run.Event {
 	t.Helper()
-	var evs []store.Event
+	var evs []run.Event
 	for i := 0; i < len(entries); i += 2 {
 		b, err := json.Marshal(entries[i+1])
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs = append(evs, store.Event{RunID: "r", Seq: int64(len(evs) + 1), Type: entries[i].(string), Data: b})
+		evs = append(evs, run.Event{RunID: "r", Seq: int64(len(evs) + 1), Type: entries[i].(string), Data: b})
 	}
 	return evs
 }
@@ -28,12 +28,12 @@ func eventLog(t *testing.T, entries ...any) []store.Event {
 // wantAnswerAtEveryCursor streams evs to a client that loses the stream at
 // every cursor and resumes there with a primed translator (prime's rule),
 // and checks it ends up with one artifact holding want.
-func wantAnswerAtEveryCursor(t *testing.T, evs []store.Event, want string) {
+func wantAnswerAtEveryCursor(t *testing.T, evs []run.Event, want string) {
 	t.Helper()
-	tk := store.Task{ID: "r", ContextID: "c"}
+	tk := run.Task{ID: "r", ContextID: "c"}
 	for cursor := 0; cursor <= len(evs); cursor++ {
 		held := map[a2a.ArtifactID]*a2a.Artifact{}
-		apply := func(x *translator, from []store.Event) {
+		apply := func(x *translator, from []run.Event) {
 			for _, ev := range from {
 				if up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent); ok {
 					held[up.Artifact.ID] = applyUpdate(held[up.Artifact.ID], up)
@@ -62,16 +62,16 @@ func wantAnswerAtEveryCursor(t *testing.T, evs []store.Event, want string) {
 func TestCutAnswerIsReplacedNotDoubled(t *testing.T) {
 	evs := eventLog(t,
 		runtime.EventRunStart, runtime.RunStartData{Attempt: 1},
-		runtime.EventStatus, runtime.StatusData{State: store.StateWorking},
+		runtime.EventStatus, runtime.StatusData{State: run.StateWorking},
 		runtime.EventDelta, map[string]string{"text": "tok1 "},
 		runtime.EventDelta, map[string]string{"text": "tok2 "},
 		runtime.EventStepError, map[string]any{"actor": "a", "payload": map[string]string{"kind": "model", "error": "context canceled", "error_class": "aborted"}},
-		runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}},
+		runtime.EventRunEnd, runtime.RunEndData{State: run.StateWorking, Error: &run.TaskError{Class: "aborted", Message: "cut"}},
 		runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash},
-		runtime.EventStatus, runtime.StatusData{State: store.StateWorking},
+		runtime.EventStatus, runtime.StatusData{State: run.StateWorking},
 		runtime.EventDelta, map[string]string{"text": "tok1 "},
 		runtime.EventDelta, map[string]string{"text": "tok2 tok3"},
-		runtime.EventRunEnd, runtime.RunEndData{State: store.StateCompleted},
+		runtime.EventRunEnd, runtime.RunEndData{State: run.StateCompleted},
 	)
 	wantAnswerAtEveryCursor(t, evs, "tok1 tok2 tok3")
 }
@@ -83,27 +83,27 @@ func TestContinuedAnswerIsAppended(t *testing.T) {
 	evs := eventLog(t,
 		runtime.EventRunStart, runtime.RunStartData{Attempt: 1},
 		runtime.EventDelta, map[string]string{"text": "tok1 "},
-		runtime.EventRunEnd, runtime.RunEndData{State: store.StateWorking, Error: &store.TaskError{Class: "aborted", Message: "cut"}},
+		runtime.EventRunEnd, runtime.RunEndData{State: run.StateWorking, Error: &run.TaskError{Class: "aborted", Message: "cut"}},
 		runtime.EventRunStart, runtime.RunStartData{Attempt: 2, Resumed: engine.SignalCrash, Continues: true},
 		runtime.EventDelta, map[string]string{"text": "tok2"},
-		runtime.EventRunEnd, runtime.RunEndData{State: store.StateCompleted},
+		runtime.EventRunEnd, runtime.RunEndData{State: run.StateCompleted},
 	)
 	wantAnswerAtEveryCursor(t, evs, "tok1 tok2")
 }
 
 // primed is prime over an in-memory log: back to the last boundary, then
 // forwards.
-func primed(tk store.Task, seen []store.Event) *translator {
+func primed(tk run.Task, seen []run.Event) *translator {
 	for i := len(seen) - 1; i >= 0; i-- {
 		if boundary(seen[i]) {
 			return replay(tk, seen[i], reversed(seen[i+1:]), int64(len(seen)), true)
 		}
 	}
-	return replay(tk, store.Event{}, reversed(seen), int64(len(seen)), true)
+	return replay(tk, run.Event{}, reversed(seen), int64(len(seen)), true)
 }
 
-func reversed(evs []store.Event) []store.Event {
-	out := make([]store.Event, len(evs))
+func reversed(evs []run.Event) []run.Event {
+	out := make([]run.Event, len(evs))
 	for i, ev := range evs {
 		out[len(evs)-1-i] = ev
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"agentd/internal/engine"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // The research demo workflow through a2a-go's client: a streamed run shows
@@ -90,25 +90,25 @@ func TestWorkflowThroughTheClient(t *testing.T) {
 				if err != nil || task.Status.State != a2a.TaskStateCanceled {
 					t.Fatalf("task %+v %v, want canceled", task, err)
 				}
-				page, err := e.rt.ListTasks(ctx, store.TaskQuery{AgentID: "research", Limit: 100})
+				page, err := e.rt.ListTasks(ctx, run.TaskQuery{AgentID: "research", Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
-				steps := map[string]store.TaskState{}
+				steps := map[string]run.TaskState{}
 				for _, ch := range page.Tasks {
 					if ch.Metadata[engine.MetaParentRunID] == string(taskID) {
 						steps[ch.Metadata[engine.MetaParentStep].(string)] = ch.State
 					}
 				}
-				if steps["plan"] != store.StateCompleted {
+				if steps["plan"] != run.StateCompleted {
 					t.Errorf("plan step's child run %q, want completed", steps["plan"])
 				}
 				running := 0
 				for step, state := range steps {
 					switch state {
-					case store.StateCanceled:
+					case run.StateCanceled:
 						running++
-					case store.StateCompleted:
+					case run.StateCompleted:
 					default:
 						t.Errorf("step %s's child run is %s after the cancel", step, state)
 					}

@@ -14,11 +14,11 @@ type Agent struct {
 	// them from its dependencies; this list is the policy gate, not the
 	// wiring.
 	Tools []string `json:"tools,omitempty"`
-	// Observers fire on every Run of this agent, before observers added
-	// with WithObserver. They carry runtime state, so JSON skips them.
+	// Observers fire on every Run of this agent, in order. They carry
+	// runtime state, so JSON skips them.
 	Observers []Observer `json:"-"`
-	// Deciders run on every Run of this agent, before deciders added with
-	// WithDecider. JSON skips them for the same reason.
+	// Deciders run on every Run of this agent, in order. JSON skips them
+	// for the same reason.
 	Deciders []Decider `json:"-"`
 }
 

@@ -17,11 +17,11 @@ func BenchmarkRun(b *testing.B) {
 	eng := replyEngine(nil, "hi", nil)
 	req := userRequest("hello")
 	req.RunID = "run-1"
-	opts := []agent.RunOption{agent.WithObserver(agent.BaseObserver{}), agent.WithDecider(agent.BaseDecider{})}
+	ag := hooked(supportAgent(), []agent.Observer{agent.BaseObserver{}}, agent.BaseDecider{})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := agent.Run(ctx, supportAgent(), eng, req, opts...); err != nil {
+		if _, err := agent.Run(ctx, ag, eng, req); err != nil {
 			b.Fatal(err)
 		}
 	}

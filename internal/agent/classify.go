@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
@@ -50,28 +49,4 @@ func producedMessages(b *engine.Board, start int) []model.Message {
 		return nil
 	}
 	return msgs[start:]
-}
-
-// harvestArtifacts bundles each named channel of b into one artifact,
-// skipping the main channel, repeated names and channels without parts.
-func harvestArtifacts(b *engine.Board, channels []string) []model.Artifact {
-	if len(channels) == 0 {
-		return nil
-	}
-	var out []model.Artifact
-	seen := make(map[string]bool, len(channels))
-	for _, name := range channels {
-		if name == engine.MainChannel || seen[name] {
-			continue
-		}
-		seen[name] = true
-		var parts []model.Part
-		for _, m := range b.Channel(name) {
-			parts = append(parts, m.Parts...)
-		}
-		if len(parts) > 0 {
-			out = append(out, model.Artifact{ID: name, Name: name, Parts: slices.Clip(parts)})
-		}
-	}
-	return out
 }

@@ -19,8 +19,7 @@ import (
 // runs, so implementations must be safe for concurrent use. agenttest's
 // RunDeciderSuite checks both.
 //
-// Merge: Deciders run in registration order (Agent.Deciders, then
-// WithDecider). Boolean fields are ORed; the first non-empty Reason wins;
+// Merge: Deciders run in the order of Agent.Deciders. Boolean fields are ORed; the first non-empty Reason wins;
 // for each State key the first decider to set it wins. The first error
 // stops the chain: Run then returns (res, err) with res populated,
 // Committed false, no revise, and the error wrapped with %w so its errdefs

@@ -37,11 +37,11 @@ func TestDeciderMerge(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var opts []agent.RunOption
+			ag := supportAgent()
 			for _, d := range tc.decisions {
-				opts = append(opts, agent.WithDecider(decision{dec: d}))
+				ag.Deciders = append(ag.Deciders, decision{dec: d})
 			}
-			res, err := agent.Run(context.Background(), supportAgent(), replyEngine(nil, "x", tc.engineErr), userRequest("hi"), opts...)
+			res, err := agent.Run(context.Background(), ag, replyEngine(nil, "x", tc.engineErr), userRequest("hi"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,10 +65,9 @@ func TestDeciderErrorShortCircuits(t *testing.T) {
 	sentinel := errdefs.Forbiddenf("policy service refused")
 	ag := supportAgent()
 	ag.Deciders = []agent.Decider{decision{tr: tr, dec: agent.FinalizeDecision{Reason: "agent-scoped"}}}
+	ag = hooked(ag, []agent.Observer{traceObserver{tr, ""}},
+		decision{tr: tr, err: sentinel}, decision{tr: tr, dec: agent.FinalizeDecision{Revise: true}})
 	res, err := agent.Run(context.Background(), ag, replyEngine(tr, "answer", nil), userRequest("hi"),
-		agent.WithObserver(traceObserver{tr, ""}),
-		agent.WithDecider(decision{tr: tr, err: sentinel}),
-		agent.WithDecider(decision{tr: tr, dec: agent.FinalizeDecision{Revise: true}}),
 		agent.WithMaxRevise(3))
 	if !errors.Is(err, sentinel) || !errdefs.IsForbidden(err) {
 		t.Fatalf("err = %v, want the decider's Forbidden error", err)
@@ -89,8 +88,7 @@ func TestDeciderErrorShortCircuits(t *testing.T) {
 }
 
 func TestDeciderPanicIsInternalError(t *testing.T) {
-	res, err := agent.Run(context.Background(), supportAgent(), replyEngine(nil, "x", nil), userRequest("hi"),
-		agent.WithDecider(panicDecider{}))
+	res, err := agent.Run(context.Background(), hooked(supportAgent(), nil, panicDecider{}), replyEngine(nil, "x", nil), userRequest("hi"))
 	if !errdefs.IsInternal(err) || res == nil {
 		t.Fatalf("Run = %v, %v; want a result and an Internal error", res, err)
 	}

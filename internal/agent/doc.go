@@ -19,10 +19,9 @@
 // Decider (HandoffDecider) finds in the messages of the turn and reports in
 // Result.State; dispatching the next agent is the host's job.
 //
-// Imports: engine, model, errdefs, tool (only for HandoffTool's return
-// type) and the standard library. agent must not import event, runtime,
-// store, api, a2a, llm or any concrete engine: it knows nothing of HTTP,
-// storage or how a turn is executed.
+// Imports: engine, errdefs, model, tool. agent must not import event,
+// runtime, store, api, a2a, llm or any concrete engine: it knows nothing of
+// HTTP, storage or how a turn is executed.
 //
 // Invariants Run keeps:
 //   - (res, nil) for every business outcome (completed, interrupted,

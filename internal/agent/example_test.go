@@ -59,11 +59,11 @@ func Example_multiTurn() {
 		b.SetChannel(engine.MainChannel, store.load(info.ContextID))
 		return b, agent.SeedRequest(b, req)
 	})
-	ag := agent.Agent{ID: "echo", Card: agent.AgentCard{Name: "Echo"}}
 	for _, text := range []string{"hello", "again"} {
 		req := agent.Request{ContextID: "ctx-1", Message: model.NewText(model.RoleUser, text)}
-		res, err := agent.Run(context.Background(), ag, echo, req,
-			agent.WithBoardSeed(seed), agent.WithObserver(&transcriptAppender{store: store, req: req.Message}))
+		ag := agent.Agent{ID: "echo", Card: agent.AgentCard{Name: "Echo"},
+			Observers: []agent.Observer{&transcriptAppender{store: store, req: req.Message}}}
+		res, err := agent.Run(context.Background(), ag, echo, req, agent.WithBoardSeed(seed))
 		if err != nil {
 			fmt.Println("error:", err)
 			return

@@ -104,8 +104,8 @@ func TestHandoffThroughRun(t *testing.T) {
 	})
 	// The user's own text names the tool: history is not output, so it must
 	// not be mistaken for a call.
-	res, err := agent.Run(context.Background(), supportAgent(), eng, userRequest("transfer_to_billing please"),
-		agent.WithDecider(agent.HandoffDecider(handoffs())))
+	res, err := agent.Run(context.Background(), hooked(supportAgent(), nil, agent.HandoffDecider(handoffs())), eng,
+		userRequest("transfer_to_billing please"))
 	if err != nil {
 		t.Fatal(err)
 	}

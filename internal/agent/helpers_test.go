@@ -90,6 +90,13 @@ func userRequest(text string) agent.Request {
 
 func supportAgent() agent.Agent { return agent.Agent{ID: "support"} }
 
+// hooked is ag with obs and decs after its own observers and deciders.
+func hooked(ag agent.Agent, obs []agent.Observer, decs ...agent.Decider) agent.Agent {
+	ag.Observers = append(append([]agent.Observer(nil), ag.Observers...), obs...)
+	ag.Deciders = append(append([]agent.Decider(nil), ag.Deciders...), decs...)
+	return ag
+}
+
 func texts(msgs []model.Message) []string {
 	out := make([]string, len(msgs))
 	for i, m := range msgs {

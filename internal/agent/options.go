@@ -12,17 +12,12 @@ type RunOption func(*runConfig)
 
 // runConfig is the resolved option set of one Run call.
 type runConfig struct {
-	seeder           BoardSeeder
-	host             engine.Host
-	deps             *engine.Dependencies
-	observers        []Observer
-	deciders         []Decider
-	attributes       map[string]string
-	artifactChannels []string
-	maxAttempts      int
-	parentRunID      string
-	resumeFrom       *engine.Checkpoint
-	onObserverPanic  ObserverPanicHandler
+	seeder      BoardSeeder
+	host        engine.Host
+	deps        *engine.Dependencies
+	attributes  map[string]string
+	maxAttempts int
+	resumeFrom  *engine.Checkpoint
 }
 
 // WithBoardSeed installs the seeder that builds each fresh attempt's
@@ -49,32 +44,6 @@ func WithDependencies(d *engine.Dependencies) RunOption {
 	return func(c *runConfig) { c.deps = d }
 }
 
-// WithObserver adds an Observer for this call, after Agent.Observers.
-// Observers fire in registration order; nil is ignored.
-func WithObserver(o Observer) RunOption {
-	return func(c *runConfig) {
-		if o != nil {
-			c.observers = append(c.observers, o)
-		}
-	}
-}
-
-// WithObserverPanicHandler installs the handler that hears about panics
-// recovered from Observers; without one they are dropped silently.
-func WithObserverPanicHandler(h ObserverPanicHandler) RunOption {
-	return func(c *runConfig) { c.onObserverPanic = h }
-}
-
-// WithDecider adds a Decider for this call, after Agent.Deciders; see
-// Decider for the merge rules. nil is ignored.
-func WithDecider(d Decider) RunOption {
-	return func(c *runConfig) {
-		if d != nil {
-			c.deciders = append(c.deciders, d)
-		}
-	}
-}
-
 // WithAttributes adds entries to engine.Run.Attributes. They win over the
 // identifiers Run writes under the Attr* keys, and later calls win over
 // earlier ones; nothing else in the map is interpreted by agent.
@@ -90,15 +59,6 @@ func WithAttributes(extra map[string]string) RunOption {
 	}
 }
 
-// WithArtifactChannels names board channels Run harvests into
-// Result.Artifacts after each attempt: one artifact per channel that holds
-// at least one part, named after the channel, in the order first named.
-// Calls accumulate and duplicates are ignored; engine.MainChannel is
-// skipped, since its content is already Result.Messages.
-func WithArtifactChannels(channels ...string) RunOption {
-	return func(c *runConfig) { c.artifactChannels = append(c.artifactChannels, channels...) }
-}
-
 // WithMaxRevise caps the engine.Execute calls of one Run at n and so
 // enables the revise loop: while a completed attempt's merged decision
 // asks to Revise and fewer than n attempts were made, Run fires
@@ -108,14 +68,6 @@ func WithArtifactChannels(channels ...string) RunOption {
 // so a Revise is only recorded through its Reason.
 func WithMaxRevise(n int) RunOption {
 	return func(c *runConfig) { c.maxAttempts = n }
-}
-
-// WithParentRunID sets engine.Run.ParentRunID, naming the run that
-// dispatched this one (sub-agent, hand-off) so call trees and loop or depth
-// limits have a stable key. Run never derives it from ctx: explicit is the
-// only form that survives process boundaries.
-func WithParentRunID(id string) RunOption {
-	return func(c *runConfig) { c.parentRunID = id }
 }
 
 // WithResumeFrom continues a run from cp instead of starting afresh: the

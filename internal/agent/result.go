@@ -66,10 +66,6 @@ type Result struct {
 	// (appending to Messages copies, the board is never written through
 	// it): treat them as immutable.
 	Messages []model.Message `json:"messages,omitempty"`
-	// Artifacts are the board channels named with WithArtifactChannels,
-	// one per non-empty channel (ID and Name = the channel name, Parts =
-	// every part of every message in the channel, in board order).
-	Artifacts []model.Artifact `json:"artifacts,omitempty"`
 	// Committed says whether the output should be persisted (transcript
 	// append, archival). It defaults to true for StatusCompleted and false
 	// otherwise; any Decider returning DiscardOutput forces false, and a

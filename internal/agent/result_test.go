@@ -73,43 +73,6 @@ func TestResultMessagesAreThisTurnsOutput(t *testing.T) {
 	}
 }
 
-func TestArtifactChannels(t *testing.T) {
-	eng := engine.EngineFunc(func(_ context.Context, _ engine.Run, _ engine.Host, b *engine.Board) (*engine.Board, error) {
-		b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, "answer"))
-		b.AppendChannelMessage("summary", model.NewText(model.RoleAssistant, "part 1"))
-		b.AppendChannelMessage("summary", model.Message{Role: model.RoleAssistant, Parts: []model.Part{
-			model.TextPart("part 2"), model.FileURLPart("chart.png", "image/png", "https://example.test/chart.png"),
-		}})
-		b.AppendChannelMessage("audio", model.Message{Role: model.RoleAssistant, Parts: []model.Part{
-			model.FileBytesPart("a.wav", "audio/wav", []byte{1, 2}),
-		}})
-		b.AppendChannelMessage("partless", model.Message{Role: model.RoleAssistant})
-		return b, nil
-	})
-	res, err := agent.Run(context.Background(), supportAgent(), eng, userRequest("hi"),
-		agent.WithArtifactChannels("summary", engine.MainChannel, "empty"),
-		agent.WithArtifactChannels("summary", "partless", "audio"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, a := range res.Artifacts {
-		names = append(names, a.Name)
-		if a.ID != a.Name {
-			t.Errorf("artifact %q has ID %q", a.Name, a.ID)
-		}
-	}
-	if !slices.Equal(names, []string{"summary", "audio"}) {
-		t.Fatalf("artifacts = %q, want [summary audio]: main skipped, duplicates and empty channels dropped", names)
-	}
-	if parts := res.Artifacts[0].Parts; len(parts) != 3 || parts[0].Text != "part 1" || parts[2].Type != model.PartFile {
-		t.Errorf("summary parts = %+v, want every part in board order", parts)
-	}
-	if got := texts(res.Messages); !slices.Equal(got, []string{"answer"}) {
-		t.Errorf("Messages = %q", got)
-	}
-}
-
 func TestDefaultSeeder(t *testing.T) {
 	req := agent.Request{
 		Message: model.Message{Parts: []model.Part{model.TextPart("hi")}},

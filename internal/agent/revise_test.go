@@ -76,9 +76,9 @@ func TestReviseLoop(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := &trace{}
 			eng := &attemptEngine{tr: tr, failOn: tc.failOn}
-			res, err := agent.Run(context.Background(), supportAgent(), eng, userRequest("hi"),
-				agent.WithBoardSeed(traceSeeder(tr)), agent.WithObserver(traceObserver{tr, ""}),
-				agent.WithDecider(reviseUntil{tc.reviseBelow}), agent.WithMaxRevise(tc.maxRevise))
+			ag := hooked(supportAgent(), []agent.Observer{traceObserver{tr, ""}}, reviseUntil{tc.reviseBelow})
+			res, err := agent.Run(context.Background(), ag, eng, userRequest("hi"),
+				agent.WithBoardSeed(traceSeeder(tr)), agent.WithMaxRevise(tc.maxRevise))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,9 +114,9 @@ func TestReviseResumesOnlyTheFirstAttempt(t *testing.T) {
 	cp := &engine.Checkpoint{ExecID: "run-9", Step: "s2", Board: &engine.BoardSnapshot{Channels: map[string][]model.Message{
 		engine.MainChannel: {model.NewText(model.RoleUser, "q"), model.NewText(model.RoleAssistant, "earlier")},
 	}}}
-	res, err := agent.Run(context.Background(), supportAgent(), eng, userRequest("hi"),
-		agent.WithBoardSeed(traceSeeder(tr)), agent.WithObserver(traceObserver{tr, ""}),
-		agent.WithResumeFrom(cp), agent.WithDecider(reviseUntil{2}), agent.WithMaxRevise(2))
+	ag := hooked(supportAgent(), []agent.Observer{traceObserver{tr, ""}}, reviseUntil{2})
+	res, err := agent.Run(context.Background(), ag, eng, userRequest("hi"),
+		agent.WithBoardSeed(traceSeeder(tr)), agent.WithResumeFrom(cp), agent.WithMaxRevise(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +146,9 @@ func TestReviseReseedFailureEndsWithPreviousResult(t *testing.T) {
 		}
 		return agent.DefaultSeeder{}.SeedBoard(ctx, info, req)
 	})
-	res, err := agent.Run(context.Background(), supportAgent(), &attemptEngine{tr: tr}, userRequest("hi"),
-		agent.WithBoardSeed(seeder), agent.WithObserver(traceObserver{tr, ""}),
-		agent.WithDecider(reviseUntil{5}), agent.WithMaxRevise(3))
+	ag := hooked(supportAgent(), []agent.Observer{traceObserver{tr, ""}}, reviseUntil{5})
+	res, err := agent.Run(context.Background(), ag, &attemptEngine{tr: tr}, userRequest("hi"),
+		agent.WithBoardSeed(seeder), agent.WithMaxRevise(3))
 	if !errors.Is(err, seedErr) {
 		t.Fatalf("err = %v, want the seeder's", err)
 	}

@@ -13,11 +13,11 @@ import (
 //
 // Per attempt it: seeds the board (WithBoardSeed, else DefaultSeeder; a
 // resumed first attempt restores the checkpoint's board instead), fires
-// OnRunStart, calls eng.Execute with engine.Run{ID, ParentRunID,
+// OnRunStart, calls eng.Execute with engine.Run{ID,
 // Attributes (the Attr* identifiers plus WithAttributes), Deps,
 // ResumeFrom (first attempt only)} and the host (WithEngineHost, else
 // engine.NoopHost), fires OnInterrupt for an engine.InterruptedError,
-// assembles the Result (Status, Messages, Artifacts, LastBoard) and runs
+// assembles the Result (Status, Messages, LastBoard) and runs
 // the Decider chain, whose merged decision sets Committed and State and
 // may ask for another attempt (WithMaxRevise). OnRunEnd fires once, last.
 //
@@ -49,8 +49,8 @@ func Run(ctx context.Context, ag Agent, eng engine.Engine, req Request, opts ...
 		cfg.host = engine.NoopHost{}
 	}
 	r.req = &r.reqValue
-	r.obs = observers{list: concatNonNil(ag.Observers, cfg.observers), onPanic: cfg.onObserverPanic}
-	r.deciders = concatNonNil(ag.Deciders, cfg.deciders)
+	r.obs = observers{list: nonNil(ag.Observers)}
+	r.deciders = nonNil(ag.Deciders)
 	runID, err := resolveRunID(ag.ID, req.RunID, cfg.resumeFrom)
 	if err != nil {
 		return nil, err
@@ -158,11 +158,10 @@ func (r *runner) attempt(ctx context.Context, attempt int, board *engine.Board) 
 	// Attributes are built afresh per attempt so an engine that breaks the
 	// never-mutate rule cannot leak into the next attempt.
 	run := engine.Run{
-		ID:          r.info.RunID,
-		ParentRunID: r.cfg.parentRunID,
-		Attributes:  r.info.attributes(r.cfg.attributes),
-		Deps:        r.cfg.deps,
-		ResumeFrom:  r.resumeFrom(attempt),
+		ID:         r.info.RunID,
+		Attributes: r.info.attributes(r.cfg.attributes),
+		Deps:       r.cfg.deps,
+		ResumeFrom: r.resumeFrom(attempt),
 	}
 	out, err := execute(ctx, r.eng, run, r.cfg.host, board)
 	if out == nil {
@@ -180,7 +179,6 @@ func (r *runner) attempt(ctx context.Context, attempt int, board *engine.Board) 
 		LastBoard: out,
 		Attempts:  attempt,
 		Messages:  producedMessages(out, start),
-		Artifacts: harvestArtifacts(out, r.cfg.artifactChannels),
 	}
 	if err != nil {
 		res.Err = err
@@ -206,14 +204,14 @@ func execute(ctx context.Context, eng engine.Engine, run engine.Run, host engine
 	return eng.Execute(ctx, run, host, board)
 }
 
-func concatNonNil[T comparable](lists ...[]T) []T {
+// nonNil is list without its nil entries (a nil observer or decider is
+// ignored).
+func nonNil[T comparable](list []T) []T {
 	var zero T
 	var out []T
-	for _, l := range lists {
-		for _, v := range l {
-			if v != zero {
-				out = append(out, v)
-			}
+	for _, v := range list {
+		if v != zero {
+			out = append(out, v)
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 
 	"agentd/internal/agent"
 	"agentd/internal/engine"
+	"agentd/internal/engine/enginetest"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 )
@@ -31,11 +32,10 @@ func TestRunWiringSequence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := &trace{}
 			ag := supportAgent()
-			ag.Observers = []agent.Observer{traceObserver{tr, "a:"}}
+			ag.Observers = []agent.Observer{traceObserver{tr, "a:"}, traceObserver{tr, "b:"}}
+			ag.Deciders = []agent.Decider{decision{tr: tr}}
 			res, err := agent.Run(context.Background(), ag, replyEngine(tr, "hi", tc.engineErr), userRequest("hello"),
-				agent.WithBoardSeed(traceSeeder(tr)),
-				agent.WithObserver(traceObserver{tr, "b:"}),
-				agent.WithDecider(decision{tr: tr}))
+				agent.WithBoardSeed(traceSeeder(tr)))
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -97,7 +97,7 @@ func TestRunClassifiesOutcomes(t *testing.T) {
 				})
 			}
 			tr := &trace{}
-			res, err := agent.Run(ctx, supportAgent(), eng, userRequest("hello"), agent.WithObserver(traceObserver{tr, ""}))
+			res, err := agent.Run(ctx, hooked(supportAgent(), []agent.Observer{traceObserver{tr, ""}}), eng, userRequest("hello"))
 			if err != nil {
 				t.Fatalf("Run returned an error for a business outcome: %v", err)
 			}
@@ -136,21 +136,12 @@ func TestRunInterruptDetail(t *testing.T) {
 
 func TestRunObserverPanicsAreRecovered(t *testing.T) {
 	tr := &trace{}
-	var panics []string
 	ag := supportAgent()
-	ag.Observers = []agent.Observer{panicObserver{}, nil}
+	ag.Observers = []agent.Observer{panicObserver{}, nil, traceObserver{tr, ""}}
 	res, err := agent.Run(context.Background(), ag,
-		replyEngine(nil, "x", engine.Interrupted(engine.Interrupt{Cause: engine.CauseUserInput})), userRequest("hi"),
-		agent.WithObserver(traceObserver{tr, ""}),
-		agent.WithObserverPanicHandler(func(_ context.Context, hook string, _ agent.Observer, v any) {
-			panics = append(panics, fmt.Sprintf("%s:%v", hook, v))
-		}))
+		replyEngine(nil, "x", engine.Interrupted(engine.Interrupt{Cause: engine.CauseUserInput})), userRequest("hi"))
 	if err != nil || res.Status != agent.StatusInterrupted {
 		t.Fatalf("Run = %v, %v; want an interrupted result and no error", res, err)
-	}
-	wantPanics := []string{"OnRunStart:start", "OnInterrupt:interrupt", "OnRunEnd:end"}
-	if !slices.Equal(panics, wantPanics) {
-		t.Errorf("panic handler saw %q, want %q", panics, wantPanics)
 	}
 	if want := []string{"start", "interrupt:user_input", "end:interrupted"}; !slices.Equal(tr.list(), want) {
 		t.Errorf("observer after the panicking one saw %q, want %q", tr.list(), want)
@@ -197,8 +188,7 @@ func TestRunInfrastructureErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := &trace{}
-			opts := append(tc.opts, agent.WithObserver(traceObserver{tr, ""}))
-			res, err := agent.Run(context.Background(), tc.ag, tc.eng, tc.req, opts...)
+			res, err := agent.Run(context.Background(), hooked(tc.ag, []agent.Observer{traceObserver{tr, ""}}), tc.eng, tc.req, tc.opts...)
 			if res != nil || err == nil {
 				t.Fatalf("Run = %v, %v; want nil and an error", res, err)
 			}
@@ -216,8 +206,8 @@ func TestRunInfrastructureErrors(t *testing.T) {
 }
 
 func TestRunEngineInputs(t *testing.T) {
-	deps := engine.NewDependencies()
-	host := &engine.HostFuncs{}
+	deps := &engine.Dependencies{}
+	host := &enginetest.HostFuncs{}
 	var got engine.Run
 	var gotHost engine.Host
 	eng := engine.EngineFunc(func(_ context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
@@ -227,13 +217,13 @@ func TestRunEngineInputs(t *testing.T) {
 	req := userRequest("hi")
 	req.RunID = "run-7"
 	res, err := agent.Run(context.Background(), supportAgent(), eng, req,
-		agent.WithDependencies(deps), agent.WithEngineHost(host), agent.WithParentRunID("run-parent"),
+		agent.WithDependencies(deps), agent.WithEngineHost(host),
 		agent.WithAttributes(map[string]string{"tenant": "acme"}),
 		agent.WithAttributes(map[string]string{"tenant": "globex", agent.AttrContextID: "override"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID != "run-7" || res.RunID != "run-7" || got.ParentRunID != "run-parent" || got.Deps != deps || got.ResumeFrom != nil {
+	if got.ID != "run-7" || res.RunID != "run-7" || got.ParentRunID != "" || got.Deps != deps || got.ResumeFrom != nil {
 		t.Errorf("engine.Run = %+v", got)
 	}
 	if gotHost != engine.Host(host) {

@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // createBatch starts stateless runs in the background, one per body, and
@@ -67,14 +67,14 @@ func (s *Server) cancelMany(w http.ResponseWriter, r *http.Request) {
 // runsToCancel resolves cancelMany's selection, checking each named run
 // (404 for another tenant's or another thread's).
 func (s *Server) runsToCancel(r *http.Request, threadID string, runIDs []string, status string) ([]string, error) {
-	var states []store.TaskState
+	var states []run.TaskState
 	switch status {
 	case "pending":
-		states = []store.TaskState{store.StateSubmitted}
+		states = []run.TaskState{run.StateSubmitted}
 	case "running":
-		states = []store.TaskState{store.StateWorking}
+		states = []run.TaskState{run.StateWorking}
 	case "all", "":
-		states = []store.TaskState{store.StateSubmitted, store.StateWorking, store.StateInputRequired, store.StateAuthRequired}
+		states = []run.TaskState{run.StateSubmitted, run.StateWorking, run.StateInputRequired, run.StateAuthRequired}
 	default:
 		return nil, badInput("status", "%q: want pending, running or all", status)
 	}
@@ -94,7 +94,7 @@ func (s *Server) runsToCancel(r *http.Request, threadID string, runIDs []string,
 		return nil, badInput("run_ids", "name runs, a thread, or a status")
 	}
 	var ids []string
-	q := store.TaskQuery{ContextID: threadID, States: states, Limit: 100}
+	q := run.TaskQuery{ContextID: threadID, States: states, Limit: 100}
 	for {
 		page, err := s.rt.ListTasks(r.Context(), q)
 		if err != nil {

@@ -8,8 +8,8 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	runv "agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // node is one checkpoint of a thread: a checkpoint of one of the thread's
@@ -18,7 +18,7 @@ type node struct {
 	id     string // runtime.CheckpointRef's string
 	parent string // "" for the thread's first
 	cp     engine.Checkpoint
-	run    store.Task
+	run    runv.Task
 	last   bool // the run's newest checkpoint
 	step   int  // position in the thread, from 0
 	// msgs is the conversation at the checkpoint (conversation).
@@ -26,9 +26,9 @@ type node struct {
 }
 
 // threadRuns returns every run of the thread, oldest first.
-func (s *Server) threadRuns(ctx context.Context, threadID string) ([]store.Task, error) {
-	var runs []store.Task
-	q := store.TaskQuery{ContextID: threadID, Limit: 100}
+func (s *Server) threadRuns(ctx context.Context, threadID string) ([]runv.Task, error) {
+	var runs []runv.Task
+	q := runv.TaskQuery{ContextID: threadID, Limit: 100}
 	for {
 		page, err := s.rt.ListTasks(ctx, q)
 		if err != nil {
@@ -86,7 +86,7 @@ func (s *Server) threadNodes(ctx context.Context, threadID string) ([]node, erro
 // any other sees the thread's transcript: the messages of the runs before
 // it and its own written by then (all of them at its last checkpoint, as
 // its final messages are stored when it stops).
-func (n node) conversation(transcript []store.Message, onFork bool) []model.Message {
+func (n node) conversation(transcript []runv.Message, onFork bool) []model.Message {
 	if onFork && n.cp.Board != nil {
 		return n.cp.Board.Channels[engine.MainChannel]
 	}
@@ -102,7 +102,7 @@ func (n node) conversation(transcript []store.Message, onFork bool) []model.Mess
 
 // forked reports whether run continues a fork: it, or a run it descends
 // from on the thread, was started from a checkpoint.
-func forked(runs []store.Task, run store.Task) bool {
+func forked(runs []runv.Task, run runv.Task) bool {
 	for _, r := range runs {
 		if r.ID <= run.ID && r.Metadata[runtime.MetaForkFrom] != nil {
 			return true
@@ -112,8 +112,8 @@ func forked(runs []store.Task, run store.Task) bool {
 }
 
 // transcript is the thread's transcript (its latest 1000 messages).
-func (s *Server) transcript(ctx context.Context, threadID string) ([]store.Message, error) {
-	page, err := s.rt.ListMessages(ctx, store.MessageQuery{ContextID: threadID, Last: 1000})
+func (s *Server) transcript(ctx context.Context, threadID string) ([]runv.Message, error) {
+	page, err := s.rt.ListMessages(ctx, runv.MessageQuery{ContextID: threadID, Last: 1000})
 	return page.Messages, err
 }
 

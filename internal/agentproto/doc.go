@@ -68,9 +68,9 @@
 //	                       on_chain_end
 //
 // Tokens are the hot path (token.go): a text delta's actor and text are
-// read without decoding the event (jsonfast.TrailingStrings), and its
+// read without decoding the event (runtime.TokenLiterals), and its
 // messages-tuple frame is assembled from encoded parts — the chunk encoded
-// up to its content once per message, the token (jsonfast.AppendObject),
+// up to its content once per message, the token (spliced as the log holds it),
 // the metadata encoded once per step (BenchmarkTranslateToken,
 // TestTokenFastPathMatchesDecode).
 //
@@ -92,4 +92,6 @@
 // agentproto imports runtime, store (the run vocabulary: Task, Thread,
 // Message queries), engine, model and errdefs; never api, a2a or a store
 // implementation.
+//
+// Imports: engine, errdefs, logctx, model, netguard, run, runtime.
 package agentproto

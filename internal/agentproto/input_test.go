@@ -7,7 +7,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 func TestUserMessage(t *testing.T) {
@@ -46,7 +46,7 @@ func TestResumeMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waiting := store.Task{State: store.StateInputRequired, StatusMessage: &model.Message{Role: model.RoleAssistant, Parts: []model.Part{prompt}}}
+	waiting := run.Task{State: run.StateInputRequired, StatusMessage: &model.Message{Role: model.RoleAssistant, Parts: []model.Part{prompt}}}
 	cases := []struct {
 		name, resume string
 		want         []string // decisions per call
@@ -80,7 +80,7 @@ func TestResumeMessage(t *testing.T) {
 			}
 		})
 	}
-	m, err := resumeMessage(store.Task{State: store.StateInputRequired}, json.RawMessage(`"A-1001"`))
+	m, err := resumeMessage(run.Task{State: run.StateInputRequired}, json.RawMessage(`"A-1001"`))
 	if err != nil || m.Text() != "A-1001" {
 		t.Fatalf("a text answer: %+v, %v", m, err)
 	}

@@ -6,14 +6,14 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // interruptsOf returns what an interrupted run waits on: its question (the
 // prompt's text, or the text with the prompt's data, such as a flow's
 // node and input type), or, for tool calls that wait for approval, one
 // interrupt in the Agent Inbox's HumanInterrupt shape per call.
-func interruptsOf(t store.Task) []interruptJSON {
+func interruptsOf(t run.Task) []interruptJSON {
 	if !t.State.Interrupted() || t.StatusMessage == nil {
 		return []interruptJSON{}
 	}

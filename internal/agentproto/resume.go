@@ -6,7 +6,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // resumeMessage turns command.resume into the user message that answers
@@ -15,7 +15,7 @@ import (
 // answers ({"type": "accept" | "ignore" | "edit" | "response"}, alone or in
 // a list), or {"decision": "approve" | "reject"}, applied to every pending
 // call; any other JSON value travels as a data part.
-func resumeMessage(t store.Task, resume json.RawMessage) (model.Message, error) {
+func resumeMessage(t run.Task, resume json.RawMessage) (model.Message, error) {
 	var text string
 	if err := json.Unmarshal(resume, &text); err == nil {
 		return model.NewText(model.RoleUser, text), nil

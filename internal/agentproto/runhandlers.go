@@ -8,8 +8,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // decodeRun reads a run's creation body.
@@ -61,13 +61,13 @@ func (s *Server) waitRun(w http.ResponseWriter, r *http.Request) {
 }
 
 // outcome is what wait and join answer for a run that stopped.
-func (s *Server) outcome(r *http.Request, t store.Task) map[string]any {
+func (s *Server) outcome(r *http.Request, t run.Task) map[string]any {
 	return s.outcomeOf(r.Context(), t)
 }
 
 // outcomeOf is outcome with ctx.
-func (s *Server) outcomeOf(ctx context.Context, t store.Task) map[string]any {
-	if t.State == store.StateFailed || t.State == store.StateRejected {
+func (s *Server) outcomeOf(ctx context.Context, t run.Task) map[string]any {
+	if t.State == run.StateFailed || t.State == run.StateRejected {
 		e := map[string]any{"error": "Error", "message": "the run " + string(t.State)}
 		if t.Error != nil {
 			e["error"], e["message"] = t.Error.Class, t.Error.Message

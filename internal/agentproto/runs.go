@@ -8,8 +8,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // The run metadata keys that record how the run was streamed.
@@ -32,15 +32,15 @@ type runJSON struct {
 }
 
 // runStatus names a task state as the Agent Protocol does.
-func runStatus(t store.Task) string {
+func runStatus(t run.Task) string {
 	switch {
-	case t.State == store.StateSubmitted:
+	case t.State == run.StateSubmitted:
 		return "pending"
-	case t.State == store.StateWorking:
+	case t.State == run.StateWorking:
 		return "running"
-	case t.State.Interrupted(), t.State == store.StateCanceled:
+	case t.State.Interrupted(), t.State == run.StateCanceled:
 		return "interrupted"
-	case t.State == store.StateCompleted:
+	case t.State == run.StateCompleted:
 		return "success"
 	case t.Error != nil && t.Error.Class == "timeout":
 		return "timeout"
@@ -48,7 +48,7 @@ func runStatus(t store.Task) string {
 	return "error"
 }
 
-func runOf(t store.Task) runJSON {
+func runOf(t run.Task) runJSON {
 	md := t.Metadata
 	if md == nil {
 		md = map[string]any{}
@@ -106,7 +106,7 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 func (s *Server) ensureThread(ctx context.Context, threadID, ifNotExists string) error {
 	_, err := s.rt.GetThread(ctx, threadID)
 	if errdefs.IsNotFound(err) && ifNotExists == "create" {
-		_, err = s.rt.CreateThread(ctx, store.Thread{ID: threadID})
+		_, err = s.rt.CreateThread(ctx, run.Thread{ID: threadID})
 		if errdefs.IsConflict(err) {
 			return nil // created meanwhile
 		}
@@ -192,7 +192,7 @@ func (s *Server) resume(ctx context.Context, threadID string, a *runtime.Agent, 
 // setRunHeaders names the run as LangGraph servers do: Content-Location
 // (the SDK's onRunCreated reads it) and, for streams, Location — the
 // join-stream path, relative to the API root, where the SDK reconnects.
-func setRunHeaders(w http.ResponseWriter, t store.Task, stream bool) {
+func setRunHeaders(w http.ResponseWriter, t run.Task, stream bool) {
 	path := "/threads/" + t.ContextID + "/runs/" + t.ID
 	w.Header().Set("Content-Location", Prefix+path)
 	if stream {
@@ -202,14 +202,14 @@ func setRunHeaders(w http.ResponseWriter, t store.Task, stream bool) {
 
 // pathRun returns the run the path names, which must belong to the
 // thread the path names (404 otherwise, as for another tenant's).
-func (s *Server) pathRun(w http.ResponseWriter, r *http.Request) (store.Task, bool) {
+func (s *Server) pathRun(w http.ResponseWriter, r *http.Request) (run.Task, bool) {
 	t, err := s.rt.GetTask(r.Context(), chi.URLParam(r, "runID"))
 	if threadID := chi.URLParam(r, "threadID"); err == nil && threadID != "" && t.ContextID != threadID {
 		err = errdefs.NotFoundf("run %q not found in thread %q", t.ID, threadID)
 	}
 	if err != nil {
 		writeError(w, r, err)
-		return store.Task{}, false
+		return run.Task{}, false
 	}
 	return t, true
 }

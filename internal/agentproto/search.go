@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // scanLimit bounds how many threads a search filtered by status or values
@@ -37,7 +37,7 @@ func (q threadQuery) check() error {
 
 // search returns one page of the matching threads and how many match.
 func (s *Server) search(ctx context.Context, q threadQuery) ([]threadJSON, int, error) {
-	sq := store.ThreadQuery{IDs: q.IDs, Metadata: q.Metadata, Offset: q.Offset, Limit: q.Limit}
+	sq := run.ThreadQuery{IDs: q.IDs, Metadata: q.Metadata, Offset: q.Offset, Limit: q.Limit}
 	computed := q.Status != "" || len(q.Values) > 0
 	if computed {
 		sq.Offset, sq.Limit = 0, scanLimit

@@ -5,18 +5,18 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	runv "agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // storeSource reads a run's values and checkpoints from the runtime.
 type storeSource struct {
 	s   *Server
 	ctx context.Context
-	run store.Task
+	run runv.Task
 }
 
-func (s *Server) source(ctx context.Context, run store.Task) storeSource {
+func (s *Server) source(ctx context.Context, run runv.Task) storeSource {
 	return storeSource{s: s, ctx: ctx, run: run}
 }
 
@@ -72,8 +72,8 @@ func (src storeSource) runStates() []stateJSON {
 
 // transcriptThrough is the thread's transcript as run sees it: the
 // messages of the runs up to it (later runs' are left out).
-func (s *Server) transcriptThrough(ctx context.Context, run store.Task) ([]model.Message, error) {
-	page, err := s.rt.ListMessages(ctx, store.MessageQuery{ContextID: run.ContextID, Last: 1000})
+func (s *Server) transcriptThrough(ctx context.Context, run runv.Task) ([]model.Message, error) {
+	page, err := s.rt.ListMessages(ctx, runv.MessageQuery{ContextID: run.ContextID, Last: 1000})
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Server) transcriptThrough(ctx context.Context, run store.Task) ([]model
 // seed is the conversation a run's stream starts from: the transcript
 // through the run, or for a fork the board of the checkpoint it continues
 // from, then the run's own messages.
-func (s *Server) seed(ctx context.Context, run store.Task) []lcMessage {
+func (s *Server) seed(ctx context.Context, run runv.Task) []lcMessage {
 	from, _ := run.Metadata[runtime.MetaForkFrom].(string)
 	if from == "" {
 		msgs, _ := s.transcriptThrough(ctx, run)
@@ -101,7 +101,7 @@ func (s *Server) seed(ctx context.Context, run store.Task) []lcMessage {
 			out = append(out, cp.Board.Channels[engine.MainChannel]...)
 		}
 	}
-	page, err := s.rt.ListMessages(ctx, store.MessageQuery{ContextID: run.ContextID, TaskID: run.ID, Limit: 1000})
+	page, err := s.rt.ListMessages(ctx, runv.MessageQuery{ContextID: run.ContextID, TaskID: run.ID, Limit: 1000})
 	if err == nil {
 		for _, m := range page.Messages {
 			out = append(out, m.Message)

@@ -9,7 +9,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // currentState is the thread's state at its newest checkpoint; a thread
@@ -22,7 +22,7 @@ func (s *Server) currentState(ctx context.Context, threadID string) (stateJSON, 
 	if len(nodes) > 0 {
 		return nodes[len(nodes)-1].state(threadID), nil
 	}
-	page, err := s.rt.ListMessages(ctx, store.MessageQuery{ContextID: threadID, Last: 1000})
+	page, err := s.rt.ListMessages(ctx, run.MessageQuery{ContextID: threadID, Last: 1000})
 	if err != nil {
 		return stateJSON{}, err
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // eventID is a frame's SSE id: the seq of the log event it translates and
@@ -110,7 +110,7 @@ func (s *Server) pump(ctx context.Context, out *sse, st *runtime.Stream, tr *tra
 			}
 			if ev.Type == runtime.EventRunEnd {
 				var end struct {
-					State store.TaskState `json:"state"`
+					State run.TaskState `json:"state"`
 				}
 				_ = json.Unmarshal(ev.Data, &end)
 				stopped = attemptOnly || end.State.Terminal() || end.State.Interrupted()
@@ -193,7 +193,7 @@ func (s *Server) threadStream(w http.ResponseWriter, r *http.Request) {
 }
 
 // join streams run t as joinStream does.
-func (s *Server) join(w http.ResponseWriter, r *http.Request, t store.Task) {
+func (s *Server) join(w http.ResponseWriter, r *http.Request, t run.Task) {
 	skip, err := parseEventID(r.Header.Get("Last-Event-ID"))
 	if err != nil {
 		writeError(w, r, err)
@@ -223,7 +223,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request, t store.Task) {
 }
 
 // streamedAs returns the stream modes the run was created with.
-func streamedAs(t store.Task) (modes []string, subgraphs bool) {
+func streamedAs(t run.Task) (modes []string, subgraphs bool) {
 	if list, ok := t.Metadata[metaStreamMode].([]any); ok {
 		for _, m := range list {
 			if s, ok := m.(string); ok {

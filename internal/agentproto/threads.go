@@ -8,8 +8,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // threadJSON is a thread as LangGraph clients read it.
@@ -26,7 +26,7 @@ type threadJSON struct {
 
 // view renders th with its status (from its newest run) and, when
 // withValues, its current values and interrupts.
-func (s *Server) view(ctx context.Context, th store.Thread, withValues bool) (threadJSON, error) {
+func (s *Server) view(ctx context.Context, th run.Thread, withValues bool) (threadJSON, error) {
 	head, err := s.rt.ThreadHead(ctx, th.ID)
 	if err != nil {
 		return threadJSON{}, err
@@ -79,7 +79,7 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, badInput("ttl", "is not served: the server's retention settings prune old runs"))
 		return
 	}
-	th, err := s.rt.CreateThread(r.Context(), store.Thread{ID: b.ThreadID, Metadata: b.Metadata})
+	th, err := s.rt.CreateThread(r.Context(), run.Thread{ID: b.ThreadID, Metadata: b.Metadata})
 	if errdefs.IsConflict(err) && b.IfExists == "do_nothing" {
 		th, err = s.rt.GetThread(r.Context(), b.ThreadID)
 	}
@@ -91,7 +91,7 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 }
 
 // answerThread answers th (or err) as JSON.
-func (s *Server) answerThread(w http.ResponseWriter, r *http.Request, th store.Thread, err error, withValues bool) {
+func (s *Server) answerThread(w http.ResponseWriter, r *http.Request, th run.Thread, err error, withValues bool) {
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -106,11 +106,11 @@ func (s *Server) answerThread(w http.ResponseWriter, r *http.Request, th store.T
 
 // pathThread returns the thread the path names (404 when it is not one of
 // the caller's).
-func (s *Server) pathThread(w http.ResponseWriter, r *http.Request) (store.Thread, bool) {
+func (s *Server) pathThread(w http.ResponseWriter, r *http.Request) (run.Thread, bool) {
 	th, err := s.rt.GetThread(r.Context(), chi.URLParam(r, "threadID"))
 	if err != nil {
 		writeError(w, r, err)
-		return store.Thread{}, false
+		return run.Thread{}, false
 	}
 	return th, true
 }

@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	"agentd/internal/model"
-	"agentd/internal/runlog/jsonfast"
+	runv "agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // frame is one event of an Agent Protocol stream: its SSE event name
@@ -74,7 +73,7 @@ type aiBuild struct {
 	prefix string
 }
 
-func newTranslator(modes []string, subgraphs bool, threadID string, run store.Task, seed []lcMessage, src runSource) *translator {
+func newTranslator(modes []string, subgraphs bool, threadID string, run runv.Task, seed []lcMessage, src runSource) *translator {
 	set := map[string]bool{}
 	for _, m := range modes {
 		set[m] = true
@@ -99,18 +98,18 @@ type logData struct {
 		Kind   string          `json:"kind"`
 		Detail json.RawMessage `json:"detail"`
 	} `json:"payload"`
-	State    store.TaskState  `json:"state"`
-	Error    *store.TaskError `json:"error"`
-	Prompt   *model.Message   `json:"prompt"`
-	Artifact *model.Artifact  `json:"artifact"`
-	Attempt  int              `json:"attempt"`
-	Time     string           `json:"time"`
+	State    runv.TaskState  `json:"state"`
+	Error    *runv.TaskError `json:"error"`
+	Prompt   *model.Message  `json:"prompt"`
+	Artifact *model.Artifact `json:"artifact"`
+	Attempt  int             `json:"attempt"`
+	Time     string          `json:"time"`
 }
 
 // translate returns the frames of one log event.
-func (t *translator) translate(ev store.Event) []frame {
+func (t *translator) translate(ev runv.Event) []frame {
 	if ev.Type == runtime.EventDelta {
-		if actor, text, ok := jsonfast.TrailingStrings(ev.Data, "actor", "text"); ok {
+		if actor, text, ok := runtime.TokenLiterals(ev.Data); ok {
 			return t.textDelta(nil, ev.Seq, actor, text)
 		}
 	}

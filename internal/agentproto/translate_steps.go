@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // builder returns the model message actor is streaming, opening one named
@@ -31,7 +31,7 @@ func (b *aiBuild) message() lcMessage {
 //
 // Content is the last member, so that a text chunk is written as the
 // encoded rest (chunkPrefix, once per message) followed by the token
-// (jsonfast.AppendObject).
+// (the token spliced after it still encoded, token.go).
 type chunkJSON struct {
 	AdditionalKwargs struct{}        `json:"additional_kwargs"`
 	ResponseMetadata struct{}        `json:"response_metadata"`
@@ -276,7 +276,7 @@ func (t *translator) checkpoints(out []frame) []frame {
 // runEnd closes an attempt: an error frame when the run failed, then the
 // final values and the checkpoints the run wrote, read from the store.
 func (t *translator) runEnd(out []frame, d logData) []frame {
-	if d.State == store.StateFailed || d.State == store.StateRejected {
+	if d.State == run.StateFailed || d.State == run.StateRejected {
 		e := map[string]any{"error": "Error", "message": "the run " + string(d.State)}
 		if d.Error != nil {
 			e["error"], e["message"] = d.Error.Class, d.Error.Message

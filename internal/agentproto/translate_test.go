@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"agentd/internal/store"
+	runv "agentd/internal/run"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata")
@@ -30,13 +30,13 @@ func (fakeSource) runStates() []stateJSON {
 
 // readLog reads a run's recorded event log (one event's data a line, as
 // GET /v1/runs/{id}/events sends it).
-func readLog(t *testing.T, name string) (store.Task, []store.Event) {
+func readLog(t *testing.T, name string) (runv.Task, []runv.Event) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", name+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var evs []store.Event
+	var evs []runv.Event
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -48,9 +48,9 @@ func readLog(t *testing.T, name string) (store.Task, []store.Event) {
 		if err := json.Unmarshal(sc.Bytes(), &head); err != nil {
 			t.Fatal(err)
 		}
-		evs = append(evs, store.Event{RunID: head.RunID, Seq: head.Seq, Type: head.Type, Data: append([]byte(nil), sc.Bytes()...)})
+		evs = append(evs, runv.Event{RunID: head.RunID, Seq: head.Seq, Type: head.Type, Data: append([]byte(nil), sc.Bytes()...)})
 	}
-	return store.Task{ID: evs[0].RunID, ContextID: "thread-1", AgentID: strings.TrimSuffix(name, "_resumed")}, evs
+	return runv.Task{ID: evs[0].RunID, ContextID: "thread-1", AgentID: strings.TrimSuffix(name, "_resumed")}, evs
 }
 
 // TestTranslateGolden translates recorded runs of the demo agents — echo,

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"agentd/internal/netguard"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // WebhookOptions configure the POST a run's webhook gets once the run
@@ -83,7 +83,7 @@ func (h *webhooks) after(s *Server, tenantCtx context.Context, runID, hook strin
 }
 
 // webhookBody is the run, with its final values, or its error.
-func (s *Server) webhookBody(ctx context.Context, t store.Task) []byte {
+func (s *Server) webhookBody(ctx context.Context, t run.Task) []byte {
 	body := map[string]any{}
 	b, _ := json.Marshal(runOf(t))
 	_ = json.Unmarshal(b, &body)

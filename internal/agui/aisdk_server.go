@@ -13,8 +13,8 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // chatBody is the body useChat's transport posts: the chat's id and its
@@ -136,20 +136,20 @@ func (s *Server) resumeChatHead(w http.ResponseWriter, r *http.Request) {
 
 // activeChatRun is the chat's active run; otherwise it answers (204, or
 // the error) and returns false.
-func (s *Server) activeChatRun(w http.ResponseWriter, r *http.Request) (store.Task, bool) {
+func (s *Server) activeChatRun(w http.ResponseWriter, r *http.Request) (run.Task, bool) {
 	agentID, chatID := chi.URLParam(r, "agentID"), chi.URLParam(r, "chatID")
 	if _, err := s.rt.Agent(agentID); err != nil {
 		writeError(w, r, err)
-		return store.Task{}, false
+		return run.Task{}, false
 	}
-	page, err := s.rt.ListTasks(r.Context(), store.TaskQuery{ContextID: chatID, AgentID: agentID, Limit: 1})
+	page, err := s.rt.ListTasks(r.Context(), run.TaskQuery{ContextID: chatID, AgentID: agentID, Limit: 1})
 	if err != nil {
 		writeError(w, r, err)
-		return store.Task{}, false
+		return run.Task{}, false
 	}
 	if len(page.Tasks) == 0 || page.Tasks[0].State.Terminal() || page.Tasks[0].State.Interrupted() {
 		w.WriteHeader(http.StatusNoContent)
-		return store.Task{}, false
+		return run.Task{}, false
 	}
 	return page.Tasks[0], true
 }

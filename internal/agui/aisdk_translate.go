@@ -1,13 +1,12 @@
 package agui
 
 import (
-	"agentd/internal/runlog/jsonfast"
 	"encoding/json"
 	"strconv"
 	"strings"
 
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // chunk is one part of the AI SDK UI message stream (protocol v1). Only
@@ -138,7 +137,7 @@ func (t *uiTranslator) delta(le logEvent) []chunk {
 	}
 	b := make([]byte, 0, 48+len(id)+len(lit))
 	b = append(b, `{"type":"text-delta","id":`...)
-	b = jsonfast.AppendString(b, id)
+	b = appendJSONString(b, id)
 	b = append(b, `,"delta":`...)
 	b = append(append(b, lit...), '}')
 	return append(out, chunk{Type: "text-delta", raw: b})
@@ -199,9 +198,9 @@ func (t *uiTranslator) runEnd(le logEvent) []chunk {
 	t.finished = true
 	out := t.closeText()
 	switch {
-	case le.State == store.StateCompleted:
+	case le.State == run.StateCompleted:
 		return append(out, chunk{Type: "finish", FinishReason: "stop"})
-	case le.State == store.StateCanceled:
+	case le.State == run.StateCanceled:
 		return append(out, chunk{Type: "abort", Reason: "canceled"})
 	case le.State.Interrupted():
 		if t.prompt != nil {

@@ -72,4 +72,6 @@
 // agui imports runtime, engine (the approval and client-tool vocabulary),
 // model, store (the run vocabulary: Task, Event, Message), errdefs and
 // logctx; never api, a2a, config or an engine implementation.
+//
+// Imports: engine, errdefs, logctx, model, run, runtime.
 package agui

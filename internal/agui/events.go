@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"agentd/internal/runlog/jsonfast"
 	"agentd/internal/runtime"
 
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // AG-UI 1.0 event types this face sends.
@@ -138,8 +137,8 @@ type logEvent struct {
 	RunID      string            `json:"run_id"`
 	Attempt    int               `json:"attempt"`
 	Resumed    string            `json:"resumed"`
-	State      store.TaskState   `json:"state"`
-	Error      *store.TaskError  `json:"error"`
+	State      run.TaskState     `json:"state"`
+	Error      *run.TaskError    `json:"error"`
 	Usage      model.TokenUsage  `json:"usage"`
 	Actor      string            `json:"actor"`
 	Text       string            `json:"text"`
@@ -166,36 +165,22 @@ func (le logEvent) text() string {
 	return s
 }
 
-// deltaTextPrefix precedes the text of a plain token's delta event, as
-// the log splices it (runlog.Splice): …,"actor":"<actor>","text":"…"}.
-const deltaTextPrefix = `,"text":`
-
 // fastDelta reads a plain token's delta event without decoding it: the
 // bulk of every stream. ok is false for any other shape.
-func fastDelta(ev store.Event) (logEvent, bool) { return (&logDecoder{}).fastDelta(ev) }
+func fastDelta(ev run.Event) (logEvent, bool) { return (&logDecoder{}).fastDelta(ev) }
 
 // logDecoder decodes one stream's log events; it remembers the last
 // actor, so that a run of tokens from one actor shares its string.
 type logDecoder struct{ actor string }
 
-func (dec *logDecoder) fastDelta(ev store.Event) (logEvent, bool) {
-	d := ev.Data
-	i := bytes.LastIndex(d, []byte(deltaTextPrefix))
-	if i < 0 {
-		return logEvent{}, false
-	}
-	lit, ok := jsonfast.StringAfter(d[i:], deltaTextPrefix)
+func (dec *logDecoder) fastDelta(ev run.Event) (logEvent, bool) {
+	actorLit, lit, ok := runtime.TokenLiterals(ev.Data)
 	if !ok {
 		return logEvent{}, false
 	}
-	const actorKey = `,"actor":"`
-	a := bytes.LastIndex(d[:i], []byte(actorKey))
-	if a < 0 || i == 0 || d[i-1] != '"' {
-		return logEvent{}, false
-	}
-	actor := d[a+len(actorKey) : i-1]
-	if bytes.ContainsAny(actor, "\\\"") {
-		return logEvent{}, false
+	actor := actorLit[1 : len(actorLit)-1]
+	if bytes.IndexByte(actor, '\\') >= 0 {
+		return logEvent{}, false // an escaped actor takes the decoding path
 	}
 	if string(actor) != dec.actor { // compared without a copy
 		dec.actor = string(actor)
@@ -203,9 +188,9 @@ func (dec *logDecoder) fastDelta(ev store.Event) (logEvent, bool) {
 	return logEvent{Seq: ev.Seq, Type: ev.Type, RunID: ev.RunID, Actor: dec.actor, textLit: lit, raw: ev.Data}, true
 }
 
-func decodeLogEvent(ev store.Event) (logEvent, error) { return (&logDecoder{}).decode(ev) }
+func decodeLogEvent(ev run.Event) (logEvent, error) { return (&logDecoder{}).decode(ev) }
 
-func (d *logDecoder) decode(ev store.Event) (logEvent, error) {
+func (d *logDecoder) decode(ev run.Event) (logEvent, error) {
 	if ev.Type == runtime.EventDelta && ev.RunID != "" {
 		if le, ok := d.fastDelta(ev); ok {
 			return le, nil

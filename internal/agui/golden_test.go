@@ -13,21 +13,21 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	runv "agentd/internal/run"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // readLog reads a run's log: one event's data per line, as the REST SSE
 // stream delivers it.
-func readLog(t *testing.T, path string) []store.Event {
+func readLog(t *testing.T, path string) []runv.Event {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []store.Event
+	var out []runv.Event
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -39,14 +39,14 @@ func readLog(t *testing.T, path string) []store.Event {
 		if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		out = append(out, store.Event{RunID: h.RunID, Seq: h.Seq, Type: h.Type, Data: append([]byte(nil), sc.Bytes()...)})
+		out = append(out, runv.Event{RunID: h.RunID, Seq: h.Seq, Type: h.Type, Data: append([]byte(nil), sc.Bytes()...)})
 	}
 	return out
 }
 
 // translateAGUI translates a whole log as AG-UI runs "run-1", "run-2", …:
 // each from where the previous one finished.
-func translateAGUI(t *testing.T, evs []store.Event) []byte {
+func translateAGUI(t *testing.T, evs []runv.Event) []byte {
 	var b bytes.Buffer
 	n := 1
 	tr := newTranslator("thread", "run-1", &[]Message{})
@@ -74,7 +74,7 @@ func translateAGUI(t *testing.T, evs []store.Event) []byte {
 
 // translateUI translates a whole log as UI message streams, one per face
 // run.
-func translateUI(t *testing.T, evs []store.Event) []byte {
+func translateUI(t *testing.T, evs []runv.Event) []byte {
 	var b bytes.Buffer
 	tr := newUITranslator()
 	for _, ev := range evs {
@@ -140,7 +140,7 @@ func TestFastDelta(t *testing.T) {
 		`{"run_id":"r","seq":5,"type":"delta","time":"t","actor":"echo","text":"hello"}`,
 		`{"run_id":"r","seq":5,"type":"delta","time":"t","actor":"a/b","text":"say \"hi\"\n\u00e9"}`,
 	} {
-		ev := store.Event{RunID: "r", Seq: 5, Type: "delta", Data: []byte(data)}
+		ev := runv.Event{RunID: "r", Seq: 5, Type: "delta", Data: []byte(data)}
 		fast, ok := fastDelta(ev)
 		if !ok {
 			t.Fatalf("%s: fast path refused", data)
@@ -159,7 +159,7 @@ func TestFastDelta(t *testing.T) {
 		`{"run_id":"r","seq":5,"type":"delta","time":"t","actor":"ec\"ho","text":"a"}`,
 		`{"run_id":"r","seq":5,"type":"delta","time":"t","text":"a"}`,
 	} {
-		if _, ok := fastDelta(store.Event{RunID: "r", Seq: 5, Type: "delta", Data: []byte(data)}); ok {
+		if _, ok := fastDelta(runv.Event{RunID: "r", Seq: 5, Type: "delta", Data: []byte(data)}); ok {
 			t.Errorf("%s: fast path took it", data)
 		}
 	}
@@ -175,7 +175,7 @@ func TestSnapshotGolden(t *testing.T) {
 	results, _ := engine.ClientToolResultsPart([]model.ToolResult{{ToolCallID: "call_1_0", Name: "confirm", Content: "yes"}})
 	assistant := model.NewText(model.RoleAssistant, "Let me see.")
 	assistant.Parts = append(assistant.Parts, model.ToolCallPart(call))
-	msgs := []store.Message{
+	msgs := []runv.Message{
 		{TaskID: "r1", Message: model.Message{ID: "m1", Role: model.RoleUser, Parts: []model.Part{model.TextPart("what is 1+1")}}},
 		{TaskID: "r1", Message: withID(assistant, "m2")},
 		{TaskID: "r1", Message: model.Message{ID: "m3", Role: model.RoleTool, Parts: []model.Part{model.ToolResultPart(model.ToolResult{ToolCallID: "call_0_0", Content: "2"})}}},

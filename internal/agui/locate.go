@@ -8,8 +8,8 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // MetadataRunID is the user-message metadata key that records the AG-UI
@@ -21,7 +21,7 @@ const MetadataRunID = "ag_ui_run_id"
 // just before the attempt that opened it, with the thread's transcript up
 // to the message that opened it (the MESSAGES_SNAPSHOT).
 type runRef struct {
-	task     store.Task
+	task     run.Task
 	startSeq int64
 	snapshot []Message
 }
@@ -41,8 +41,8 @@ func (s *Server) locate(ctx context.Context, agentID, threadID, runID string) (r
 // lookup reads, at once, what locating run runID in thread threadID
 // needs: the agentd run of that id, if any (zero Task when none), and the
 // thread's transcript.
-func (s *Server) lookup(ctx context.Context, threadID, runID string) (store.Task, []store.Message, error) {
-	var t store.Task
+func (s *Server) lookup(ctx context.Context, threadID, runID string) (run.Task, []run.Message, error) {
+	var t run.Task
 	var terr error
 	done := make(chan struct{})
 	go func() {
@@ -55,13 +55,13 @@ func (s *Server) lookup(ctx context.Context, threadID, runID string) (store.Task
 		return t, nil, terr
 	}
 	if terr != nil {
-		t = store.Task{}
+		t = run.Task{}
 	}
 	return t, msgs, err
 }
 
 // locateIn is locate over what lookup read.
-func (s *Server) locateIn(ctx context.Context, agentID, threadID, runID string, t store.Task, msgs []store.Message) (runRef, error) {
+func (s *Server) locateIn(ctx context.Context, agentID, threadID, runID string, t run.Task, msgs []run.Message) (runRef, error) {
 	switch {
 	case t.ID != "" && t.ContextID != threadID:
 		return runRef{}, errdefs.WithField("runId", errdefs.Conflictf("run %q belongs to another thread, not %q; a runId names one run", runID, threadID))
@@ -103,7 +103,7 @@ func (s *Server) locateIn(ctx context.Context, agentID, threadID, runID string, 
 }
 
 // taskOfRun is the task whose answer message names AG-UI run runID.
-func taskOfRun(msgs []store.Message, runID string) string {
+func taskOfRun(msgs []run.Message, runID string) string {
 	for _, m := range msgs {
 		if m.Role == model.RoleUser && m.Metadata[MetadataRunID] == runID {
 			return m.TaskID
@@ -113,9 +113,9 @@ func taskOfRun(msgs []store.Message, runID string) string {
 }
 
 // transcript reads a thread's whole transcript (empty for a new thread).
-func (s *Server) transcript(ctx context.Context, threadID string) ([]store.Message, error) {
-	var out []store.Message
-	q := store.MessageQuery{ContextID: threadID, Limit: 1000}
+func (s *Server) transcript(ctx context.Context, threadID string) ([]run.Message, error) {
+	var out []run.Message
+	q := run.MessageQuery{ContextID: threadID, Limit: 1000}
 	for {
 		page, err := s.rt.ListMessages(ctx, q)
 		if err != nil {
@@ -190,7 +190,7 @@ func (s *Server) scanRunStarts(ctx context.Context, runID string, stop func(runt
 }
 
 // messagesOf converts transcript messages to AG-UI messages.
-func messagesOf(msgs []store.Message) []Message {
+func messagesOf(msgs []run.Message) []Message {
 	out := []Message{}
 	for _, m := range msgs {
 		switch m.Role {
@@ -221,7 +221,7 @@ func messagesOf(msgs []store.Message) []Message {
 // userMessages is a user's transcript message as AG-UI has it: frontend
 // tool results are tool messages; an answer to approvals (resume entries,
 // not a message in AG-UI) is none.
-func userMessages(m store.Message) []Message {
+func userMessages(m run.Message) []Message {
 	if results := engine.ClientToolResults(m.Parts); len(results) > 0 {
 		ids, _ := m.Metadata[MetadataToolMessageIDs].(map[string]any)
 		out := make([]Message, len(results))
@@ -240,7 +240,7 @@ func userMessages(m store.Message) []Message {
 	return []Message{{ID: m.ID, Role: "user", Content: text(contentText(m.Message))}}
 }
 
-func toolMessages(m store.Message) []Message {
+func toolMessages(m run.Message) []Message {
 	var out []Message
 	for _, p := range m.Parts {
 		if p.Type != model.PartToolResult || p.ToolResult == nil {

@@ -13,8 +13,8 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // Options configure the faces.
@@ -100,7 +100,7 @@ func (s *Server) runAgent(w http.ResponseWriter, r *http.Request) {
 // start submits the run an input asks for: an answer to the thread's
 // interrupts, frontend tool results, or a new message; msgs is the
 // thread's transcript before it.
-func (s *Server) start(ctx context.Context, agentID string, in RunAgentInput, msgs []store.Message) (runRef, error) {
+func (s *Server) start(ctx context.Context, agentID string, in RunAgentInput, msgs []run.Message) (runRef, error) {
 	if len(in.Resume) > 0 || in.lastRole() == "tool" {
 		parked, err := s.parkedTask(ctx, in.ThreadID)
 		if err != nil {
@@ -126,13 +126,13 @@ func (s *Server) start(ctx context.Context, agentID string, in RunAgentInput, ms
 		return s.locate(ctx, agentID, in.ThreadID, sub.Task.ID)
 	}
 	// A new run: its first attempt, after the thread as it was.
-	opened := store.Message{ContextID: in.ThreadID, TaskID: sub.Task.ID, Message: msg}
+	opened := run.Message{ContextID: in.ThreadID, TaskID: sub.Task.ID, Message: msg}
 	return runRef{task: sub.Task, startSeq: sub.StartSeq, snapshot: messagesOf(append(msgs, opened))}, nil
 }
 
 // resume answers the thread's parked run with the input's resume entries
 // (or its trailing tool messages) and returns the attempt that goes on.
-func (s *Server) resume(ctx context.Context, agentID string, in RunAgentInput, parked *store.Task) (runRef, error) {
+func (s *Server) resume(ctx context.Context, agentID string, in RunAgentInput, parked *run.Task) (runRef, error) {
 	if parked == nil || parked.StatusMessage == nil {
 		return runRef{}, errdefs.WithField("resume", errdefs.Conflictf("thread %q has no run waiting for an answer", in.ThreadID))
 	}
@@ -172,8 +172,8 @@ func (s *Server) resume(ctx context.Context, agentID string, in RunAgentInput, p
 }
 
 // parkedTask is the thread's run waiting for input, if any.
-func (s *Server) parkedTask(ctx context.Context, threadID string) (*store.Task, error) {
-	page, err := s.rt.ListTasks(ctx, store.TaskQuery{ContextID: threadID, States: []store.TaskState{store.StateInputRequired, store.StateAuthRequired}, Limit: 1})
+func (s *Server) parkedTask(ctx context.Context, threadID string) (*run.Task, error) {
+	page, err := s.rt.ListTasks(ctx, run.TaskQuery{ContextID: threadID, States: []run.TaskState{run.StateInputRequired, run.StateAuthRequired}, Limit: 1})
 	if err != nil || len(page.Tasks) == 0 {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package agui
 
 import (
-	"agentd/internal/runlog/jsonfast"
 	"cmp"
 	"encoding/json"
 	"sort"
@@ -9,8 +8,8 @@ import (
 	"strings"
 
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // translator turns one AG-UI run — the log events of one agentd run from
@@ -108,9 +107,9 @@ func (t *translator) runEnd(le logEvent) []Event {
 	out := t.closeAll()
 	fin := Event{Type: RunFinished, ThreadID: t.threadID, RunID: t.runID, Usage: usageOf(le.Usage)}
 	switch {
-	case le.State == store.StateCompleted:
+	case le.State == run.StateCompleted:
 		fin.Outcome = &Outcome{Type: OutcomeSuccess}
-	case le.State == store.StateCanceled:
+	case le.State == run.StateCanceled:
 		fin.Outcome = &Outcome{Type: OutcomeCancelled}
 	case le.State.Interrupted():
 		fin.Outcome = outcomeOf(le.RunID, t.prompt, t.schema)
@@ -262,7 +261,7 @@ func stepName(actor string, p stepPayload) string {
 func contentEvent(id string, lit []byte) []byte {
 	b := make([]byte, 0, 64+len(id)+len(lit))
 	b = append(b, `{"type":"TEXT_MESSAGE_CONTENT","messageId":`...)
-	b = jsonfast.AppendString(b, id)
+	b = appendJSONString(b, id)
 	b = append(b, `,"delta":`...)
 	b = append(b, lit...)
 	return append(b, '}')
@@ -277,4 +276,10 @@ func (t *translator) answered(id string) bool {
 		}
 	}
 	return false
+}
+
+// appendJSONString appends s encoded as a JSON string (a message id).
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(b, q...)
 }

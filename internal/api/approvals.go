@@ -5,7 +5,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // approvalMessage is the user message that answers an approval prompt: a
@@ -31,8 +31,8 @@ func (b sendBody) approvalMessage() (model.Message, error) {
 
 // pendingApprovals are the calls input-required task t waits to have
 // approved, from its prompt.
-func pendingApprovals(t store.Task) []engine.ApprovalRequest {
-	if t.State != store.StateInputRequired || t.StatusMessage == nil {
+func pendingApprovals(t run.Task) []engine.ApprovalRequest {
+	if t.State != run.StateInputRequired || t.StatusMessage == nil {
 		return nil
 	}
 	return engine.PendingApprovals(t.StatusMessage.Parts)

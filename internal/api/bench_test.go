@@ -24,7 +24,7 @@ import (
 // volatile store (events shown before they are stored) with its 50 ms
 // flush window.
 func benchOptions(agents []*runtime.Agent) runtime.Options {
-	return runtime.Options{Store: memstore.New(), Agents: agents, VolatileStore: true, FlushWindow: 50 * time.Millisecond}
+	return runtime.Options{Store: memstore.New(), Agents: agents, FlushWindow: 50 * time.Millisecond}
 }
 
 // newBenchServer serves the demo agents on loopback.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"agentd/internal/store"
+	runv "agentd/internal/run"
 )
 
 // TestOpenAPIDescribesContextsAndServer validates what GET /v1/contexts
@@ -13,7 +13,7 @@ import (
 func TestOpenAPIDescribesContextsAndServer(t *testing.T) {
 	schemas := newSchemaSet(t, loadSpec(t))
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	run := viewOf(store.Task{ID: "r1", ContextID: "c1", AgentID: "echo", State: store.StateCompleted, Attempt: 1, CreatedAt: at, UpdatedAt: at})
+	run := viewOf(runv.Task{ID: "r1", ContextID: "c1", AgentID: "echo", State: runv.StateCompleted, Attempt: 1, CreatedAt: at, UpdatedAt: at})
 	cases := []struct {
 		schema string
 		value  any

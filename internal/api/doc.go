@@ -9,6 +9,6 @@
 // comments while the run is silent, clear the write deadline, and close
 // after run.end.
 //
-// api imports runtime, store (read access through the runtime), model,
-// agent (card types) and errdefs; never an engine, llm or a2a.
+// Imports: agent, engine, errdefs, logctx, model, run, runtime, strictjson.
+// Never an engine implementation, llm or a2a.
 package api

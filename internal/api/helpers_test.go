@@ -24,8 +24,8 @@ import (
 
 	"agentd/internal/api"
 	"agentd/internal/config"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
 
@@ -377,5 +377,5 @@ func wantTokens(n int) string {
 // terminalEnd reports whether a run.end event ends the run.
 func terminalEnd(ev sseEvent) bool {
 	state, _ := ev.data["state"].(string)
-	return store.TaskState(state).Terminal()
+	return run.TaskState(state).Terminal()
 }

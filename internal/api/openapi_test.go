@@ -29,8 +29,8 @@ import (
 	"agentd/internal/agui"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // specFile is openapi.yaml relative to this package's directory (go test
@@ -497,10 +497,10 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 	userFull.Role, userFull.Parts = model.RoleUser, full.Parts[:4] // no tool parts from users
 	artifact := model.Artifact{ID: "a1", Name: "answer", Parts: []model.Part{model.TextPart("42")}}
 	usage := model.TokenUsage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}
-	taskErr := &store.TaskError{Class: string(errdefs.ClassInternal), Message: "boom"}
-	task := store.Task{ID: "r1", ContextID: "c1", AgentID: "echo", State: store.StateWorking, Attempt: 1, CreatedAt: at, UpdatedAt: at}
+	taskErr := &run.TaskError{Class: string(errdefs.ClassInternal), Message: "boom"}
+	task := run.Task{ID: "r1", ContextID: "c1", AgentID: "echo", State: run.StateWorking, Attempt: 1, CreatedAt: at, UpdatedAt: at}
 	failed := task
-	failed.State, failed.StatusMessage, failed.Error = store.StateFailed, &full, taskErr
+	failed.State, failed.StatusMessage, failed.Error = run.StateFailed, &full, taskErr
 	failed.Artifacts, failed.Usage, failed.Metadata = []model.Artifact{artifact}, usage, map[string]any{"x": 1}
 	fullView := viewOf(failed)
 	cost := 0.25
@@ -511,7 +511,7 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		Skills: []agent.Skill{{ID: "s", Name: "Echo", Tags: []string{"t"}, Examples: []string{"hi"}, InputModes: []string{"text/plain"}}},
 	}}})
 	bare := agentView(&runtime.Agent{Agent: agent.Agent{ID: "bare"}})
-	stored := []store.Message{{ContextID: "c1", TaskID: "r1", Position: 1, Message: hi}, {ContextID: "c1", Position: 2, Message: full}}
+	stored := []run.Message{{ContextID: "c1", TaskID: "r1", Position: 1, Message: hi}, {ContextID: "c1", Position: 2, Message: full}}
 
 	cases := []struct {
 		schema string
@@ -544,8 +544,8 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		body        any
 	}{
 		{runtime.EventRunStart, "RunStartEvent", runtime.RunStartData{ContextID: "c1", AgentID: "echo", Attempt: 2, Resumed: "input"}},
-		{runtime.EventStatus, "StatusEvent", runtime.StatusData{State: store.StateSubmitted}},
-		{runtime.EventStatus, "StatusEvent", runtime.StatusData{State: store.StateFailed, Message: &full, Error: taskErr}},
+		{runtime.EventStatus, "StatusEvent", runtime.StatusData{State: run.StateSubmitted}},
+		{runtime.EventStatus, "StatusEvent", runtime.StatusData{State: run.StateFailed, Message: &full, Error: taskErr}},
 		{runtime.EventPlan, "PlanEvent", runtime.PlanData{Actor: "research", Plan: json.RawMessage(`{"workflow":"w","steps":[{"id":"a","kind":"agent"}]}`)}},
 		{runtime.EventDelta, "DeltaEvent", runtime.DeltaData{Actor: "echo", Text: "hel"}},
 		{runtime.EventDelta, "DeltaEvent", runtime.DeltaData{ToolCall: &call}},
@@ -559,8 +559,8 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		{runtime.EventProgress, "ProgressEvent", runtime.ProgressData{Tool: "ask_echo", State: "input-required", Artifact: &artifact}},
 		{runtime.EventHandoff, "HandoffEvent", runtime.HandoffData{From: "desk", To: "assistant", ToolCallID: "c2", Reason: "time"}},
 		{runtime.EventGap, "GapEvent", runtime.GapData{PrunedThrough: 41}},
-		{runtime.EventRunEnd, "RunEndEvent", runtime.RunEndData{State: store.StateCompleted, Usage: usage}},
-		{runtime.EventRunEnd, "RunEndEvent", runtime.RunEndData{State: store.StateFailed, Error: taskErr}},
+		{runtime.EventRunEnd, "RunEndEvent", runtime.RunEndData{State: run.StateCompleted, Usage: usage}},
+		{runtime.EventRunEnd, "RunEndEvent", runtime.RunEndData{State: run.StateFailed, Error: taskErr}},
 	}
 	for i, ev := range events {
 		b := eventData(t, "r1", int64(i+1), ev.typ, at, ev.body)

@@ -15,8 +15,8 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // sendBody is the body of POST /v1/agents/{id}/messages and
@@ -71,7 +71,7 @@ type RunView struct {
 	ID            string           `json:"id"`
 	ContextID     string           `json:"context_id"`
 	AgentID       string           `json:"agent_id"`
-	Status        store.TaskState  `json:"status"`
+	Status        run.TaskState    `json:"status"`
 	StatusMessage *model.Message   `json:"status_message,omitempty"`
 	Messages      []model.Message  `json:"messages,omitempty"`
 	Artifacts     []model.Artifact `json:"artifacts,omitempty"`
@@ -79,11 +79,11 @@ type RunView struct {
 	// Cost prices the run's usage by model with the configuration's
 	// prices (nil when none applies); UnpricedModels names the models
 	// without a price (runtime.Runtime.Cost).
-	Cost           *float64         `json:"cost,omitempty"`
-	UnpricedModels []string         `json:"unpriced_models,omitempty"`
-	Error          *store.TaskError `json:"error"`
-	Attempt        int              `json:"attempt"`
-	Metadata       map[string]any   `json:"metadata,omitempty"`
+	Cost           *float64       `json:"cost,omitempty"`
+	UnpricedModels []string       `json:"unpriced_models,omitempty"`
+	Error          *run.TaskError `json:"error"`
+	Attempt        int            `json:"attempt"`
+	Metadata       map[string]any `json:"metadata,omitempty"`
 	// PendingApprovals are the tool calls an input-required run waits to
 	// have approved (the loop engine's approval prompt).
 	PendingApprovals []engine.ApprovalRequest `json:"pending_approvals,omitempty"`
@@ -91,7 +91,7 @@ type RunView struct {
 	UpdatedAt        time.Time                `json:"updated_at"`
 }
 
-func viewOf(t store.Task) RunView {
+func viewOf(t run.Task) RunView {
 	return RunView{
 		ID: t.ID, ContextID: t.ContextID, AgentID: t.AgentID, Status: restStatus(t),
 		StatusMessage: t.StatusMessage, Artifacts: t.Artifacts, Usage: t.Usage, Error: t.Error,
@@ -101,16 +101,16 @@ func viewOf(t store.Task) RunView {
 }
 
 // view is viewOf t with its cost.
-func (s *Server) view(t store.Task) RunView {
+func (s *Server) view(t run.Task) RunView {
 	v := viewOf(t)
 	v.Cost, v.UnpricedModels = s.rt.Cost(t.ModelUsage)
 	return v
 }
 
 // fullView adds the run's transcript messages.
-func (s *Server) fullView(r *http.Request, t store.Task) (RunView, error) {
+func (s *Server) fullView(r *http.Request, t run.Task) (RunView, error) {
 	v := s.view(t)
-	page, err := s.rt.ListMessages(r.Context(), store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
+	page, err := s.rt.ListMessages(r.Context(), run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
 	if err != nil {
 		return v, err
 	}
@@ -236,10 +236,10 @@ func awaitOf(stream, wait bool) runtime.Await {
 }
 
 // pathTask returns the run the path names.
-func (s *Server) pathTask(r *http.Request) (store.Task, error) {
+func (s *Server) pathTask(r *http.Request) (run.Task, error) {
 	runID, err := pathParam(r, "runID")
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	return s.rt.GetTask(r.Context(), runID)
 }
@@ -285,10 +285,10 @@ type RunList struct {
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	tq := store.TaskQuery{ContextID: q.Get("context"), AgentID: q.Get("agent"), Cursor: q.Get("cursor")}
+	tq := run.TaskQuery{ContextID: q.Get("context"), AgentID: q.Get("agent"), Cursor: q.Get("cursor")}
 	for _, st := range q["status"] {
 		for _, one := range strings.Split(st, ",") {
-			state := store.TaskState(one)
+			state := run.TaskState(one)
 			if !state.Valid() {
 				writeError(w, r, fieldErr("status", errdefs.Validationf("unknown status %q (want submitted, working, input-required, auth-required, completed, failed, canceled or rejected)", one)))
 				return
@@ -410,8 +410,8 @@ func seqParam(name, v, what string) (int64, error) {
 
 // MessageList is a page of a transcript.
 type MessageList struct {
-	Messages  []store.Message `json:"messages"`
-	NextAfter int64           `json:"next_after"`
+	Messages  []run.Message `json:"messages"`
+	NextAfter int64         `json:"next_after"`
 }
 
 func (s *Server) contextMessages(w http.ResponseWriter, r *http.Request) {
@@ -429,7 +429,7 @@ func (s *Server) contextMessages(w http.ResponseWriter, r *http.Request) {
 		// Past the end of a transcript, or no transcript at all?
 		known := q.After > 0
 		if known {
-			last, err := s.rt.ListMessages(r.Context(), store.MessageQuery{ContextID: q.ContextID, Last: 1})
+			last, err := s.rt.ListMessages(r.Context(), run.MessageQuery{ContextID: q.ContextID, Last: 1})
 			if err != nil {
 				writeError(w, r, err)
 				return
@@ -440,18 +440,18 @@ func (s *Server) contextMessages(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, errdefs.NotFoundf("context %q not found", q.ContextID))
 			return
 		}
-		page.Messages = []store.Message{} // "messages": [], not null
+		page.Messages = []run.Message{} // "messages": [], not null
 	}
 	writeJSON(w, http.StatusOK, MessageList{Messages: page.Messages, NextAfter: page.NextAfter})
 }
 
 // messageQuery reads the transcript page a request asks for.
-func messageQuery(r *http.Request) (store.MessageQuery, error) {
+func messageQuery(r *http.Request) (run.MessageQuery, error) {
 	id, err := pathParam(r, "contextID")
 	if err != nil {
-		return store.MessageQuery{}, err
+		return run.MessageQuery{}, err
 	}
-	q := store.MessageQuery{ContextID: id}
+	q := run.MessageQuery{ContextID: id}
 	if v := r.URL.Query().Get("after"); v != "" {
 		if q.After, err = seqParam("after", v, "position"); err != nil {
 			return q, err

@@ -13,7 +13,7 @@ import (
 
 	"agentd/internal/api"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 func text(s string) map[string]string { return map[string]string{"text": s} }
@@ -90,7 +90,7 @@ func TestListRunsFiltersByStatusAndContext(t *testing.T) {
 	e := newEnv(t, api.Options{})
 	done := e.send("echo", "", inContext("hi", "c-done"))
 	asking := e.send("conformance", "", inContext("tck-input-required", "c-ask"))
-	if asking.Status != store.StateInputRequired {
+	if asking.Status != run.StateInputRequired {
 		t.Fatalf("tck-input-required answered %s, want input-required", asking.Status)
 	}
 	ids := func(path string) []string {
@@ -155,7 +155,7 @@ func TestContextTranscriptInOrder(t *testing.T) {
 func TestBlockingSendAnswersTheRun(t *testing.T) {
 	e := newEnv(t, api.Options{})
 	v := e.send("echo", "", text("hello there"))
-	if v.Status != store.StateCompleted || v.AgentID != "echo" || v.ContextID == "" || v.Error != nil {
+	if v.Status != run.StateCompleted || v.AgentID != "echo" || v.ContextID == "" || v.Error != nil {
 		t.Fatalf("run %+v", v)
 	}
 	if got := lastText(v, model.RoleAssistant); got != "hello there" {
@@ -164,7 +164,7 @@ func TestBlockingSendAnswersTheRun(t *testing.T) {
 	if v.Usage.TotalTokens == 0 {
 		t.Error("usage not reported")
 	}
-	if got := e.run(v.ID); got.Status != store.StateCompleted || len(got.Messages) != len(v.Messages) {
+	if got := e.run(v.ID); got.Status != run.StateCompleted || len(got.Messages) != len(v.Messages) {
 		t.Errorf("GET shows %s with %d messages", got.Status, len(got.Messages))
 	}
 }
@@ -172,7 +172,7 @@ func TestBlockingSendAnswersTheRun(t *testing.T) {
 func TestInputRequiredThenInput(t *testing.T) {
 	e := newEnv(t, api.Options{})
 	v := e.send("conformance", "", text("tck-input-required"))
-	if v.Status != store.StateInputRequired {
+	if v.Status != run.StateInputRequired {
 		t.Fatalf("status %s, want input-required", v.Status)
 	}
 	if v.StatusMessage == nil || !strings.Contains(v.StatusMessage.Text(), "more input") {
@@ -183,7 +183,7 @@ func TestInputRequiredThenInput(t *testing.T) {
 	if r.header.Get("Location") != "/v1/runs/"+v.ID {
 		t.Errorf("Location %q", r.header.Get("Location"))
 	}
-	if done.ID != v.ID || done.Status != store.StateCompleted {
+	if done.ID != v.ID || done.Status != run.StateCompleted {
 		t.Fatalf("after input: run %s is %s, want %s completed", done.ID, done.Status, v.ID)
 	}
 	if got := lastText(done, model.RoleAssistant); got != "Received: 42" {
@@ -240,7 +240,7 @@ func TestCancelRunningRun(t *testing.T) {
 	}
 	// Idempotent once canceled: 200 with the canceled run.
 	again := decode[api.RunView](t, e.do(http.MethodPost, "/v1/runs/"+v.ID+"/cancel", nil), http.StatusOK)
-	if again.Status != store.StateCanceled {
+	if again.Status != run.StateCanceled {
 		t.Errorf("cancel of a canceled run answered %s", again.Status)
 	}
 	res := e.openEvents(ctxT(t), "/v1/runs/"+v.ID+"/events")
@@ -256,10 +256,10 @@ func TestCancelWhileWaitingForInput(t *testing.T) {
 	e := newEnv(t, api.Options{})
 	v := e.send("conformance", "", text("tck-input-required"))
 	got := decode[api.RunView](t, e.do(http.MethodPost, "/v1/runs/"+v.ID+"/cancel", nil), http.StatusOK)
-	if got.Status != store.StateCanceled {
+	if got.Status != run.StateCanceled {
 		t.Fatalf("cancel of an input-required run answered %s", got.Status)
 	}
-	if e.run(v.ID).Status != store.StateCanceled {
+	if e.run(v.ID).Status != run.StateCanceled {
 		t.Error("GET does not show the run canceled")
 	}
 	problem(t, e.do(http.MethodPost, "/v1/runs/"+v.ID+"/input", text("late")), http.StatusConflict, "", "canceled")
@@ -333,7 +333,7 @@ func TestSameMessageIDStartsOneRun(t *testing.T) {
 	if first.ID != second.ID {
 		t.Errorf("same message id started runs %s and %s", first.ID, second.ID)
 	}
-	if second.Status != store.StateCompleted {
+	if second.Status != run.StateCompleted {
 		t.Errorf("the repeat answered %s", second.Status)
 	}
 	page := decode[api.RunList](t, e.do(http.MethodGet, "/v1/runs?context=idem", nil), http.StatusOK)
@@ -398,11 +398,11 @@ func TestCancelQueuedRun(t *testing.T) {
 	busy := e.send("conformance", "?wait=false", inContext("tck-cancel", "queue"))
 	e.waitStatus(busy.ID, "working")
 	queued := e.send("conformance", "?wait=false", inContext("tck-complete-task", "queue"))
-	if queued.Status != store.StateSubmitted {
+	if queued.Status != run.StateSubmitted {
 		t.Fatalf("queued run is %s, want submitted", queued.Status)
 	}
 	got := decode[api.RunView](t, e.do(http.MethodPost, "/v1/runs/"+queued.ID+"/cancel", nil), http.StatusOK)
-	if got.Status != store.StateCanceled {
+	if got.Status != run.StateCanceled {
 		t.Fatalf("cancel of a queued run answered %s", got.Status)
 	}
 	res := e.openEvents(ctxT(t), "/v1/runs/"+queued.ID+"/events")
@@ -412,13 +412,13 @@ func TestCancelQueuedRun(t *testing.T) {
 	if st := evs[len(evs)-1].data["state"]; st != "canceled" {
 		t.Errorf("queued run's run.end state %v", st)
 	}
-	if st := e.run(busy.ID).Status; st != store.StateWorking {
+	if st := e.run(busy.ID).Status; st != run.StateWorking {
 		t.Errorf("the running run is %s after its queued successor was canceled", st)
 	}
 	decode[api.RunView](t, e.do(http.MethodPost, "/v1/runs/"+busy.ID+"/cancel", nil), http.StatusAccepted)
 	e.waitStatus(busy.ID, "canceled")
 	// The canceled queued run never starts.
-	if st := e.run(queued.ID).Status; st != store.StateCanceled {
+	if st := e.run(queued.ID).Status; st != run.StateCanceled {
 		t.Errorf("queued run became %s", st)
 	}
 }
@@ -435,7 +435,7 @@ func TestQueuedRunStartsWhenTheContextFrees(t *testing.T) {
 	if got := lastText(done, model.RoleAssistant); got != "Task completed: tck-complete-task now" {
 		t.Errorf("queued run answered %q", got)
 	}
-	if st := e.run(busy.ID).Status; st != store.StateCanceled {
+	if st := e.run(busy.ID).Status; st != run.StateCanceled {
 		t.Errorf("first run is %s", st)
 	}
 }

@@ -3,17 +3,17 @@ package api
 import (
 	"net/http"
 
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // StatusPaused is the status REST shows for a run a user paused: the
 // store keeps it as input-required with a paused status message
 // (runtime.Paused), which is what A2A clients see.
-const StatusPaused store.TaskState = "paused"
+const StatusPaused run.TaskState = "paused"
 
 // restStatus is the status of t as REST shows it.
-func restStatus(t store.Task) store.TaskState {
+func restStatus(t run.Task) run.TaskState {
 	if runtime.Paused(t) {
 		return StatusPaused
 	}

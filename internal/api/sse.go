@@ -11,8 +11,8 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/logctx"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // sseWriter writes a run's events as Server-Sent Events: `id:` is the seq,
@@ -43,7 +43,7 @@ func setSSEHeaders(h http.Header) {
 	h.Set("X-Accel-Buffering", "no")
 }
 
-func (s *sseWriter) event(ev store.Event) {
+func (s *sseWriter) event(ev run.Event) {
 	b := s.bw
 	b.WriteString("id: ")
 	b.WriteString(strconv.FormatInt(ev.Seq, 10))

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 const (
@@ -34,7 +34,7 @@ func newServer(t *testing.T, o Options) *httptest.Server {
 	srv := httptest.NewServer(a.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := PrincipalFrom(r.Context())
 		_ = json.NewEncoder(w).Encode(map[string]any{
-			"name": p.Name, "tenant": store.TenantFrom(r.Context()), "method": p.Method,
+			"name": p.Name, "tenant": run.TenantFrom(r.Context()), "method": p.Method,
 		})
 	})))
 	t.Cleanup(srv.Close)

@@ -4,7 +4,7 @@
 // X-API-Key header) or a JWT (Authorization: Bearer <jwt>). Either maps to
 // a Principal: a name, a tenant and a set of scopes (agents:read,
 // runs:read, runs:write, admin). Middleware puts the Principal and its
-// tenant (store.WithTenant) into the request's context, so every store
+// tenant (run.WithTenant) into the request's context, so every store
 // query the request makes is scoped to the caller's tenant, and refuses
 // what the caller may not do: 401 with WWW-Authenticate when it is not
 // authenticated, 403 when its scopes do not cover the route (RFC 9110,
@@ -23,6 +23,6 @@
 //     key id at most once per MinRefetch, so rotation works and a flood of
 //     forged key ids cannot hammer the issuer.
 //
-// auth imports store (for the tenant context) and nothing of api, a2a or
-// runtime: the faces consume it, it consumes none of them.
+// Imports: run (for the tenant context). auth imports nothing of api, a2a
+// or runtime: the faces consume it, it consumes none of them.
 package auth

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Middleware authenticates every request but those of public routes,
@@ -29,7 +29,7 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 			a.Forbid(w, r, s)
 			return
 		}
-		ctx := WithPrincipal(store.WithTenant(r.Context(), p.Tenant), p)
+		ctx := WithPrincipal(run.WithTenant(r.Context(), p.Tenant), p)
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

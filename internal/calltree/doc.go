@@ -20,4 +20,6 @@
 //
 // calltree imports only internal/errdefs and the standard library; the
 // runtime, the configuration's workflow agents and the remote engine use it.
+//
+// Imports: errdefs.
 package calltree

@@ -9,4 +9,8 @@
 //
 // config is the one package besides cmd/server that may import everything
 // it builds (runtime, engines, llm, tool).
+//
+// Imports: agent, agent/judge, auth, calltree, engine, engine/conformance,
+// engine/flow, engine/graph, engine/loop, engine/remote, errdefs, governor,
+// limits, llm, llm/openai, llm/scripted, mcptool, runtime, strictjson, tool.
 package config

@@ -48,9 +48,18 @@ func TestResearchDemo(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 	var seq []string
-	for _, env := range h.Envelopes() {
-		s := strings.TrimPrefix(string(env.Subject), "engine.run.demo.step.research_node_")
-		if s == string(env.Subject) || strings.Contains(s, "/") {
+	for _, ev := range h.Events() {
+		var s string
+		switch e := ev.(type) {
+		case engine.StepStarted:
+			s = e.Actor + ".start"
+		case engine.StepCompleted:
+			s = e.Actor + ".complete"
+		case engine.StepFailed:
+			s = e.Actor + ".error"
+		}
+		s, ok := strings.CutPrefix(s, "research.node.")
+		if !ok || strings.Contains(s, "/") {
 			continue // not a workflow step's own event
 		}
 		seq = append(seq, s)

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"agentd/internal/tool"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"agentd/internal/llm/scripted"
+	"agentd/internal/tool"
 )
 
 // Engines are the engine names an agent may use.

@@ -17,4 +17,6 @@
 //	/console/, /console      static/index.html
 //	/console/js/…            static/js/… (pages, components, API client)
 //	/console/vendor/…        static/vendor/… (preact, htm, their licences)
+//
+// Imports: none.
 package console

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
@@ -151,10 +150,4 @@ func CheckApprovalAnswer(prompt, reply []model.Part) error {
 		}
 	}
 	return nil
-}
-
-// SubjectGovernance carries one governance verdict on a proposed tool call
-// (or a human's decision on it): engine.run.<run>.governance.<actor>.verdict.
-func SubjectGovernance(runID, stepActor string) event.Subject {
-	return actorSubject(runID, "governance", stepActor, "verdict")
 }

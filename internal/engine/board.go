@@ -130,14 +130,6 @@ func (b *Board) Vars() map[string]any {
 	return out
 }
 
-// GetTyped returns the var under key when it holds a T. It is a function
-// because Go methods cannot take type parameters.
-func GetTyped[T any](b *Board, key string) (T, bool) {
-	v, ok := b.GetVar(key)
-	t, isT := v.(T)
-	return t, ok && isT
-}
-
 // AppendSliceVar appends value to the []any stored under key, creating the
 // slice when key is unset. A key holding anything else is a Validation
 // error rather than a silent overwrite, so a typo cannot destroy data.

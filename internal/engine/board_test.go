@@ -135,9 +135,9 @@ func TestSliceVars(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before, _ := engine.GetTyped[[]any](b, "list")
+	before, _ := b.GetVar("list")
 	b.UpdateSliceVarItem("list", func(v any) bool { return v == 1 }, func(any) any { return "one" })
-	after, _ := engine.GetTyped[[]any](b, "list")
+	after, _ := b.GetVar("list")
 	if fmt.Sprint(after) != "[0 one 2]" {
 		t.Errorf("after update: %v", after)
 	}
@@ -158,15 +158,6 @@ func TestSliceVars(t *testing.T) {
 func TestTypedAccess(t *testing.T) {
 	b := engine.NewBoard()
 	b.SetVar("n", 3)
-	if n, ok := engine.GetTyped[int](b, "n"); !ok || n != 3 {
-		t.Errorf("GetTyped[int] = %v, %v", n, ok)
-	}
-	if _, ok := engine.GetTyped[string](b, "n"); ok {
-		t.Errorf("GetTyped[string] on an int succeeded")
-	}
-	if _, ok := engine.GetTyped[int](b, "missing"); ok {
-		t.Errorf("GetTyped on a missing key succeeded")
-	}
 	if got := b.GetVarString("n"); got != "" {
 		t.Errorf("GetVarString on an int = %q", got)
 	}

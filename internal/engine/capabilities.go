@@ -36,9 +36,6 @@ type Capabilities struct {
 	// streamed anew). Readers that assemble answers (A2A) append to the
 	// open answer rather than replace it.
 	ResumeContinuesOutput bool `json:"resume_continues_output,omitempty"`
-	// RequiredDepNames lists the Run.Deps keys (as strings) the engine
-	// needs; hosts check them with RequireDeps before Execute.
-	RequiredDepNames []string `json:"required_dep_names,omitempty"`
 }
 
 // Describer is the optional interface through which an engine declares
@@ -48,40 +45,14 @@ type Describer interface {
 	Capabilities() Capabilities
 }
 
-// Unwrapper is implemented by engine wrappers (WithCapabilities,
-// instrumentation) so that optional interfaces of the wrapped engine are
-// still found by AsResumer, SuggestCheckpoint and CapabilitiesOf.
-type Unwrapper interface {
-	Unwrap() Engine
-}
-
-// CapabilitiesOf returns the capabilities eng declares: those of the first
-// Describer found walking wrappers outwards-in, or the zero value.
+// CapabilitiesOf returns the capabilities eng declares (Describer), or
+// the zero value.
 func CapabilitiesOf(eng Engine) Capabilities {
-	if d, ok := findEngine[Describer](eng); ok {
+	if d, ok := eng.(Describer); ok {
 		return d.Capabilities()
 	}
 	return Capabilities{}
 }
-
-// WithCapabilities wraps eng so that it declares caps, for engines that
-// cannot carry a method themselves (EngineFunc). The wrapper forwards
-// Execute and unwraps to eng, so eng's Resumer or CheckpointSuggester is
-// still found.
-func WithCapabilities(eng Engine, caps Capabilities) Engine {
-	return describedEngine{Engine: eng, caps: caps}
-}
-
-type describedEngine struct {
-	Engine
-	caps Capabilities
-}
-
-// Capabilities returns the declared capabilities.
-func (d describedEngine) Capabilities() Capabilities { return d.caps }
-
-// Unwrap returns the wrapped engine.
-func (d describedEngine) Unwrap() Engine { return d.Engine }
 
 // CheckpointSuggester is the optional interface through which a host asks
 // an engine to write a checkpoint at its next safe boundary — before a
@@ -92,33 +63,12 @@ type CheckpointSuggester interface {
 	SuggestCheckpoint() error
 }
 
-// SuggestCheckpoint asks eng for a voluntary checkpoint when eng (or an
-// engine it wraps) implements CheckpointSuggester; otherwise it does
-// nothing and returns nil.
+// SuggestCheckpoint asks eng for a voluntary checkpoint when it
+// implements CheckpointSuggester; otherwise it does nothing and returns
+// nil.
 func SuggestCheckpoint(eng Engine) error {
-	if s, ok := findEngine[CheckpointSuggester](eng); ok {
+	if s, ok := eng.(CheckpointSuggester); ok {
 		return s.SuggestCheckpoint()
 	}
 	return nil
-}
-
-// findEngine walks eng's Unwrap chain and returns the first layer that
-// implements T. The walk is bounded so a wrapper that unwraps to itself
-// cannot hang the host.
-func findEngine[T any](eng Engine) (T, bool) {
-	for range 64 {
-		if eng == nil {
-			break
-		}
-		if t, ok := eng.(T); ok {
-			return t, true
-		}
-		u, ok := eng.(Unwrapper)
-		if !ok {
-			break
-		}
-		eng = u.Unwrap()
-	}
-	var zero T
-	return zero, false
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
@@ -38,24 +37,4 @@ type Checkpoint struct {
 	// SpecVersion is the engine's definition version at the time; a
 	// Resumer compares it to detect drift. Empty skips the check.
 	SpecVersion string `json:"spec_version,omitempty"`
-}
-
-// CheckpointStore persists checkpoints. Load returns the most recent
-// checkpoint of execID, or (nil, nil) when there is none. Safe for
-// concurrent use.
-type CheckpointStore interface {
-	Save(ctx context.Context, cp Checkpoint) error
-	Load(ctx context.Context, execID string) (*Checkpoint, error)
-}
-
-// CheckpointLister is an optional CheckpointStore extension that lists a
-// run's checkpoint history, oldest first.
-type CheckpointLister interface {
-	List(ctx context.Context, execID string) ([]Checkpoint, error)
-}
-
-// CheckpointDeleter is an optional CheckpointStore extension that deletes
-// every checkpoint of a run.
-type CheckpointDeleter interface {
-	Delete(ctx context.Context, execID string) error
 }

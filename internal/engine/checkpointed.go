@@ -1,15 +1,11 @@
 package engine
 
-import (
-	"context"
-
-	"agentd/internal/event"
-)
+import "context"
 
 // CheckpointedPublisher is an optional capability of a Host, found by
-// type assertion: PublishCheckpointed publishes env as Publish does and
+// type assertion: PublishCheckpointed publishes ev as Publish does and
 // records cp as the checkpoint that covers it. cp becomes durable in the
-// same write as env's event — never before it, never after it — so an
+// same write as ev — never before it, never after it — so an
 // engine that relays a stream it cannot replay at will (a peer's answer,
 // engine/remote) finds after a crash a checkpoint that covers exactly the
 // events its run's log holds: nothing relayed twice, nothing skipped.
@@ -18,12 +14,12 @@ import (
 // a write that holds its event. Hosts that log nothing may save cp as
 // Checkpoint would.
 type CheckpointedPublisher interface {
-	PublishCheckpointed(ctx context.Context, env event.Envelope, cp Checkpoint) error
+	PublishCheckpointed(ctx context.Context, ev Event, cp Checkpoint) error
 }
 
 // WithCheckpoint returns a Publisher that publishes through pub's
-// PublishCheckpointed with cp, so that the Emit helpers can publish a
-// checkpointed event; ok is false when pub lacks the capability.
+// PublishCheckpointed with cp, so that code that publishes through a
+// Publisher can publish a checkpointed event; ok is false when pub lacks the capability.
 func WithCheckpoint(pub Publisher, cp Checkpoint) (_ Publisher, ok bool) {
 	cpub, ok := pub.(CheckpointedPublisher)
 	if !ok {
@@ -37,8 +33,8 @@ type checkpointed struct {
 	cp  Checkpoint
 }
 
-func (c checkpointed) Publish(ctx context.Context, env event.Envelope) error {
-	return c.pub.PublishCheckpointed(ctx, env, c.cp)
+func (c checkpointed) Publish(ctx context.Context, ev Event) error {
+	return c.pub.PublishCheckpointed(ctx, ev, c.cp)
 }
 
 // CheckpointStager is an optional capability of a Host, found by type

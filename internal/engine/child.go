@@ -15,8 +15,8 @@ import "context"
 // resumes that child from the child's own latest checkpoint; asked for a
 // key whose child completed, it returns the child's final board without
 // running anything; asked for one whose child failed or was canceled, it
-// starts a new child. Every envelope the child publishes also goes to
-// c.Host (subjects under the child's run id), which nests it in the
+// starts a new child. Every event the child publishes also goes to
+// c.Host, which nests it in the
 // parent's events; the child receives interrupts from c.Host, asks the
 // user through it and reports usage to it.
 type ChildRunner interface {
@@ -52,8 +52,3 @@ const (
 	MetaParentRunID = "parent_run_id"
 	MetaParentStep  = "parent_step"
 )
-
-// SubjectPlan is the subject suffix of a run's plan event,
-// engine.run.<run>.plan: the work the run is about to do (a workflow's
-// DAG), published once at the start of an attempt.
-const SubjectPlan = "plan"

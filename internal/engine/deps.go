@@ -11,8 +11,7 @@ import (
 
 // Dependencies is the container a host fills with a run's collaborators
 // (model provider, tool registry, …) and engines read at run time. Keys
-// are comparable values; prefer a typed key per dependency, or the string
-// names an engine declares in Capabilities.RequiredDepNames.
+// are comparable values; prefer a typed key per dependency.
 //
 // It is safe for concurrent use. The zero value is ready; reads and
 // Remove on a nil *Dependencies behave as on an empty one, and Set on nil
@@ -21,9 +20,6 @@ type Dependencies struct {
 	mu    sync.RWMutex
 	items map[any]any
 }
-
-// NewDependencies returns an empty container.
-func NewDependencies() *Dependencies { return &Dependencies{} }
 
 // Set stores value under key, replacing any previous value.
 func (d *Dependencies) Set(key, value any) {
@@ -92,30 +88,4 @@ func GetDep[T any](d *Dependencies, key any) (T, error) {
 		return zero, errdefs.Validationf("dependency %v: holds %T, want %v", key, v, reflect.TypeFor[T]())
 	}
 	return t, nil
-}
-
-// MustGetDep is GetDep for engine internals where a missing dependency is
-// a programming bug: it panics on error.
-func MustGetDep[T any](d *Dependencies, key any) T {
-	t, err := GetDep[T](d, key)
-	if err != nil {
-		panic("engine: " + err.Error())
-	}
-	return t
-}
-
-// RequireDeps checks that every name is present in d and reports all the
-// missing ones in one Validation error. Hosts run it before Execute with
-// CapabilitiesOf(eng).RequiredDepNames.
-func RequireDeps(d *Dependencies, names ...string) error {
-	var missing []string
-	for _, n := range names {
-		if !d.Has(n) {
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) > 0 {
-		return errdefs.Validationf("missing required dependencies %q", missing)
-	}
-	return nil
 }

@@ -16,7 +16,7 @@ func TestDependencies(t *testing.T) {
 	}
 	nilDeps.Remove("x") // must not panic
 
-	d := engine.NewDependencies()
+	d := &engine.Dependencies{}
 	d.Set(depKey("llm"), "provider")
 	d.Set("tools", 42)
 	c := d.Clone()
@@ -48,26 +48,5 @@ func TestGetDep(t *testing.T) {
 	}
 	if _, err := engine.GetDep[int](nil, "n"); !errdefs.IsNotFound(err) {
 		t.Errorf("nil container: %v, want NotFound", err)
-	}
-	if got := engine.MustGetDep[int](d, "n"); got != 7 {
-		t.Errorf("MustGetDep = %d", got)
-	}
-	defer func() {
-		if recover() == nil {
-			t.Errorf("MustGetDep on a missing key did not panic")
-		}
-	}()
-	engine.MustGetDep[int](d, "missing")
-}
-
-func TestRequireDeps(t *testing.T) {
-	d := engine.NewDependencies()
-	d.Set("llm", 1)
-	if err := engine.RequireDeps(d, "llm"); err != nil {
-		t.Errorf("present: %v", err)
-	}
-	err := engine.RequireDeps(d, "llm", "tools", "memory")
-	if !errdefs.IsValidation(err) || err.Error() != `missing required dependencies ["tools" "memory"]` {
-		t.Errorf("missing: %v", err)
 	}
 }

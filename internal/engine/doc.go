@@ -11,27 +11,26 @@
 //
 // What lives here: Board and its snapshots; Run, Engine, EngineFunc; Host
 // and its five single-method parts (Publisher, Interrupter, UserPrompter,
-// Checkpointer, UsageReporter) with HostFuncs, HostMiddleware, ComposeHost
-// and NoopHost; the optional CheckpointedPublisher (an event and the
-// checkpoint covering it, durable together) with WithCheckpoint;
-// Interrupt, Cause and InterruptedError; Checkpoint,
-// CheckpointStore, Resumer, ResumeContext and LoadAndResume; Capabilities
-// and Describer; Shape and Shaper (an engine drawn as a graph, shape.go);
-// Dependencies; the event subject schema (subjects.go) and
-// the lifecycle and stream-delta publishing helpers every engine shares,
-// and ActorEvents, their form for one actor of a run. The contract
-// suite every engine runs lives in enginetest.
+// Checkpointer, UsageReporter) and NoopHost; the optional
+// CheckpointedPublisher (an event and the checkpoint covering it, durable
+// together) with WithCheckpoint; Interrupt, Cause and InterruptedError;
+// Checkpoint and ResumeContext; Capabilities and Describer; Shape and
+// Shaper (an engine drawn as a graph, shape.go); DirectAnswerer (an engine
+// that answers some messages with a message of its own, direct.go);
+// Dependencies; Event, the closed set of typed events an
+// engine publishes (events.go: token, tool call and result, step started,
+// completed and failed, artifact, progress, plan, verdict, compaction)
+// and the actor names they carry (actor.go). The contract suite every
+// engine runs lives in enginetest.
 //
-// Imports: event (Envelope, Subject), model, errdefs, runlog/jsonfast (the
-// token payload, written by hand: see encodeToken) and the standard
-// library. engine must not
-// import agent, runtime, store, llm, tool or any concrete engine: it knows
-// nothing of agents, HTTP or storage technology.
+// Imports: errdefs, model. engine must not import agent, runtime, store,
+// llm, tool or any concrete engine: it knows nothing of agents, HTTP or
+// storage technology.
 //
 // Invariants an engine keeps (enginetest checks them):
-//   - run.start is its first and run.end its last event, each exactly once,
-//     on every exit path (success, failure, interrupt, cancel, deadline);
-//     PublishRunStart and PublishRunEnd write them in one shared shape.
+//   - every event it publishes is valid (Validate), and no step completes
+//     or fails that never started; the host, not the engine, frames each
+//     attempt with a start and an end;
 //   - a received Interrupt ends Execute with Interrupted(intr), which
 //     satisfies errdefs.IsInterrupted and carries the Cause;
 //   - a cancelled ctx ends Execute with ctx.Err() (possibly wrapped);

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
@@ -22,11 +21,14 @@ type Host interface {
 	UsageReporter
 }
 
-// Publisher emits one event envelope. A publish error is an observability
-// problem, not a control-flow signal: engines record it and carry on rather
-// than failing the run.
+// Publisher hands one event of the run to the host (events.go lists the
+// kinds). A publish error is an observability problem, not a control-flow
+// signal: engines record it and carry on rather than failing the run. A
+// host publishes whether or not ctx is done — the cancel and deadline
+// paths need their step failures too — so engines pass the run's ctx as
+// it is.
 type Publisher interface {
-	Publish(ctx context.Context, env event.Envelope) error
+	Publish(ctx context.Context, ev Event) error
 }
 
 // Interrupter exposes the host's cooperative-interrupt channel. Engines
@@ -109,8 +111,8 @@ func (r UserReply) Text() string {
 // prompt the user.
 type NoopHost struct{}
 
-// Publish discards env.
-func (NoopHost) Publish(context.Context, event.Envelope) error { return nil }
+// Publish discards ev.
+func (NoopHost) Publish(context.Context, Event) error { return nil }
 
 // Interrupts returns nil: interrupts never fire.
 func (NoopHost) Interrupts() <-chan Interrupt { return nil }
@@ -125,13 +127,3 @@ func (NoopHost) Checkpoint(context.Context, Checkpoint) error { return nil }
 
 // ReportUsage discards usage; NoopHost has no budget.
 func (NoopHost) ReportUsage(context.Context, string, model.TokenUsage) error { return nil }
-
-// NoopCheckpointStore keeps nothing: Save discards, Load finds nothing. It
-// is the default when checkpointing is not configured.
-type NoopCheckpointStore struct{}
-
-// Save discards cp.
-func (NoopCheckpointStore) Save(context.Context, Checkpoint) error { return nil }
-
-// Load reports no checkpoint.
-func (NoopCheckpointStore) Load(context.Context, string) (*Checkpoint, error) { return nil, nil }

@@ -24,3 +24,20 @@ func HostFromContext(ctx context.Context) (Host, bool) {
 	h, ok := ctx.Value(hostKey{}).(Host)
 	return h, ok
 }
+
+// runIDKey is the context key of WithRunID.
+type runIDKey struct{}
+
+// WithRunID returns ctx carrying the id of the run a tool call belongs to.
+// Engines set it, next to WithHost, on the context of the tools they run,
+// so that a tool can publish its progress under the run (ToolProgress)
+// and name the child runs it starts.
+func WithRunID(ctx context.Context, runID string) context.Context {
+	return context.WithValue(ctx, runIDKey{}, runID)
+}
+
+// RunIDFromContext returns the run id WithRunID attached.
+func RunIDFromContext(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(runIDKey{}).(string)
+	return id, ok && id != ""
+}

@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"context"
-	"sync"
-
 	"agentd/internal/errdefs"
 )
 
@@ -64,60 +61,3 @@ func (e InterruptedError) Error() string {
 
 // ErrorClass places the error in errdefs.ClassInterrupted.
 func (e InterruptedError) ErrorClass() errdefs.Class { return errdefs.ClassInterrupted }
-
-// MergeInterrupts fans several interrupt sources (user cancel, shutdown,
-// budget, …) into the one channel a Host returns from Interrupts.
-//
-// Interrupts are forwarded in arrival order, without de-duplication. Nil
-// sources are skipped. The returned channel is closed when ctx is done or
-// when every non-nil source has been closed; with no non-nil source it
-// simply closes when ctx is done. The forwarding goroutines belong to ctx:
-// they exit when it is done (or their source closes), so callers must
-// cancel ctx when the run ends.
-func MergeInterrupts(ctx context.Context, sources ...<-chan Interrupt) <-chan Interrupt {
-	out := make(chan Interrupt)
-	var wg sync.WaitGroup
-	for _, src := range sources {
-		if src != nil {
-			wg.Go(func() { forwardInterrupts(ctx, src, out) })
-		}
-	}
-	go func() {
-		// Every forwarder leaves when its source closes or ctx ends, so
-		// wg.Wait covers both closing conditions. An empty merge has no
-		// forwarder to wait for and stays open until ctx ends.
-		if allNil(sources) {
-			<-ctx.Done()
-		}
-		wg.Wait()
-		close(out)
-	}()
-	return out
-}
-
-func forwardInterrupts(ctx context.Context, src <-chan Interrupt, out chan<- Interrupt) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case intr, ok := <-src:
-			if !ok {
-				return
-			}
-			select {
-			case out <- intr:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}
-}
-
-func allNil(sources []<-chan Interrupt) bool {
-	for _, s := range sources {
-		if s != nil {
-			return false
-		}
-	}
-	return true
-}

@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -38,43 +37,5 @@ func recv(t *testing.T, ch <-chan engine.Interrupt) (engine.Interrupt, bool) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("timed out waiting on the merged channel")
 		return engine.Interrupt{}, false
-	}
-}
-
-func TestMergeInterruptsForwardsAndClosesWhenSourcesClose(t *testing.T) {
-	a, b := make(chan engine.Interrupt), make(chan engine.Interrupt)
-	out := engine.MergeInterrupts(t.Context(), a, nil, b)
-	a <- engine.Interrupt{Cause: engine.CauseUserCancel}
-	if got, _ := recv(t, out); got.Cause != engine.CauseUserCancel {
-		t.Errorf("got %v", got)
-	}
-	b <- engine.Interrupt{Cause: engine.CauseHostShutdown}
-	if got, _ := recv(t, out); got.Cause != engine.CauseHostShutdown {
-		t.Errorf("got %v", got)
-	}
-	close(a)
-	close(b)
-	if _, ok := recv(t, out); ok {
-		t.Errorf("merged channel open after every source closed")
-	}
-}
-
-func TestMergeInterruptsClosesOnCtxDone(t *testing.T) {
-	for _, sources := range [][]<-chan engine.Interrupt{
-		{make(chan engine.Interrupt)}, // a source that never closes
-		nil,                           // no source at all
-		{nil, nil},                    // only nil sources
-	} {
-		ctx, cancel := context.WithCancel(t.Context())
-		out := engine.MergeInterrupts(ctx, sources...)
-		select {
-		case <-out:
-			t.Fatalf("merge of %d sources closed before ctx ended", len(sources))
-		default:
-		}
-		cancel()
-		if _, ok := recv(t, out); ok {
-			t.Errorf("merge of %d sources delivered a value after cancel", len(sources))
-		}
 	}
 }

@@ -14,7 +14,7 @@ type ResponseSchemer interface {
 // ResponseSchemaOf returns the response schema eng (or an engine it wraps)
 // declares, or nil.
 func ResponseSchemaOf(eng Engine) json.RawMessage {
-	if s, ok := findEngine[ResponseSchemer](eng); ok {
+	if s, ok := eng.(ResponseSchemer); ok {
 		return s.ResponseSchema()
 	}
 	return nil

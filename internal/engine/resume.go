@@ -2,30 +2,10 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"agentd/internal/errdefs"
 )
-
-// Resumer is the optional interface through which an engine vets a
-// checkpoint before a host spends an execution on it. CanResume is cheap
-// (no I/O) and answers nil, or a classified error: Validation when the
-// checkpoint is malformed for this engine, NotAvailable when it is
-// understood but cannot be resumed (spec drift, removed step).
-type Resumer interface {
-	CanResume(cp Checkpoint) error
-}
-
-// AsResumer returns eng's Resumer, walking wrappers via Unwrap.
-func AsResumer(eng Engine) (Resumer, bool) { return findEngine[Resumer](eng) }
-
-// IsResumable reports whether eng, or an engine it wraps, implements
-// Resumer.
-func IsResumable(eng Engine) bool {
-	_, ok := AsResumer(eng)
-	return ok
-}
 
 // ValidateResume checks the host-side shape of run.ResumeFrom, the part
 // of the resume contract every engine shares: nil is fine (a fresh start);
@@ -104,130 +84,6 @@ func WithResumeContext(ctx context.Context, rc ResumeContext) context.Context {
 func ResumeContextFromContext(ctx context.Context) (ResumeContext, bool) {
 	rc, ok := ctx.Value(resumeCtxKey{}).(ResumeContext)
 	return rc, ok
-}
-
-// LoadAndResumeOption tunes LoadAndResume.
-type LoadAndResumeOption func(*loadAndResumeOpts)
-
-type loadAndResumeOpts struct {
-	signal     string
-	attempt    int
-	startedAt  time.Time
-	freshStart bool
-}
-
-// WithResumeSignal sets ResumeContext.Signal (default SignalManual).
-func WithResumeSignal(s string) LoadAndResumeOption {
-	return func(o *loadAndResumeOpts) { o.signal = s }
-}
-
-// WithResumeAttempt sets ResumeContext.Attempt. By default it is 1 on a
-// fresh start and 2 when a checkpoint is resumed; supervisors that retry
-// repeatedly pass their own count.
-func WithResumeAttempt(n int) LoadAndResumeOption {
-	return func(o *loadAndResumeOpts) { o.attempt = n }
-}
-
-// WithResumeStartedAt sets ResumeContext.StartedAt. By default it is the
-// checkpoint's OriginalStartedAt (else its Timestamp) when resuming, and
-// the current time on a fresh start.
-func WithResumeStartedAt(t time.Time) LoadAndResumeOption {
-	return func(o *loadAndResumeOpts) { o.startedAt = t }
-}
-
-// WithFreshStartAllowed says what to do when the store holds no checkpoint
-// for the run: execute afresh (true, the default) or fail with a NotFound
-// error (false, for resume-only commands).
-func WithFreshStartAllowed(allowed bool) LoadAndResumeOption {
-	return func(o *loadAndResumeOpts) { o.freshStart = allowed }
-}
-
-// LoadAndResume continues run from its newest checkpoint in store, or
-// starts it afresh. It loads the checkpoint, checks it belongs to run
-// (Validation otherwise), that eng declares SupportsResume (NotAvailable
-// otherwise) and that eng's Resumer, if any, accepts it; then it sets
-// run.ResumeFrom, attaches a ResumeContext to ctx and calls Execute. A nil
-// store holds no checkpoints, a nil host is NoopHost and a nil board a new
-// one. It is one attempt, not a retry loop: supervisors compose their own
-// policy around it.
-func LoadAndResume(ctx context.Context, eng Engine, host Host, store CheckpointStore,
-	run Run, board *Board, opts ...LoadAndResumeOption) (*Board, error) {
-	if eng == nil {
-		return board, errdefs.Validationf("load and resume run %q: nil engine", run.ID)
-	}
-	o := loadAndResumeOpts{signal: SignalManual, freshStart: true}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if host == nil {
-		host = NoopHost{}
-	}
-	if board == nil {
-		board = NewBoard()
-	}
-
-	cp, err := loadCheckpoint(ctx, store, run.ID)
-	if err != nil {
-		return board, err
-	}
-	rc := ResumeContext{Attempt: o.attempt, StartedAt: o.startedAt, Signal: o.signal}
-	if cp == nil {
-		if !o.freshStart {
-			return board, errdefs.NotFoundf("resume run %q: no checkpoint to resume from", run.ID)
-		}
-		rc = rc.withDefaults(1, time.Now().UTC())
-		return eng.Execute(WithResumeContext(ctx, rc), run, host, board)
-	}
-
-	run.ResumeFrom = cp
-	if err := checkResumable(eng, run); err != nil {
-		return board, err
-	}
-	started := cp.OriginalStartedAt
-	if started.IsZero() {
-		started = cp.Timestamp
-	}
-	rc = rc.withDefaults(2, started)
-	rc.CheckpointAt, rc.Step = cp.Timestamp, cp.Step
-	return eng.Execute(WithResumeContext(ctx, rc), run, host, board)
-}
-
-func (rc ResumeContext) withDefaults(attempt int, startedAt time.Time) ResumeContext {
-	if rc.Attempt <= 0 {
-		rc.Attempt = attempt
-	}
-	if rc.StartedAt.IsZero() {
-		rc.StartedAt = startedAt
-	}
-	return rc
-}
-
-func loadCheckpoint(ctx context.Context, store CheckpointStore, runID string) (*Checkpoint, error) {
-	if store == nil {
-		return nil, nil
-	}
-	cp, err := store.Load(ctx, runID)
-	if err != nil {
-		return nil, fmt.Errorf("resume run %q: load checkpoint: %w", runID, err)
-	}
-	return cp, nil
-}
-
-// checkResumable runs the host-side checks of LoadAndResume, cheapest
-// first, so an unusable checkpoint fails before any execution starts.
-func checkResumable(eng Engine, run Run) error {
-	if err := ValidateResume(run); err != nil {
-		return err
-	}
-	if !CapabilitiesOf(eng).SupportsResume {
-		return ResumeUnsupported(run)
-	}
-	if r, ok := AsResumer(eng); ok {
-		if err := r.CanResume(*run.ResumeFrom); err != nil {
-			return fmt.Errorf("resume run %q from step %q: %w", run.ID, run.ResumeFrom.Step, err)
-		}
-	}
-	return nil
 }
 
 // CheckSpecVersion refuses a checkpoint written by another version of an

@@ -14,7 +14,7 @@ type Run struct {
 	// depth detection need not trust every engine to copy an attribute.
 	ParentRunID string
 	// Attributes is host metadata that flows into event headers and
-	// telemetry (tenant, agent id under event.HeaderAgentID, …).
+	// telemetry (tenant, agent id under AttrAgentID, …).
 	Attributes map[string]string
 	// Deps holds the run's dependencies (model provider, tool registry, …);
 	// nil when the engine needs none. Read it with GetDep.
@@ -40,8 +40,8 @@ type Run struct {
 //   - ctx done: the partial board and ctx.Err(), possibly wrapped;
 //   - any other failure: the partial board and a classified error.
 //
-// On every exit path it publishes run.start first and run.end last, each
-// exactly once (PublishRunStart, PublishRunEnd). It must not close any
+// It publishes what it does as typed events (events.go) through host; the
+// host frames the attempt with its own start and end. It must not close any
 // host-owned channel, nor mutate run.Attributes or *run.ResumeFrom.
 type Engine interface {
 	Execute(ctx context.Context, run Run, host Host, board *Board) (*Board, error)

@@ -32,7 +32,7 @@ type Shaper interface {
 // ShapeOf returns the shape of the first Shaper found walking eng's
 // wrappers outwards-in; ok is false when none draws itself.
 func ShapeOf(eng Engine) (s Shape, ok bool) {
-	if sh, found := findEngine[Shaper](eng); found {
+	if sh, found := eng.(Shaper); found {
 		return sh.Shape(), true
 	}
 	return Shape{}, false

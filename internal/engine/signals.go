@@ -41,9 +41,9 @@ type PauseAware interface {
 	PausesAtCheckpoints()
 }
 
-// Pausable reports whether eng (or an engine it wraps) is PauseAware.
+// Pausable reports whether eng is PauseAware.
 func Pausable(eng Engine) bool {
-	_, ok := findEngine[PauseAware](eng)
+	_, ok := eng.(PauseAware)
 	return ok
 }
 

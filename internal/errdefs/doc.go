@@ -7,5 +7,5 @@
 // class by implementing Classifier. HTTPStatus is the single mapping from a
 // class to an HTTP status; the A2A mapping lives in internal/a2a.
 //
-// errdefs imports only the standard library.
+// Imports: none.
 package errdefs

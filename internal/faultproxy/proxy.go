@@ -7,6 +7,8 @@
 //
 // Goroutines: Serve's accept loop, and two copiers per connection; Close
 // stops them all and waits for them.
+//
+// Imports: none.
 package faultproxy
 
 import (

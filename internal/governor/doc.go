@@ -10,6 +10,6 @@
 // refused unless the configuration allows them explicitly, as for
 // federation peers. Answers are capped in size and redirects refused.
 //
-// Imports: loop (for its Proposal and Review), netguard, errdefs and the
-// standard library. governor must not import runtime, api or config.
+// Imports: engine/loop, errdefs, netguard. governor must not import runtime,
+// api or config.
 package governor

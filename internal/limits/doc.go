@@ -5,7 +5,7 @@
 // message).
 //
 // Middleware runs after authentication, so the tenant in the request's
-// context (store.TenantFrom) is the caller's. A refusal is answered in the
+// context (run.TenantFrom) is the caller's. A refusal is answered in the
 // route's own error format (auth.Refusal): 429 with Retry-After for a
 // tenant over its rate, runs or streams, 503 with Retry-After when the
 // server holds its maximum of streams, 413 for an oversized body and 400
@@ -21,7 +21,8 @@
 //
 // Active runs are counted in the store (runs of the tenant that are
 // submitted or working), so the limit holds across replicas; streams are
-// counted in this process. limits imports auth (for refusals) and store
-// (for the tenant and the run query); it must not import api, a2a or
-// runtime.
+// counted in this process.
+//
+// Imports: auth (for refusals), run (the tenant and the run query). It
+// must not import api, a2a or runtime.
 package limits

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"agentd/internal/auth"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // MaxJSONDepth is the deepest nesting a request may have at most: the
@@ -47,7 +47,7 @@ type Options struct {
 
 // RunLister lists the tasks of the tenant in ctx (runtime.Runtime does).
 type RunLister interface {
-	ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPage, error)
+	ListTasks(ctx context.Context, q run.TaskQuery) (run.TaskPage, error)
 }
 
 // Limiter enforces the limits at the HTTP edge.
@@ -102,7 +102,7 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		tenant := store.TenantFrom(r.Context())
+		tenant := run.TenantFrom(r.Context())
 		if l.rate != nil {
 			if ok, wait := l.rate.take(tenant); !ok {
 				tooMany(fmt.Sprintf("tenant %s is over its rate of %v requests a second", tenant, l.o.RequestsPerSecond), wait).Write(w, r)
@@ -191,7 +191,7 @@ func (l *Limiter) admitRun(ctx context.Context, tenant string) *auth.Refusal {
 // activeRuns counts the submitted and working runs of ctx's tenant, up to
 // the limit.
 func (l *Limiter) activeRuns(ctx context.Context) (int, error) {
-	q := store.TaskQuery{States: []store.TaskState{store.StateSubmitted, store.StateWorking}, Limit: min(100, l.o.ConcurrentRuns)}
+	q := run.TaskQuery{States: []run.TaskState{run.StateSubmitted, run.StateWorking}, Limit: min(100, l.o.ConcurrentRuns)}
 	n := 0
 	for {
 		page, err := l.o.Runs.ListTasks(ctx, q)

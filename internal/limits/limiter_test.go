@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // activeRuns is a run lister over a fixed set of active runs per tenant.
 type activeRuns map[string]int
 
-func (a activeRuns) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
-	n := min(a[store.TenantFrom(ctx)], q.Limit)
-	return store.TaskPage{Tasks: make([]store.Task, n)}, nil
+func (a activeRuns) ListTasks(ctx context.Context, q run.TaskQuery) (run.TaskPage, error) {
+	n := min(a[run.TenantFrom(ctx)], q.Limit)
+	return run.TaskPage{Tasks: make([]run.Task, n)}, nil
 }
 
 // edge serves the limiter in front of a handler that holds streams open
@@ -47,7 +47,7 @@ func newEdge(t *testing.T, o Options) *edge {
 		}
 	}))
 	e.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r.WithContext(store.WithTenant(r.Context(), r.Header.Get("X-Tenant"))))
+		h.ServeHTTP(w, r.WithContext(run.WithTenant(r.Context(), r.Header.Get("X-Tenant"))))
 	}))
 	t.Cleanup(func() {
 		select {

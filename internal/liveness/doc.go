@@ -18,4 +18,6 @@
 // it needs are the Runs interface), api or a store implementation.
 //
 // Goroutines: Announce runs on its caller's goroutine until ctx ends.
+//
+// Imports: errdefs, store.
 package liveness

@@ -16,6 +16,6 @@
 //     "call_<index>");
 //   - reasoning text never ends up in the answer text.
 //
-// llm imports only internal/model and internal/errdefs; it knows nothing of
-// engines, tools, HTTP servers or storage.
+// Imports: model. llm knows nothing of engines, tools, HTTP servers or
+// storage.
 package llm

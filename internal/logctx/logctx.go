@@ -7,6 +7,8 @@
 // The server attaches the logger only while tracing is on (Middleware),
 // so requests cost nothing more otherwise; From falls back to
 // slog.Default.
+//
+// Imports: none.
 package logctx
 
 import (

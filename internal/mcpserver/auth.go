@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"agentd/internal/auth"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // The caller: agentd's edge (auth.Middleware) authenticates every request
@@ -61,7 +61,7 @@ func (s *Server) guard(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
 			if p, ok := extra.TokenInfo.Extra[principalKey].(auth.Principal); ok {
-				ctx = auth.WithPrincipal(store.WithTenant(ctx, p.Tenant), p)
+				ctx = auth.WithPrincipal(run.WithTenant(ctx, p.Tenant), p)
 			}
 		}
 		var need auth.Scope

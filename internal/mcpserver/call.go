@@ -8,8 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // call is one tools/call: a run started (or answered) through the runtime
@@ -49,14 +49,14 @@ func (s *Server) handler(t tool) mcp.ToolHandler {
 func (c *call) send(ctx context.Context, req runtime.SendRequest) (*mcp.CallToolResult, error) {
 	for {
 		task, msgs, err := c.submit(ctx, req)
-		if errors.Is(err, errBecomesTask) || err == nil && c.task != nil && task.State == store.StateInputRequired {
+		if errors.Is(err, errBecomesTask) || err == nil && c.task != nil && task.State == run.StateInputRequired {
 			c.task.runID = c.runID // taskMiddleware answers the task handle
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 		}
 		if err != nil {
 			return c.failed(ctx, err)
 		}
-		if task.State != store.StateInputRequired || !c.canElicit() {
+		if task.State != run.StateInputRequired || !c.canElicit() {
 			return c.result(task, msgs), nil
 		}
 		if c.multiRoundTrip() {
@@ -76,14 +76,14 @@ func (c *call) send(ctx context.Context, req runtime.SendRequest) (*mcp.CallTool
 // submit sends req and waits for the run to end or wait for input,
 // streaming progress when the caller asked for it. For a client that
 // takes tasks the wait ends after Options.TaskAfter (errBecomesTask).
-func (c *call) submit(ctx context.Context, req runtime.SendRequest) (store.Task, []model.Message, error) {
+func (c *call) submit(ctx context.Context, req runtime.SendRequest) (run.Task, []model.Message, error) {
 	req.Await = runtime.AwaitEnd
 	if c.token != nil {
 		req.Await = runtime.AwaitStream
 	}
 	sub, err := c.s.rt.Send(ctx, req)
 	if err != nil {
-		return store.Task{}, nil, err
+		return run.Task{}, nil, err
 	}
 	c.runID = sub.Task.ID
 	wait := ctx
@@ -101,10 +101,10 @@ func (c *call) submit(ctx context.Context, req runtime.SendRequest) (store.Task,
 
 // await waits (with wait) for the submitted run to end or wait for input,
 // its task durable before anything is answered.
-func (c *call) await(ctx, wait context.Context, sub runtime.Submission) (store.Task, []model.Message, error) {
+func (c *call) await(ctx, wait context.Context, sub runtime.Submission) (run.Task, []model.Message, error) {
 	if c.token == nil {
 		if err := sub.Durable(ctx); err != nil {
-			return store.Task{}, nil, err
+			return run.Task{}, nil, err
 		}
 		return c.s.rt.WaitView(wait, sub.Task.ID)
 	}
@@ -112,15 +112,15 @@ func (c *call) await(ctx, wait context.Context, sub runtime.Submission) (store.T
 	// it (as the REST stream does).
 	st, err := c.s.rt.OpenStream(ctx, sub.Task.ID, sub.StartSeq)
 	if err != nil {
-		return store.Task{}, nil, err
+		return run.Task{}, nil, err
 	}
 	defer st.Close()
 	if err := sub.Durable(ctx); err != nil {
-		return store.Task{}, nil, err
+		return run.Task{}, nil, err
 	}
 	c.notify(ctx, float64(sub.StartSeq), "run "+sub.Task.ID+" started")
 	if err := c.followProgress(wait, st); err != nil {
-		return store.Task{}, nil, err
+		return run.Task{}, nil, err
 	}
 	return c.s.rt.WaitView(wait, sub.Task.ID)
 }

@@ -88,4 +88,6 @@
 // mcpserver imports runtime, store (the run vocabulary), model, engine
 // (approval shapes, response schemas), auth and errdefs; nothing imports
 // it but cmd/server. It keeps no state of its own.
+//
+// Imports: auth, engine, errdefs, model, run, runtime.
 package mcpserver

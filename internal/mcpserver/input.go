@@ -9,11 +9,11 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
-// Input: a run that waits for the caller (store.StateInputRequired) asks
+// Input: a run that waits for the caller (run.StateInputRequired) asks
 // it through MCP elicitation, when the client declared it — with a request
 // of the server's own on a legacy session (elicitation/create), or, on the
 // sessionless protocol, as input requests the client answers by retrying
@@ -27,10 +27,10 @@ import (
 // inputKey names the input request of task's prompt: one per attempt
 // (an answer resumes the run in a new attempt), so that a key never names
 // two prompts of a task (SEP-2663 asks it of task input requests).
-func inputKey(task store.Task) string { return fmt.Sprintf("agentd_input_%d", task.Attempt) }
+func inputKey(task run.Task) string { return fmt.Sprintf("agentd_input_%d", task.Attempt) }
 
 // elicitParams is the elicitation of task's prompt.
-func elicitParams(task store.Task) *mcp.ElicitParams {
+func elicitParams(task run.Task) *mcp.ElicitParams {
 	prompt := promptText(task)
 	if pending := pendingApprovals(task); len(pending) > 0 {
 		var sb strings.Builder
@@ -68,14 +68,14 @@ func answerSchema(prompt string) map[string]any {
 	}
 }
 
-func pendingApprovals(task store.Task) []engine.ApprovalRequest {
+func pendingApprovals(task run.Task) []engine.ApprovalRequest {
 	if task.StatusMessage == nil {
 		return nil
 	}
 	return engine.PendingApprovals(task.StatusMessage.Parts)
 }
 
-func promptText(task store.Task) string {
+func promptText(task run.Task) string {
 	if task.StatusMessage == nil {
 		return ""
 	}
@@ -84,7 +84,7 @@ func promptText(task store.Task) string {
 
 // elicit asks a legacy session's client and returns the run's input; nil
 // when the user declined or cancelled a prompt that is not an approval.
-func (c *call) elicit(ctx context.Context, task store.Task) (*model.Message, error) {
+func (c *call) elicit(ctx context.Context, task run.Task) (*model.Message, error) {
 	res, err := c.req.Session.Elicit(ctx, elicitParams(task))
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (c *call) elicit(ctx context.Context, task store.Task) (*model.Message, err
 
 // inputRequest is the input-required result of the sessionless protocol:
 // the client answers the elicitation and retries with the run id.
-func inputRequest(task store.Task) *mcp.CallToolResult {
+func inputRequest(task run.Task) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
 		Meta:          mcp.Meta{metaRunID: task.ID, metaContextID: task.ContextID, metaStatus: string(task.State)},
 		InputRequests: mcp.InputRequestMap{inputKey(task): elicitParams(task)},
@@ -130,7 +130,7 @@ func (c *call) retry(ctx context.Context) (*mcp.CallToolResult, error) {
 }
 
 // answerOf is the run's input from the user's elicitation result.
-func answerOf(task store.Task, res *mcp.ElicitResult) (*model.Message, error) {
+func answerOf(task run.Task, res *mcp.ElicitResult) (*model.Message, error) {
 	pending := pendingApprovals(task)
 	if len(pending) == 0 {
 		if res.Action != "accept" {

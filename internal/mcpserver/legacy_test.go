@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // The go-sdk client held to protocol 2025-11-25: a session of the
@@ -59,7 +59,7 @@ func TestLegacyCancelCancelsTheRun(t *testing.T) {
 	cancel()
 	<-done
 	runID := p.all()[0].Meta["agentd/run_id"].(string)
-	if task, err := e.rt.Wait(ctxT(t), runID); err != nil || task.State != store.StateCanceled {
+	if task, err := e.rt.Wait(ctxT(t), runID); err != nil || task.State != run.StateCanceled {
 		t.Fatalf("the run of a cancelled legacy call: %s, %v", task.State, err)
 	}
 }
@@ -83,10 +83,10 @@ func TestLegacySessionEndLeavesTheRun(t *testing.T) {
 	}
 	runID := p.all()[0].Meta["agentd/run_id"].(string)
 	task, err := e.rt.Wait(ctxT(t), runID)
-	if err != nil || task.State != store.StateCompleted {
+	if err != nil || task.State != run.StateCompleted {
 		t.Fatalf("the run of a call whose session ended: %s, %v", task.State, err)
 	}
-	if msgs, _ := e.rt.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID, TaskID: runID, Limit: 10}); !strings.Contains(msgs.Messages[len(msgs.Messages)-1].Message.Text(), "tok10") {
+	if msgs, _ := e.rt.ListMessages(ctxT(t), run.MessageQuery{ContextID: task.ContextID, TaskID: runID, Limit: 10}); !strings.Contains(msgs.Messages[len(msgs.Messages)-1].Message.Text(), "tok10") {
 		t.Fatalf("the run's answer: %+v", msgs.Messages)
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // progressIdle is how long a progress stream waits for an event before it
@@ -44,7 +44,7 @@ func (c *call) followProgress(ctx context.Context, st *runtime.Stream) error {
 // keeps up sends each token alone, one that lags catches up in a few
 // notifications instead of a flushed write per token — as the REST stream
 // writes a batch at once.
-func (c *call) notifyAll(ctx context.Context, evs []store.Event) (done bool) {
+func (c *call) notifyAll(ctx context.Context, evs []run.Event) (done bool) {
 	var tokens strings.Builder
 	var last int64
 	flush := func() {
@@ -83,10 +83,10 @@ func (c *call) notify(ctx context.Context, progress float64, msg string) {
 
 // eventData is the union of the members describe reads from an event.
 type eventData struct {
-	Text     string          `json:"text"`
-	Actor    string          `json:"actor"`
-	State    store.TaskState `json:"state"`
-	Tool     string          `json:"tool"`
+	Text     string        `json:"text"`
+	Actor    string        `json:"actor"`
+	State    run.TaskState `json:"state"`
+	Tool     string        `json:"tool"`
 	ToolCall *struct {
 		Name string `json:"name"`
 	} `json:"tool_call"`
@@ -109,7 +109,7 @@ type note struct {
 }
 
 // describe is the note of a run event.
-func describe(ev store.Event) note {
+func describe(ev run.Event) note {
 	if ev.Type == runtime.EventDelta {
 		if text, ok := tokenText(ev.Data); ok {
 			return note{msg: text, token: text != ""}
@@ -151,8 +151,8 @@ func describe(ev store.Event) note {
 
 // returnsOn reports whether a call returns when its run is in state s: at
 // the end, and when the run waits for the caller.
-func returnsOn(s store.TaskState) bool {
-	return s.Terminal() || s == store.StateInputRequired || s == store.StateAuthRequired
+func returnsOn(s run.TaskState) bool {
+	return s.Terminal() || s == run.StateInputRequired || s == run.StateAuthRequired
 }
 
 // textMember is how a token delta's text member starts: it is the event's

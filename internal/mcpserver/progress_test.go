@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // tokenText, the fast path of token deltas, agrees with decoding the whole
@@ -44,7 +44,7 @@ func TestTokenTextLeavesOtherShapes(t *testing.T) {
 		if text, ok := tokenText([]byte(data)); ok {
 			t.Errorf("tokenText(%s) = %q, want it left to the full decode", data, text)
 		}
-		n := describe(store.Event{Type: "delta", Data: json.RawMessage(data)})
+		n := describe(run.Event{Type: "delta", Data: json.RawMessage(data)})
 		if n.msg == "" {
 			t.Errorf("describe(%s) says nothing", data)
 		}
@@ -73,7 +73,7 @@ func TestDescribe(t *testing.T) {
 		{"run.start", `{"type":"run.start","attempt":1}`, note{}},
 		{"artifact", `{"type":"artifact"}`, note{}},
 	} {
-		if got := describe(store.Event{Type: c.typ, Data: json.RawMessage(c.data)}); got != c.want {
+		if got := describe(run.Event{Type: c.typ, Data: json.RawMessage(c.data)}); got != c.want {
 			t.Errorf("describe(%s %s) = %+v, want %+v", c.typ, c.data, got, c.want)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // The _meta keys of results and progress notifications.
@@ -20,16 +20,16 @@ const (
 )
 
 // result is the tool result of a run that ended or waits for the caller.
-func (c *call) result(task store.Task, msgs []model.Message) *mcp.CallToolResult {
+func (c *call) result(task run.Task, msgs []model.Message) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Meta: mcp.Meta{
 		metaRunID: task.ID, metaContextID: task.ContextID, metaStatus: string(task.State),
 	}}
 	switch task.State {
-	case store.StateCompleted:
+	case run.StateCompleted:
 		c.answer(res, lastAnswer(msgs))
-	case store.StateInputRequired, store.StateAuthRequired:
+	case run.StateInputRequired, run.StateAuthRequired:
 		res.Content = text(waiting(c.t.def.Name, task))
-	case store.StateCanceled:
+	case run.StateCanceled:
 		res.IsError, res.Content = true, text("The run "+task.ID+" was canceled.")
 	default: // failed, rejected
 		msg := "The run " + task.ID + " " + string(task.State)
@@ -79,7 +79,7 @@ func lastAnswer(msgs []model.Message) *model.Message {
 
 // waiting tells a caller that could not be asked (no elicitation) what
 // the run waits for and how to answer it.
-func waiting(toolName string, task store.Task) string {
+func waiting(toolName string, task run.Task) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "The run %s waits for input", task.ID)
 	if t := promptText(task); t != "" {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Runs followed through MCP: progress, a tool call inside, input through
@@ -101,7 +101,7 @@ func TestInputThroughElicitation(t *testing.T) {
 		t.Fatal(err)
 	}
 	task, _ := e.rt.GetTask(ctxT(t), res.Meta["agentd/run_id"].(string))
-	if res.IsError || task.State != store.StateCompleted || len(asked) != 1 || !strings.Contains(asked[0], "Please provide more input") {
+	if res.IsError || task.State != run.StateCompleted || len(asked) != 1 || !strings.Contains(asked[0], "Please provide more input") {
 		t.Fatalf("after elicitation: %s %q (asked %q)", task.State, textOf(res), asked)
 	}
 
@@ -166,7 +166,7 @@ func TestCancelCancelsTheRun(t *testing.T) {
 	}
 	runID := p.all()[0].Meta["agentd/run_id"].(string)
 	task, err := e.rt.Wait(ctxT(t), runID)
-	if err != nil || task.State != store.StateCanceled {
+	if err != nil || task.State != run.StateCanceled {
 		t.Fatalf("the run of a cancelled call: %s, %v", task.State, err)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // Tasks: the MCP tasks extension (io.modelcontextprotocol/tasks, SEP-2663,
@@ -118,7 +118,7 @@ func (s *Server) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // taskView is the Task of run task, without what tasks/get inlines.
-func (s *Server) taskView(task store.Task) *taskResult {
+func (s *Server) taskView(task run.Task) *taskResult {
 	t := &taskResult{
 		ResultType: "complete", TaskID: task.ID, Status: taskWorking,
 		CreatedAt: task.CreatedAt.UTC().Format(time.RFC3339Nano), LastUpdatedAt: task.UpdatedAt.UTC().Format(time.RFC3339Nano),
@@ -126,9 +126,9 @@ func (s *Server) taskView(task store.Task) *taskResult {
 		ResultBase:     mcp.ResultBase{Meta: mcp.Meta{metaRunID: task.ID, metaContextID: task.ContextID, metaStatus: string(task.State)}},
 	}
 	switch {
-	case task.State == store.StateInputRequired || task.State == store.StateAuthRequired:
+	case task.State == run.StateInputRequired || task.State == run.StateAuthRequired:
 		t.Status, t.StatusMessage = taskInputRequired, promptText(task)
-	case task.State == store.StateCanceled:
+	case task.State == run.StateCanceled:
 		t.Status = taskCancelled
 	case task.State.Terminal():
 		t.Status = taskCompleted // a failed run is a tool error result, not a JSON-RPC error
@@ -163,16 +163,16 @@ func (s *Server) addTaskMethods(srv *mcp.Server, agentID string) {
 
 // lookupTask is the run a task method names, in the caller's tenant and
 // of the endpoint's agent.
-func (s *Server) lookupTask(ctx context.Context, agentID string, p *taskParams) (store.Task, error) {
+func (s *Server) lookupTask(ctx context.Context, agentID string, p *taskParams) (run.Task, error) {
 	if p == nil || p.TaskID == "" {
-		return store.Task{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params.taskId: required"}
+		return run.Task{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params.taskId: required"}
 	}
 	task, err := s.rt.GetTask(ctx, p.TaskID)
 	if err == nil && agentID != "" && task.AgentID != agentID {
 		err = errdefs.NotFoundf("task %q not found", p.TaskID)
 	}
 	if err != nil {
-		return store.Task{}, s.taskError(err)
+		return run.Task{}, s.taskError(err)
 	}
 	return task, nil
 }
@@ -208,7 +208,7 @@ func (s *Server) updateTask(ctx context.Context, agentID string, p *taskParams) 
 		return nil, err
 	}
 	res, ok := p.InputResponses[inputKey(task)].(*mcp.ElicitResult)
-	if !ok || task.State != store.StateInputRequired {
+	if !ok || task.State != run.StateInputRequired {
 		return &ackResult{ResultType: "complete"}, nil
 	}
 	answer, err := answerOf(task, res)

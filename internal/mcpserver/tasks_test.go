@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"agentd/internal/mcpserver"
-	"agentd/internal/store"
+	runv "agentd/internal/run"
 )
 
 // The tasks extension (SEP-2663) with the go-sdk client, which has no
@@ -124,7 +124,7 @@ func TestTaskPolledToCompletion(t *testing.T) {
 	if done.Result == nil || textOf(done.Result) != "tok1 tok2 tok3 tok4 tok5 tok6 tok7 tok8 tok9 tok10" {
 		t.Fatalf("the completed task's result: %+v", done.Result)
 	}
-	if run, err := e.rt.GetTask(ctxT(t), id); err != nil || run.State != store.StateCompleted {
+	if run, err := e.rt.GetTask(ctxT(t), id); err != nil || run.State != runv.StateCompleted {
 		t.Fatalf("the task's run: %s %v", run.State, err)
 	}
 	if _, err := mcp.CallCustomMethod[*taskParams, *task](ctxT(t), cs, "tasks/get", &taskParams{TaskID: "no-such-task"}); err == nil ||

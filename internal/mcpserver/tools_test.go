@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"agentd/internal/mcpserver"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // The go-sdk client against a real server on loopback: the tools, a call,
@@ -85,7 +85,7 @@ func TestCallEchoIsARun(t *testing.T) {
 	runID, _ := res.Meta["agentd/run_id"].(string)
 	contextID, _ := res.Meta["agentd/context_id"].(string)
 	task, err := e.rt.GetTask(ctxT(t), runID)
-	if err != nil || task.State != store.StateCompleted || task.ContextID != contextID || task.AgentID != "echo" {
+	if err != nil || task.State != run.StateCompleted || task.ContextID != contextID || task.AgentID != "echo" {
 		t.Fatalf("the run behind the call: %+v, %v (meta %v)", task, err, res.Meta)
 	}
 	if res.Meta["agentd/status"] != "completed" {
@@ -100,7 +100,7 @@ func TestCallEchoIsARun(t *testing.T) {
 	if res.Meta["agentd/context_id"] != contextID || res.Meta["agentd/run_id"] == runID {
 		t.Fatalf("a second call in context %s: %v", contextID, res.Meta)
 	}
-	page, err := e.rt.ListMessages(ctxT(t), store.MessageQuery{ContextID: contextID, Limit: 10})
+	page, err := e.rt.ListMessages(ctxT(t), run.MessageQuery{ContextID: contextID, Limit: 10})
 	if err != nil || len(page.Messages) != 4 {
 		t.Fatalf("the context's transcript has %d messages (%v), want 4", len(page.Messages), err)
 	}
@@ -139,7 +139,7 @@ func TestWrongArgumentTypeRunsNothing(t *testing.T) {
 			t.Errorf("%v: error %v %q, want a tool error with %q", tc.args, res.IsError, textOf(res), tc.want)
 		}
 	}
-	page, err := e.rt.ListTasks(ctxT(t), store.TaskQuery{Limit: 10})
+	page, err := e.rt.ListTasks(ctxT(t), run.TaskQuery{Limit: 10})
 	if err != nil || len(page.Tasks) != 0 {
 		t.Fatalf("%d runs after calls with wrong arguments (%v), want none", len(page.Tasks), err)
 	}

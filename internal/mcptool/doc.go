@@ -19,6 +19,6 @@
 // was in flight when it ended fails and is never sent again, since it may
 // have run. A goroutine per session waits for its end; Close waits for it.
 //
-// Imports: tool, errdefs, the MCP Go SDK and the standard library.
-// mcptool must not import engine, runtime, api or config.
+// Imports: errdefs, tool. mcptool must not import engine, runtime, api or
+// config.
 package mcptool

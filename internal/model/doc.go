@@ -4,5 +4,7 @@
 //
 // The JSON shapes are agentd's own (snake_case, a "type" discriminator on
 // Part) and round-trip losslessly; the A2A layer translates them to the
-// protocol's shapes. model imports only the standard library.
+// protocol's shapes.
+//
+// Imports: none.
 package model

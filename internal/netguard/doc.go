@@ -10,5 +10,5 @@
 // Checking the dialled address rather than the URL's host means neither a
 // DNS answer nor a redirect can reach the internal network.
 //
-// netguard imports errdefs and the standard library only.
+// Imports: errdefs.
 package netguard

@@ -35,6 +35,5 @@
 // package-level on purpose: it lives exactly as long as the test binary,
 // which Main brackets.
 //
-// pgtest imports pgstore (to migrate the template) and migrations; only
-// tests import pgtest.
+// Imports: migrations, store/pgstore. Only tests import pgtest.
 package pgtest

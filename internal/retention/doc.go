@@ -5,5 +5,5 @@
 // transcript; a stream that asks for its pruned events is told so by a gap
 // event (DESIGN.md §4, invariant 3).
 //
-// retention imports store; it knows nothing of the runtime or HTTP.
+// Imports: store.
 package retention

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/retention"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -17,8 +18,8 @@ func finished(t *testing.T, s *memstore.Store, n int) {
 	ctx := context.Background()
 	for i := range n {
 		id := fmt.Sprintf("r-%d", i)
-		task := store.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: store.StateCompleted, Attempt: 1, CreatedAt: time.Now()}
-		evs := []store.Event{{RunID: id, Seq: 1, Type: "run.start", Data: []byte(`{}`)}, {RunID: id, Seq: 2, Type: "run.end", Data: []byte(`{}`)}}
+		task := run.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: run.StateCompleted, Attempt: 1, CreatedAt: time.Now()}
+		evs := []run.Event{{RunID: id, Seq: 1, Type: "run.start", Data: []byte(`{}`)}, {RunID: id, Seq: 2, Type: "run.end", Data: []byte(`{}`)}}
 		if err := s.Apply(ctx, store.Change{TaskID: id, CreateTask: &task, Events: evs}); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"agentd/internal/engine"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -68,6 +69,6 @@ func (l *Log) unstageLocked() {
 // change is the write of l's pending events p on their own, with their
 // fences, the checkpoint that covers them and the run's deferred create.
 // Callers hold flushMu and called pending.
-func (l *Log) change(p []store.Event) store.Change {
+func (l *Log) change(p []run.Event) store.Change {
 	return l.withCreate(store.Change{Events: p, EventsValid: true, Fences: l.fences(nil), Checkpoints: l.checkpoints(nil)})
 }

@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -43,7 +44,7 @@ func newDurableLog(t *testing.T, st store.Store, runID string) (*Logs, *Log) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	task := store.Task{ID: runID, ContextID: "c", AgentID: "a", State: store.StateWorking, CreatedAt: now, UpdatedAt: now}
+	task := run.Task{ID: runID, ContextID: "c", AgentID: "a", State: run.StateWorking, CreatedAt: now, UpdatedAt: now}
 	if _, err := l.Commit(t.Context(), store.Change{TaskID: runID, CreateTask: &task}, nil, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func wantTexts(t *testing.T, what string, got []string, want ...string) {
 // — a Flush or a state Commit — and not before; a newer one staged before
 // that write replaces it: one checkpoint per write, not per event.
 func TestStagedCheckpointIsWrittenWithItsEvents(t *testing.T) {
-	st := memstore.New()
+	st := shared(memstore.New())
 	_, l := newDurableLog(t, st, "r")
 	l.AppendCheckpointed(EventDelta, Object([]byte(`{"text":"a"}`)), stagedCheckpoint("r", "a"))
 	l.AppendCheckpointed(EventDelta, Object([]byte(`{"text":"b"}`)), stagedCheckpoint("r", "ab"))
@@ -139,14 +140,14 @@ func TestStagedCheckpointSurvivesAFailedWrite(t *testing.T) {
 // The flusher's batch over several runs saves each run's staged
 // checkpoint with that run's events, in one write.
 func TestFlusherBatchSavesEachRunsCheckpoint(t *testing.T) {
-	st := memstore.New()
+	st := shared(memstore.New())
 	ls, a := newDurableLog(t, st, "ra")
 	b := ls.New("rb")
 	if err := ls.Register(b); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	task := store.Task{ID: "rb", ContextID: "c", AgentID: "a", State: store.StateWorking, CreatedAt: now, UpdatedAt: now}
+	task := run.Task{ID: "rb", ContextID: "c", AgentID: "a", State: run.StateWorking, CreatedAt: now, UpdatedAt: now}
 	if _, err := b.Commit(t.Context(), store.Change{TaskID: "rb", CreateTask: &task}, nil, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -97,7 +98,7 @@ func (l *Log) encode(entries []Entry) ([]Body, error) {
 }
 
 // carry adds the log's pending events and fences to change c.
-func (l *Log) carry(c store.Change, pending []store.Event) store.Change {
+func (l *Log) carry(c store.Change, pending []run.Event) store.Change {
 	if len(c.Events) == 0 {
 		c.Events = pending // the store only reads a change's events
 	} else {
@@ -112,7 +113,7 @@ func (l *Log) carry(c store.Change, pending []store.Event) store.Change {
 // beginCommit appends a state commit's entries, which stay hidden until
 // endCommit(true), and returns the seq of the first and the events the
 // commit must write. They are logged at the same time.
-func (l *Log) beginCommit(entries []Entry, bodies []Body) (int64, []store.Event) {
+func (l *Log) beginCommit(entries []Entry, bodies []Body) (int64, []run.Event) {
 	now := time.Now()
 	l.mu.Lock()
 	first := l.last() + 1
@@ -164,7 +165,7 @@ func (l *Log) FlushCheckpoint(ctx context.Context, cp engine.Checkpoint) error {
 // store already holds byte for byte: after a write whose commit outcome was
 // unknown, a retry that conflicts may only mean the earlier try went
 // through. A stored event that differs means another writer took the log.
-func (ls *Logs) storedPrefix(ctx context.Context, runID string, evs []store.Event) int {
+func (ls *Logs) storedPrefix(ctx context.Context, runID string, evs []run.Event) int {
 	if len(evs) == 0 {
 		return 0
 	}

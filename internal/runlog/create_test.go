@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -50,10 +51,10 @@ func (w *writes) written() []store.Change {
 func deferredRun(t *testing.T, ls *Logs, id string, quiet bool, landed chan<- store.Change) *Log {
 	t.Helper()
 	l := registered(t, ls, id)
-	task := store.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: store.StateWorking, Attempt: 1, CreatedAt: store.StoredTime(time.Now())}
+	task := run.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: run.StateWorking, Attempt: 1, CreatedAt: store.StoredTime(time.Now())}
 	create := store.Change{
 		TaskID: id, CreateTask: &task,
-		Messages: []store.Message{{ContextID: task.ContextID, TaskID: id}},
+		Messages: []run.Message{{ContextID: task.ContextID, TaskID: id}},
 		Lease:    &store.LeaseClaim{Owner: "A", TTL: time.Minute},
 	}
 	merge := func(create, next store.Change) store.Change {
@@ -92,8 +93,8 @@ func TestDeferredCreateRidesWithTheFinalCommit(t *testing.T) {
 	if _, err := st.GetTask(ctx, "r"); !errdefs.IsNotFound(err) {
 		t.Fatalf("GetTask before the first write: %v, want not found", err)
 	}
-	done := store.Task{ID: "r", ContextID: "c-r", AgentID: "a", State: store.StateCompleted, Attempt: 1, Version: 1}
-	var stored store.Task
+	done := run.Task{ID: "r", ContextID: "c-r", AgentID: "a", State: run.StateCompleted, Attempt: 1, Version: 1}
+	var stored run.Task
 	if _, err := l.Commit(ctx, store.Change{UpdateTask: &done, Stored: &stored}, nil, Entry{Type: "run.end"}); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestDeferredCreateRidesWithTheFinalCommit(t *testing.T) {
 		t.Fatalf("the write: create %v, update %v, %d events, %d messages; want a create, 4 events, 1 message",
 			c.CreateTask != nil, c.UpdateTask != nil, len(c.Events), len(c.Messages))
 	}
-	if stored.State != store.StateCompleted || stored.Version != 2 {
+	if stored.State != run.StateCompleted || stored.Version != 2 {
 		t.Fatalf("stored task %s at version %d, want completed at 2", stored.State, stored.Version)
 	}
 	select {
@@ -136,7 +137,7 @@ func TestDeferredCreateIsWrittenWithinTheWindow(t *testing.T) {
 	if c.Lease == nil || c.Lease.Granted.Owner != "A" {
 		t.Fatalf("the write that carried the create granted lease %+v, want one owned by A", c.Lease)
 	}
-	if got, err := st.GetTask(ctx, "r"); err != nil || got.State != store.StateWorking || got.Version != 1 {
+	if got, err := st.GetTask(ctx, "r"); err != nil || got.State != run.StateWorking || got.Version != 1 {
 		t.Fatalf("GetTask after the window: %+v, %v; want working at version 1", got, err)
 	}
 	if ws := st.written(); len(ws) != 1 {
@@ -173,14 +174,14 @@ func TestFailedCommitKeepsTheDeferredCreate(t *testing.T) {
 	st.mu.Lock()
 	st.failOne = errdefs.Validationf("refused")
 	st.mu.Unlock()
-	done := store.Task{ID: "r", ContextID: "c-r", AgentID: "a", State: store.StateCompleted, Attempt: 1, Version: 1}
+	done := run.Task{ID: "r", ContextID: "c-r", AgentID: "a", State: run.StateCompleted, Attempt: 1, Version: 1}
 	_, err := l.Commit(ctx, store.Change{UpdateTask: &done}, nil, Entry{Type: "run.end"})
 	if !errdefs.IsValidation(err) {
 		t.Fatalf("Commit = %v, want the store's refusal", err)
 	}
 	select {
 	case c := <-landed:
-		if c.CreateTask == nil || c.CreateTask.State != store.StateWorking || len(c.Events) != 1 {
+		if c.CreateTask == nil || c.CreateTask.State != run.StateWorking || len(c.Events) != 1 {
 			t.Fatalf("the create landed as %+v with %d events, want the working task and its run.start alone", c.CreateTask, len(c.Events))
 		}
 	case <-time.After(10 * time.Second):

@@ -72,11 +72,10 @@
 // (the runtime's mu) but never call into a Log while holding one that a
 // Log's caller could need.
 //
-// Event frames are written by hand (frame.go) with jsonfast, the one
-// package of hand-written JSON (token payloads and event frames, fuzzed
-// against encoding/json); bodies other than a token's text come encoded by
-// encoding/json.
+// Event frames and token bodies are written by hand (frame.go, with
+// jsonstring.go's appendString): the one place of hand-written JSON in
+// agentd, unexported and fuzzed against encoding/json; every other body
+// comes encoded by encoding/json.
 //
-// runlog imports store, engine (the checkpoint type), errdefs and
-// runlog/jsonfast; runtime imports runlog.
+// Imports: engine, errdefs, run, store.
 package runlog

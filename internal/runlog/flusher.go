@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -59,7 +60,7 @@ type batch struct {
 	// own are locked logs written on their own: they carry a deferred
 	// create, a change of its own.
 	own    []*Log
-	events []store.Event
+	events []run.Event
 	lasts  []int64
 	fences []store.Lease
 	cps    []engine.Checkpoint // rare: only engines that stage one
@@ -282,7 +283,7 @@ func (f *flusher) applyOne(ctx context.Context, l *Log) {
 // failed keeps l's events pending; a conflict means another writer owns the
 // log now and the run must stop here — unless the conflict only shows that
 // an earlier write, whose commit outcome was unknown, did go through.
-func (f *flusher) failed(ctx context.Context, l *Log, p []store.Event, err error) {
+func (f *flusher) failed(ctx context.Context, l *Log, p []run.Event, err error) {
 	ctx = l.scoped(ctx)
 	if errdefs.IsConflict(err) {
 		if n := f.logs.storedPrefix(ctx, l.runID, p); n > 0 {

@@ -4,23 +4,20 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
-
-	"agentd/internal/runlog/jsonfast"
 )
 
 // An event's frame (run_id, seq, type, time) is written straight into the
-// event's memory, followed by its body's members, with jsonfast's string
-// writer. Bodies come encoded by encoding/json (Object, Encode), or as the
-// one spliced shape that carries the bulk of all events, a token delta
-// whose text is still encoded (Splice). The output is byte for byte what
-// encoding/json writes for the same values: frame_test.go fuzzes the two
-// against each other.
+// event's memory, followed by its body's members, with appendString. Bodies come encoded by encoding/json (Object, Encode), or as the
+// one shape that carries the bulk of all events, a token delta, written
+// here by hand (Text). The output is byte for byte what encoding/json
+// writes for the same values: frame_test.go fuzzes the two against each
+// other.
 
 // Body is the body of an event on its way into a log; the log frames it.
 type Body struct {
-	// actor, key and value: {"actor":actor,key:value} (Splice).
-	actor, key string
-	value      []byte
+	// actor and text: {"actor":actor,"text":text} (Text); text is
+	// never empty.
+	actor, text string
 	// object: an encoded JSON object (nil: no members).
 	object []byte
 }
@@ -35,19 +32,17 @@ func Encode(v any) (Body, error) {
 	return Body{object: b}, err
 }
 
-// Splice is the body {"actor":actor,key:value} without an intermediate
-// encoding: value is one valid JSON value on one line (a token's text as
-// jsonfast.StringAfter returns it), and actor and key need no escaping in
-// a JSON string (jsonfast.Plain). It is the fast path of token deltas,
-// most of a run's events.
-func Splice(actor, key string, value []byte) Body {
-	return Body{actor: actor, key: key, value: value}
+// Text is the body {"actor":actor,"text":text} of a token delta, most of
+// a run's events, written straight into the event's frame; text is not
+// empty.
+func Text(actor, text string) Body {
+	return Body{actor: actor, text: text}
 }
 
 // size is about how many bytes the body adds to the frame.
 func (e Body) size() int {
-	if e.key != "" {
-		return len(`,"actor":"","":}`) + len(e.actor) + len(e.key) + len(e.value)
+	if e.text != "" {
+		return len(`,"actor":"","text":""}`) + len(e.actor) + len(e.text)
 	}
 	return len(e.object) + 1
 }
@@ -56,13 +51,11 @@ func (e Body) size() int {
 // closing brace of the event's object.
 func (e Body) appendMembers(b []byte) []byte {
 	switch {
-	case e.key != "":
-		b = append(b, `,"actor":"`...)
-		b = append(b, e.actor...)
-		b = append(b, `","`...)
-		b = append(b, e.key...)
-		b = append(b, `":`...)
-		b = append(b, e.value...)
+	case e.text != "":
+		b = append(b, `,"actor":`...)
+		b = appendString(b, e.actor)
+		b = append(b, `,"text":`...)
+		b = appendString(b, e.text)
 	case len(e.object) > 2: // more than "{}"
 		b = append(b, ',')
 		return append(b, e.object[1:]...)
@@ -79,7 +72,7 @@ func frameSize(runID, typ string, body Body) int {
 // seq: a log quotes its run's id once rather than once per event.
 func appendFrameHead(b []byte, runID string) []byte {
 	b = append(b, `{"run_id":`...)
-	b = jsonfast.AppendString(b, runID)
+	b = appendString(b, runID)
 	return append(b, `,"seq":`...)
 }
 
@@ -89,7 +82,7 @@ func frameAfter(b, head []byte, seq int64, typ string, at time.Time, body Body) 
 	b = append(b, head...)
 	b = strconv.AppendInt(b, seq, 10)
 	b = append(b, `,"type":`...)
-	b = jsonfast.AppendString(b, typ)
+	b = appendString(b, typ)
 	b = append(b, `,"time":"`...)
 	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
-
-	"agentd/internal/runlog/jsonfast"
 )
 
 // sample is a body of the shapes state events have: strings that need
@@ -33,13 +31,13 @@ type reference struct {
 	sample
 }
 
-type spliceReference struct {
-	RunID string          `json:"run_id"`
-	Seq   int64           `json:"seq"`
-	Type  string          `json:"type"`
-	Time  time.Time       `json:"time"`
-	Actor string          `json:"actor"`
-	Text  json.RawMessage `json:"text"`
+type textReference struct {
+	RunID string    `json:"run_id"`
+	Seq   int64     `json:"seq"`
+	Type  string    `json:"type"`
+	Time  time.Time `json:"time"`
+	Actor string    `json:"actor"`
+	Text  string    `json:"text"`
 }
 
 // tricky strings cover every escaping rule of encoding/json.
@@ -65,16 +63,15 @@ func checkFrame(t *testing.T, runID string, seq int64, typ string, at time.Time,
 	}
 }
 
-// checkSplice compares a spliced body with encoding/json.
-func checkSplice(t *testing.T, runID string, seq int64, actor, text string, at time.Time) {
+// checkText compares a token's body (Text) with encoding/json.
+func checkText(t *testing.T, runID string, seq int64, actor, text string, at time.Time) {
 	t.Helper()
-	value, _ := json.Marshal(text)
-	want, err := json.Marshal(spliceReference{RunID: runID, Seq: seq, Type: "delta", Time: at.UTC(), Actor: actor, Text: value})
-	if err != nil || !jsonfast.Plain(actor) {
+	want, err := json.Marshal(textReference{RunID: runID, Seq: seq, Type: "delta", Time: at.UTC(), Actor: actor, Text: text})
+	if err != nil || text == "" {
 		return
 	}
-	if got := frame(runID, seq, "delta", at, Splice(actor, "text", value)); !bytes.Equal(got, want) {
-		t.Errorf("spliced frame:\n got %s\nwant %s", got, want)
+	if got := frame(runID, seq, "delta", at, Text(actor, text)); !bytes.Equal(got, want) {
+		t.Errorf("text frame:\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -85,7 +82,8 @@ func TestFramesMatchEncodingJSON(t *testing.T) {
 			checkFrame(t, runID, int64(i), "status", at, sample{State: s})
 			checkFrame(t, runID, int64(i)<<40, s, at, sample{State: "failed", Attempt: -int64(i), Error: &sampleError{Class: s, Message: s + "!"}})
 			checkFrame(t, runID, 1, "input", time.Unix(0, 0), sample{Meta: map[string]any{s: []any{s, 1.5, nil}}})
-			checkSplice(t, runID, int64(i), "echo_iter1", s, at)
+			checkText(t, runID, int64(i), "echo_iter1", s, at)
+			checkText(t, runID, int64(i), s, "hello", at)
 		}
 	}
 	if got := frame("r", 1, "gap", at, Object(nil)); !json.Valid(got) {
@@ -104,14 +102,14 @@ func FuzzFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, runID string, seq int64, typ, text string, attempt, nanos int64) {
 		at := time.Unix(0, nanos)
 		checkFrame(t, runID, seq, typ, at, sample{State: text, Attempt: attempt})
-		checkSplice(t, runID, seq, typ, text, at)
+		checkText(t, runID, seq, typ, text, at)
 	})
 }
 
 func BenchmarkFrame(b *testing.B) {
 	at := time.Now()
 	head := appendFrameHead(nil, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
-	body := Splice("echo", "text", []byte(`"hello"`))
+	body := Text("echo", "hello")
 	buf := make([]byte, 0, 256)
 	for b.Loop() {
 		buf = frameAfter(buf[:0], head, 7, "delta", at, body)

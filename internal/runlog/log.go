@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"agentd/internal/engine"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -18,8 +19,9 @@ import (
 // flusher makes live events durable in group commits; a state commit (Commit)
 // carries the pending live events with it.
 //
-// A volatile log (Options.Volatile: the store lives in this process's memory
-// and this process is its only writer) is as durable as the store, so it
+// A volatile log (its store is store.Volatile: the data lives in this
+// process's memory and this process is its only writer) is as durable as
+// the store, so it
 // shows live events as soon as they are appended. Events a state commit
 // appends are shown only once the commit succeeded, as always: a state
 // change that failed must not have been seen.
@@ -44,7 +46,7 @@ type Log struct {
 	// base is the seq before events[0]: events <= base live only in the
 	// store.
 	base   int64
-	events []store.Event
+	events []run.Event
 	// persisted is the highest seq durable in the store.
 	persisted int64
 	// shown is the highest seq readers may see: persisted, or beyond it in
@@ -105,7 +107,7 @@ func (l *Log) last() int64 { return l.base + int64(len(l.events)) }
 func (l *Log) appendLocked(typ string, body Body, at time.Time) {
 	seq := l.last() + 1
 	data := frameAfter(make([]byte, 0, frameSize(l.runID, typ, body)), l.head, seq, typ, at, body)
-	l.events = append(l.events, store.Event{RunID: l.runID, Seq: seq, Type: typ, Time: at, Data: data})
+	l.events = append(l.events, run.Event{RunID: l.runID, Seq: seq, Type: typ, Time: at, Data: data})
 	l.dirty = true
 }
 
@@ -143,7 +145,7 @@ func (l *Log) appendLive(typ string, body Body, cp *engine.Checkpoint) {
 // the slice shares the log's memory: it stays valid while they hold it,
 // since only flushMu holders shorten the log (dropLocked) and later appends
 // land beyond the slice's capped end.
-func (l *Log) pending() []store.Event {
+func (l *Log) pending() []run.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	from := max(l.persisted-l.base, 0)
@@ -276,7 +278,7 @@ func (l *Log) wakeLocked() {
 
 // readResult is what a reader learns from one look at the log.
 type readResult struct {
-	events []store.Event
+	events []run.Event
 	// fromStore asks the reader to read (after, storeThrough] from the store.
 	fromStore    bool
 	storeThrough int64
@@ -326,6 +328,6 @@ func (l *Log) trim(keep int) {
 		return
 	}
 	rest := l.events[drop:]
-	l.events = append(make([]store.Event, 0, 2*len(rest)+16), rest...)
+	l.events = append(make([]run.Event, 0, 2*len(rest)+16), rest...)
 	l.base += int64(drop)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -15,7 +16,7 @@ import (
 // fails they are forgotten, while live events shown before it stay, still
 // to be written.
 func TestVolatileLogHidesAFailedCommit(t *testing.T) {
-	ls := New(Options{Store: memstore.New(), Volatile: true})
+	ls := New(Options{Store: memstore.New()}) // memstore is store.Volatile
 	l := ls.New("r")
 	l.Append("delta", Object([]byte(`{"text":"a"}`)))
 	l.Append("delta", Object([]byte(`{"text":"b"}`)))
@@ -58,9 +59,9 @@ func TestVolatileLogHidesAFailedCommit(t *testing.T) {
 // deltas after it wait for the flusher's window (an hour here).
 func TestFirstDeltaIsWrittenAtOnce(t *testing.T) {
 	ctx := t.Context()
-	ls := running(t, memstore.New(), time.Hour)
+	ls := running(t, shared(memstore.New()), time.Hour)
 	l := registered(t, ls, "r")
-	task := store.Task{ID: "r", ContextID: "c", AgentID: "a", State: store.StateWorking, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	task := run.Task{ID: "r", ContextID: "c", AgentID: "a", State: run.StateWorking, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	if _, err := l.Commit(ctx, store.Change{TaskID: "r", CreateTask: &task}, nil, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -189,3 +190,7 @@ func registered(t *testing.T, ls *Logs, id string) *Log {
 	}
 	return l
 }
+
+// shared hides a memstore's store.Volatile: the log then treats it as a
+// store replicas share, showing events only once they are written.
+func shared(st store.Store) store.Store { return struct{ store.Store }{st} }

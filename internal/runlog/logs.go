@@ -18,10 +18,6 @@ type Options struct {
 	// spell is written at once. Zero writes as fast as the store takes
 	// them (group commit).
 	Window time.Duration
-	// Volatile says that the store keeps its data in this process's memory
-	// and that this process is its only writer: live events are then shown
-	// as soon as they are appended (see Log).
-	Volatile bool
 	// OnLost is called for a run whose log the store refused because
 	// another writer owns it now (the run must stop here).
 	OnLost func(runID string, err error)
@@ -48,7 +44,7 @@ type Logs struct {
 
 // New returns the logs of a replica. Run their flusher with Run.
 func New(o Options) *Logs {
-	ls := &Logs{st: o.Store, volatile: o.Volatile, onLost: o.OnLost, stop: o.Stop, log: o.Logger, open: map[string]*Log{}}
+	ls := &Logs{st: o.Store, volatile: store.IsVolatile(o.Store), onLost: o.OnLost, stop: o.Stop, log: o.Logger, open: map[string]*Log{}}
 	if ls.log == nil {
 		ls.log = slog.Default()
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Stream reads one run's events after a seq: first what was missed (from
@@ -62,7 +62,7 @@ func (s *Stream) After() int64 { return s.after }
 // are available it returns a channel that is closed when it is worth calling
 // Read again (and ErrPoll when the store must be polled as well). It returns io.EOF once the run is terminal and
 // its final run.end was read.
-func (s *Stream) Read(ctx context.Context, max int) ([]store.Event, <-chan struct{}, error) {
+func (s *Stream) Read(ctx context.Context, max int) ([]run.Event, <-chan struct{}, error) {
 	if s.done {
 		return nil, nil, io.EOF
 	}
@@ -106,7 +106,7 @@ var ErrPoll = errors.New("poll")
 // Next blocks until at least one event is available, the run ended (io.EOF),
 // ctx is done, or idle passed without events — then it returns (nil, nil) so
 // the caller can send a keep-alive.
-func (s *Stream) Next(ctx context.Context, max int, idle time.Duration) ([]store.Event, error) {
+func (s *Stream) Next(ctx context.Context, max int, idle time.Duration) ([]run.Event, error) {
 	deadline := time.Now().Add(idle)
 	for {
 		evs, wait, err := s.Read(ctx, max)
@@ -156,7 +156,7 @@ type GapData struct {
 
 // readStore reads events the memory log does not hold: older than its base,
 // or written by another replica.
-func (s *Stream) readStore(ctx context.Context, max int, res readResult) ([]store.Event, error) {
+func (s *Stream) readStore(ctx context.Context, max int, res readResult) ([]run.Event, error) {
 	limit := max
 	if res.fromStore && res.storeThrough-s.after < int64(limit) {
 		limit = int(res.storeThrough - s.after)
@@ -165,11 +165,11 @@ func (s *Stream) readStore(ctx context.Context, max int, res readResult) ([]stor
 	if err != nil {
 		return nil, err
 	}
-	var out []store.Event
+	var out []run.Event
 	if page.PrunedThrough > s.after {
 		now := time.Now()
 		gap, _ := Encode(GapData{PrunedThrough: page.PrunedThrough}) // two ints always encode
-		out = append(out, store.Event{RunID: s.runID, Seq: page.PrunedThrough, Type: EventGap, Time: now,
+		out = append(out, run.Event{RunID: s.runID, Seq: page.PrunedThrough, Type: EventGap, Time: now,
 			Data: frame(s.runID, page.PrunedThrough, EventGap, now, gap)})
 		s.after = page.PrunedThrough
 	}

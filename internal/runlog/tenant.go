@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // SetTenant names the tenant whose store scope l's events are written in.
@@ -30,7 +30,7 @@ func (ls *Logs) OpenIn(runID, tenant string) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.tenant != "" && l.tenant == cmp.Or(tenant, store.DefaultTenant)
+	return l.tenant != "" && l.tenant == cmp.Or(tenant, run.DefaultTenant)
 }
 
 // scoped is ctx in l's tenant scope.
@@ -38,19 +38,19 @@ func (l *Log) scoped(ctx context.Context) context.Context {
 	l.mu.Lock()
 	t := l.tenant
 	l.mu.Unlock()
-	if t == "" || t == store.DefaultTenant {
+	if t == "" || t == run.DefaultTenant {
 		return ctx
 	}
-	return store.WithTenant(ctx, t)
+	return run.WithTenant(ctx, t)
 }
 
 // batchScope is ctx in the tenant scope the logs share; ok is false when
 // they belong to several tenants (each is then written on its own).
 func batchScope(ctx context.Context, logs []*Log) (context.Context, bool) {
 	first := logs[0].scoped(ctx)
-	want := store.TenantFrom(first)
+	want := run.TenantFrom(first)
 	for _, l := range logs[1:] {
-		if store.TenantFrom(l.scoped(ctx)) != want {
+		if run.TenantFrom(l.scoped(ctx)) != want {
 			return ctx, false
 		}
 	}

@@ -54,7 +54,7 @@ func burst(n int) engine.Engine {
 	return engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
 		var sb strings.Builder
 		for _, tok := range toks {
-			if err := engine.EmitStreamToken(ctx, h, run.ID, "bench", tok); err != nil {
+			if err := h.Publish(ctx, engine.Token{Actor: "bench", Text: tok}); err != nil {
 				return b, err
 			}
 			sb.WriteString(tok)

@@ -11,8 +11,8 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
@@ -88,7 +88,7 @@ func (r *Runtime) openChild(ctx context.Context, p *execution, c engine.ChildRun
 	case !found:
 		x, err := r.createChild(ctx, p, c, id, board)
 		return x, nil, err
-	case t.State == store.StateCompleted:
+	case t.State == run.StateCompleted:
 		b, err := r.childBoard(ctx, t)
 		return nil, b, err
 	}
@@ -115,20 +115,20 @@ func (r *Runtime) cancelChild(ctx context.Context, p *execution, c engine.ChildR
 // findChild returns the child of parent's key that openChild opens now:
 // the first generation that did not fail or get canceled, its task if it
 // exists (found).
-func (r *Runtime) findChild(ctx context.Context, parentID, key string) (id string, t store.Task, found bool, err error) {
+func (r *Runtime) findChild(ctx context.Context, parentID, key string) (id string, t run.Task, found bool, err error) {
 	for gen := range maxChildGenerations {
 		id = childRunID(parentID, key, gen)
 		t, err = r.st.GetTask(ctx, id)
 		switch {
 		case errdefs.IsNotFound(err):
-			return id, store.Task{}, false, nil
+			return id, run.Task{}, false, nil
 		case err != nil:
-			return "", store.Task{}, false, err
-		case !t.State.Terminal() || t.State == store.StateCompleted:
+			return "", run.Task{}, false, err
+		case !t.State.Terminal() || t.State == run.StateCompleted:
 			return id, t, true, nil
 		}
 	}
-	return "", store.Task{}, false, errdefs.Internalf("run %s: key %q started %d child runs", parentID, key, maxChildGenerations)
+	return "", run.Task{}, false, errdefs.Internalf("run %s: key %q started %d child runs", parentID, key, maxChildGenerations)
 }
 
 // childID is the id of the child openChild opens now for parent's key.
@@ -138,12 +138,12 @@ func (r *Runtime) childID(ctx context.Context, parentID, key string) (string, er
 }
 
 // newChild is the attempt of child task t of parent p.
-func (r *Runtime) newChild(p *execution, t store.Task, l *runlog.Log, resume string) *execution {
+func (r *Runtime) newChild(p *execution, t run.Task, l *runlog.Log, resume string) *execution {
 	x := &execution{
 		r: r, runID: t.ID, contextID: t.ContextID, tenant: p.tenant, agent: p.agent, log: l, task: t,
 		resume: resume, bg: p.bg,
 	}
-	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
+	x.host = host{x: x}
 	if l != nil {
 		l.SetTenant(p.tenant)
 	}
@@ -154,13 +154,13 @@ func (r *Runtime) newChild(p *execution, t store.Task, l *runlog.Log, resume str
 // channel as the first messages of its transcript.
 func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildRun, id string, board *engine.Board) (*execution, error) {
 	now := time.Now().UTC()
-	t := store.Task{
-		ID: id, ContextID: newID(), AgentID: cmp.Or(c.AgentID, p.agent.ID), State: store.StateWorking, Attempt: 1,
+	t := run.Task{
+		ID: id, ContextID: newID(), AgentID: cmp.Or(c.AgentID, p.agent.ID), State: run.StateWorking, Attempt: 1,
 		Metadata:  map[string]any{engine.MetaParentRunID: p.runID, engine.MetaParentStep: c.Step},
 		CreatedAt: now, UpdatedAt: now,
 	}
 	seed := board.Channel(engine.MainChannel)
-	msgs := make([]store.Message, len(seed))
+	msgs := make([]run.Message, len(seed))
 	x := r.newChild(p, t, nil, "")
 	for i, m := range seed {
 		if m.ID == "" {
@@ -168,7 +168,7 @@ func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildR
 		}
 		m.CreatedAt = store.StoredTime(now)
 		seed[i] = m
-		msgs[i] = store.Message{ContextID: t.ContextID, TaskID: id, Message: m}
+		msgs[i] = run.Message{ContextID: t.ContextID, TaskID: id, Message: m}
 		x.seeded = append(x.seeded, m.ID)
 	}
 	board.SetChannel(engine.MainChannel, seed)
@@ -180,7 +180,7 @@ func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildR
 	x.log = l
 	_, err := r.commit(p.bg, l, store.Change{TaskID: id, CreateTask: &x.task, Messages: msgs},
 		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: 1}},
-		stateEvent{body: StatusData{State: store.StateWorking}})
+		stateEvent{body: StatusData{State: run.StateWorking}})
 	if err != nil {
 		x.closeChild()
 		return nil, err
@@ -190,7 +190,7 @@ func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildR
 }
 
 // resumeChild opens a new attempt of an unfinished child task t.
-func (r *Runtime) resumeChild(ctx context.Context, p *execution, t store.Task) (*execution, error) {
+func (r *Runtime) resumeChild(ctx context.Context, p *execution, t run.Task) (*execution, error) {
 	l, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		return nil, err
@@ -200,16 +200,16 @@ func (r *Runtime) resumeChild(ctx context.Context, p *execution, t store.Task) (
 		signal = rc.Signal
 	}
 	next := t
-	next.State, next.Attempt, next.UpdatedAt = store.StateWorking, t.Attempt+1, time.Now().UTC()
+	next.State, next.Attempt, next.UpdatedAt = run.StateWorking, t.Attempt+1, time.Now().UTC()
 	x := r.newChild(p, next, l, signal)
 	var evs []stateEvent
 	if !r.attemptClosed(ctx, t.ID) {
-		evs = append(evs, stateEvent{body: RunEndData{State: store.StateWorking, Usage: t.Usage,
-			Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: "the parent run's attempt ended before this child's"}}})
+		evs = append(evs, stateEvent{body: RunEndData{State: run.StateWorking, Usage: t.Usage,
+			Error: &run.TaskError{Class: string(errdefs.ClassAborted), Message: "the parent run's attempt ended before this child's"}}})
 	}
 	evs = append(evs,
 		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: signal}},
-		stateEvent{body: StatusData{State: store.StateWorking}})
+		stateEvent{body: StatusData{State: run.StateWorking}})
 	if _, err := r.commit(p.bg, l, store.Change{UpdateTask: &x.task}, evs...); err != nil {
 		x.closeChild()
 		return nil, err
@@ -219,8 +219,8 @@ func (r *Runtime) resumeChild(ctx context.Context, p *execution, t store.Task) (
 }
 
 // childBoard rebuilds a completed child's final board from its transcript.
-func (r *Runtime) childBoard(ctx context.Context, t store.Task) (*engine.Board, error) {
-	page, err := r.st.ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, Last: 1000})
+func (r *Runtime) childBoard(ctx context.Context, t run.Task) (*engine.Board, error) {
+	page, err := r.st.ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, Last: 1000})
 	if err != nil {
 		return nil, err
 	}
@@ -274,20 +274,20 @@ func executeGuarded(ctx context.Context, eng engine.Engine, run engine.Run, h en
 // childState is the state a child's attempt ends in: completed, canceled
 // when the run was canceled, working (to be resumed) when it merely
 // stopped — a drain, a park for input — and failed otherwise.
-func childState(err error) store.TaskState {
+func childState(err error) run.TaskState {
 	var ie engine.InterruptedError
 	switch {
 	case err == nil:
-		return store.StateCompleted
+		return run.StateCompleted
 	case errors.As(err, &ie):
 		if ie.Interrupt.Cause == engine.CauseUserCancel || ie.Interrupt.Cause == engine.CauseUserInput {
-			return store.StateCanceled
+			return run.StateCanceled
 		}
-		return store.StateWorking
+		return run.StateWorking
 	case errors.Is(err, context.Canceled):
-		return store.StateCanceled
+		return run.StateCanceled
 	}
-	return store.StateFailed
+	return run.StateFailed
 }
 
 // endChild records the end of the child's attempt in one commit: state,
@@ -304,22 +304,22 @@ func (x *execution) endChild(out *engine.Board, runErr error) error {
 		t.Artifacts = mergeArtifacts(t.Artifacts, x.artifacts)
 	}
 	x.mu.Unlock()
-	var msgs []store.Message
+	var msgs []run.Message
 	var evs []stateEvent
 	switch state {
-	case store.StateCompleted:
+	case run.StateCompleted:
 		var err error
 		if msgs, err = x.newMessages(out); err != nil {
 			return err
 		}
 		evs = append(evs, stateEvent{body: StatusData{State: state}})
-	case store.StateWorking:
+	case run.StateWorking:
 		if err := x.writeHeldCheckpoint(); err != nil {
 			return err
 		}
 	default:
 		o := x.failure(runErr)
-		if state == store.StateCanceled {
+		if state == run.StateCanceled {
 			o.err = nil
 		}
 		t.Error = o.err
@@ -359,32 +359,30 @@ type childHost struct {
 
 var (
 	_ engine.Host        = (*childHost)(nil)
-	_ engine.RunFramer   = (*childHost)(nil)
 	_ engine.ChildRunner = (*childHost)(nil)
 	_ engine.ChildRunner = (*host)(nil)
 
 	_ engine.CheckpointedPublisher = (*childHost)(nil)
 )
 
-func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
-	err := h.rt.Publish(ctx, env)
-	if oerr := h.out.Publish(ctx, env); err == nil {
+func (h *childHost) Publish(ctx context.Context, ev engine.Event) error {
+	err := h.rt.Publish(ctx, ev)
+	if oerr := h.out.Publish(ctx, ev); err == nil {
 		err = oerr
 	}
 	return err
 }
 
-// PublishCheckpointed logs env with cp in the child's log
-// (engine.CheckpointedPublisher) and passes env to the parent's side.
-func (h *childHost) PublishCheckpointed(ctx context.Context, env event.Envelope, cp engine.Checkpoint) error {
-	err := h.rt.PublishCheckpointed(ctx, env, cp)
-	if oerr := h.out.Publish(ctx, env); err == nil {
+// PublishCheckpointed logs ev with cp in the child's log
+// (engine.CheckpointedPublisher) and passes ev to the parent's side.
+func (h *childHost) PublishCheckpointed(ctx context.Context, ev engine.Event, cp engine.Checkpoint) error {
+	err := h.rt.PublishCheckpointed(ctx, ev, cp)
+	if oerr := h.out.Publish(ctx, ev); err == nil {
 		err = oerr
 	}
 	return err
 }
 
-func (h *childHost) FramesRuns() bool                    { return true }
 func (h *childHost) Interrupts() <-chan engine.Interrupt { return h.out.Interrupts() }
 
 func (h *childHost) AskUser(ctx context.Context, p engine.UserPrompt) (engine.UserReply, error) {

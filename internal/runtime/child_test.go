@@ -8,8 +8,8 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -27,8 +27,6 @@ func (stepper) Capabilities() engine.Capabilities {
 }
 
 func (s stepper) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	done := 0
 	if cp := run.ResumeFrom; cp != nil {
 		b, done = engine.RestoreBoard(cp.Board), cp.Iteration
@@ -65,7 +63,7 @@ func (s stepper) Execute(ctx context.Context, run engine.Run, h engine.Host, b *
 // (the graph engine nests them under the step).
 type dropEvents struct{ engine.Host }
 
-func (dropEvents) Publish(context.Context, event.Envelope) error { return nil }
+func (dropEvents) Publish(context.Context, engine.Event) error { return nil }
 
 // A child run is a task of its own: linked to its parent, in a context of
 // its own holding its transcript, with an event log of its own.
@@ -73,7 +71,7 @@ func TestChildRunIsATaskOfItsOwn(t *testing.T) {
 	logModes(t, func(t *testing.T) {
 		r := newTestRuntime(t, nil, testAgent("p", stepper{steps: []engine.Engine{counter{n: 2}, counter{n: 3}}}))
 		parent := wait(t, r, send(t, r, "p", "go").ID)
-		if parent.State != store.StateCompleted {
+		if parent.State != run.StateCompleted {
 			t.Fatalf("parent %s: %+v", parent.State, parent.Error)
 		}
 		for i, step := range []string{"s1", "s2"} {
@@ -82,11 +80,11 @@ func TestChildRunIsATaskOfItsOwn(t *testing.T) {
 			if err != nil {
 				t.Fatalf("child %s: %v", step, err)
 			}
-			if c.State != store.StateCompleted || c.Metadata[engine.MetaParentRunID] != parent.ID || c.Metadata[engine.MetaParentStep] != step ||
+			if c.State != run.StateCompleted || c.Metadata[engine.MetaParentRunID] != parent.ID || c.Metadata[engine.MetaParentStep] != step ||
 				c.ContextID == parent.ContextID || c.AgentID != "p" {
 				t.Fatalf("child %s: %+v", step, c)
 			}
-			page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: c.ContextID})
+			page, err := r.ListMessages(ctxT(t), run.MessageQuery{ContextID: c.ContextID})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +144,7 @@ func testChildRunResumesFromItsCheckpoint(t *testing.T, shared store.Store) {
 		}
 	}()
 	done := wait(t, b, task.ID)
-	if done.State != store.StateCompleted {
+	if done.State != run.StateCompleted {
 		t.Fatalf("parent %s: %+v", done.State, done.Error)
 	}
 	if n := len(first); n != 1 {
@@ -156,7 +154,7 @@ func testChildRunResumesFromItsCheckpoint(t *testing.T, shared store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.State != store.StateCompleted || c.Attempt != 2 {
+	if c.State != run.StateCompleted || c.Attempt != 2 {
 		t.Fatalf("second child: %s in attempt %d, want completed in attempt 2", c.State, c.Attempt)
 	}
 	evs := readAll(t, b, c.ID, 0, false)

@@ -20,7 +20,7 @@ type CompactionData struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-// compactionBody encodes a compaction envelope's body.
+// compactionBody encodes a compaction event's body.
 func compactionBody(actor string, payload json.RawMessage) (json.RawMessage, error) {
 	var probe struct {
 		Before *int `json:"tokens_before"`

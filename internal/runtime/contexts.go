@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // A conversation (context) has no row of its own: it is the runs and the
@@ -28,7 +28,7 @@ type ContextQuery struct {
 type ContextSummary struct {
 	ID string
 	// Latest is the conversation's newest run (of the query's agent).
-	Latest store.Task
+	Latest run.Task
 	// Runs counts the conversation's runs (of the query's agent).
 	Runs int
 	// Title is the start of the conversation's first message's text.
@@ -65,7 +65,7 @@ func (r *Runtime) ListContexts(ctx context.Context, q ContextQuery) (ContextPage
 	for pages := 0; pages < contextScanPages && len(out.Contexts) < limit; pages++ {
 		// Never more runs than conversations still wanted: the page is
 		// read whole, and the next one starts at its cursor.
-		page, err := r.st.ListTasks(ctx, store.TaskQuery{AgentID: q.AgentID, Cursor: cursor, Limit: limit - len(out.Contexts)})
+		page, err := r.st.ListTasks(ctx, run.TaskQuery{AgentID: q.AgentID, Cursor: cursor, Limit: limit - len(out.Contexts)})
 		if err != nil {
 			return ContextPage{}, err
 		}
@@ -92,15 +92,15 @@ func (r *Runtime) ListContexts(ctx context.Context, q ContextQuery) (ContextPage
 
 // contextSummary summarises t's conversation, and reports whether t is its
 // newest run (else the conversation belongs to an earlier page).
-func (r *Runtime) contextSummary(ctx context.Context, t store.Task, agentID string) (ContextSummary, bool, error) {
-	latest, err := r.st.ListTasks(ctx, store.TaskQuery{ContextID: t.ContextID, AgentID: agentID, Limit: 1})
+func (r *Runtime) contextSummary(ctx context.Context, t run.Task, agentID string) (ContextSummary, bool, error) {
+	latest, err := r.st.ListTasks(ctx, run.TaskQuery{ContextID: t.ContextID, AgentID: agentID, Limit: 1})
 	if err != nil {
 		return ContextSummary{}, false, err
 	}
 	if len(latest.Tasks) == 0 || latest.Tasks[0].ID != t.ID {
 		return ContextSummary{}, false, nil
 	}
-	first, err := r.st.ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, Limit: 1})
+	first, err := r.st.ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, Limit: 1})
 	if err != nil {
 		return ContextSummary{}, false, err
 	}

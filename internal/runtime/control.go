@@ -9,6 +9,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -19,13 +20,13 @@ import (
 // returned working; a task executing on another replica gets the request
 // through the store. Canceling a canceled task returns it unchanged; any
 // other terminal state is ErrNotCancelable.
-func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error) {
+func (r *Runtime) Cancel(ctx context.Context, taskID string) (run.Task, error) {
 	t, err := r.st.GetTask(ctx, taskID)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	switch {
-	case t.State == store.StateCanceled:
+	case t.State == run.StateCanceled:
 		return t, nil
 	case t.State.Terminal():
 		return t, errdefs.Conflict(errorsJoin(ErrNotCancelable, "task "+t.ID+" is "+string(t.State)))
@@ -64,7 +65,7 @@ func (r *Runtime) Cancel(ctx context.Context, taskID string) (store.Task, error)
 		r.mu.Unlock()
 	}()
 	if t, err = r.st.GetTask(ctx, taskID); err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	if next, handled, err := r.cancelParked(ctx, t); handled || err != nil {
 		return next, err // resumed to handle the cancel: it ends canceled
@@ -79,7 +80,7 @@ func (r *Runtime) cancelOwner() string { return r.replica + "/cancel" }
 // cancelIdle cancels a task that is not executing here: queued, waiting for
 // input, or (with a shared store) executing on another replica — then the
 // request is recorded for its owner. Callers hold the task's canceling mark.
-func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, error) {
+func (r *Runtime) cancelIdle(ctx context.Context, t run.Task) (run.Task, error) {
 	lease, err := r.st.AcquireLease(ctx, t.ID, r.cancelOwner(), r.leaseTTL)
 	if errdefs.IsConflict(err) {
 		// A live replica executes the run: record the request; the owner
@@ -87,12 +88,12 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 		return r.requestCancel(ctx, t)
 	}
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	defer func() { _ = r.st.ReleaseLease(context.WithoutCancel(ctx), lease) }()
 	l, err := r.logs.Acquire(ctx, t.ID)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	defer r.logs.Release(l)
 	l.SetFence(lease) // the cancel writes under its own lease
@@ -105,7 +106,7 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 			return next, nil
 		}
 		if !errdefs.IsConflict(err) {
-			return store.Task{}, err
+			return run.Task{}, err
 		}
 		// Someone else wrote the task meanwhile: look again.
 		var done bool
@@ -113,17 +114,17 @@ func (r *Runtime) cancelIdle(ctx context.Context, t store.Task) (store.Task, err
 			return t, err
 		}
 	}
-	return store.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
+	return run.Task{}, errdefs.Conflictf("task %s kept changing while being canceled; try again", t.ID)
 }
 
 // canceledTask is idle task t canceled, in the try-th attempt at it, and the
 // events that say so.
-func canceledTask(t store.Task, try int) (store.Task, []stateEvent) {
+func canceledTask(t run.Task, try int) (run.Task, []stateEvent) {
 	next := t
 	msg := model.NewText(model.RoleAssistant, "canceled by the user")
 	msg.ID = messageID(t.ID, -1000-try-t.Attempt)
 	msg.CreatedAt = storedNow()
-	next.State, next.StatusMessage, next.CancelRequested = store.StateCanceled, &msg, false
+	next.State, next.StatusMessage, next.CancelRequested = run.StateCanceled, &msg, false
 	next.UpdatedAt = time.Now().UTC()
 	var evs []stateEvent
 	if t.State.Interrupted() {
@@ -135,8 +136,8 @@ func canceledTask(t store.Task, try int) (store.Task, []stateEvent) {
 		evs = append(evs, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: ResumedByCancel}})
 	}
 	// A submitted task's attempt opened at submission: it ends here.
-	evs = append(evs, stateEvent{body: StatusData{State: store.StateCanceled, Message: &msg}},
-		stateEvent{body: RunEndData{State: store.StateCanceled, Usage: t.Usage}})
+	evs = append(evs, stateEvent{body: StatusData{State: run.StateCanceled, Message: &msg}},
+		stateEvent{body: RunEndData{State: run.StateCanceled, Usage: t.Usage}})
 	return next, evs
 }
 
@@ -144,16 +145,16 @@ func canceledTask(t store.Task, try int) (store.Task, []stateEvent) {
 // it was being canceled. done says the cancel has its answer (t, err):
 // the task was canceled, has ended, or started (its owner is asked);
 // otherwise the caller tries again on t.
-func (r *Runtime) recheckCancel(ctx context.Context, id string) (t store.Task, done bool, err error) {
+func (r *Runtime) recheckCancel(ctx context.Context, id string) (t run.Task, done bool, err error) {
 	if t, err = r.st.GetTask(ctx, id); err != nil {
-		return store.Task{}, true, err
+		return run.Task{}, true, err
 	}
 	switch {
-	case t.State == store.StateCanceled:
+	case t.State == run.StateCanceled:
 		return t, true, nil
 	case t.State.Terminal():
 		return t, true, errdefs.Conflict(errorsJoin(ErrNotCancelable, "task "+t.ID+" is "+string(t.State)))
-	case t.State == store.StateWorking:
+	case t.State == run.StateWorking:
 		// It started meanwhile (elsewhere: its attempt's lease is not
 		// ours): ask its owner.
 		t, err = r.requestCancel(ctx, t)
@@ -163,8 +164,8 @@ func (r *Runtime) recheckCancel(ctx context.Context, id string) (t store.Task, d
 }
 
 // requestCancel records a cancel for the replica that owns the run.
-func (r *Runtime) requestCancel(ctx context.Context, t store.Task) (store.Task, error) {
-	t, _, err := r.updateTask(ctx, t, "being canceled", func(t store.Task) (store.Task, bool) {
+func (r *Runtime) requestCancel(ctx context.Context, t run.Task) (run.Task, error) {
+	t, _, err := r.updateTask(ctx, t, "being canceled", func(t run.Task) (run.Task, bool) {
 		if t.CancelRequested || t.State.Terminal() {
 			return t, false
 		}
@@ -178,7 +179,7 @@ func (r *Runtime) requestCancel(ctx context.Context, t store.Task) (store.Task, 
 // meanwhile, it reads it again and edits that, up to five times. edit
 // says false when the task as it stands needs no write: it is returned as
 // it is, with written false. what names the update in the error.
-func (r *Runtime) updateTask(ctx context.Context, t store.Task, what string, edit func(store.Task) (store.Task, bool)) (_ store.Task, written bool, _ error) {
+func (r *Runtime) updateTask(ctx context.Context, t run.Task, what string, edit func(run.Task) (run.Task, bool)) (_ run.Task, written bool, _ error) {
 	for range 5 {
 		next, ok := edit(t)
 		if !ok {
@@ -190,13 +191,13 @@ func (r *Runtime) updateTask(ctx context.Context, t store.Task, what string, edi
 			return next, true, nil
 		}
 		if !errdefs.IsConflict(err) {
-			return store.Task{}, false, err
+			return run.Task{}, false, err
 		}
 		if t, err = r.st.GetTask(ctx, t.ID); err != nil {
-			return store.Task{}, false, err
+			return run.Task{}, false, err
 		}
 	}
-	return store.Task{}, false, errdefs.Conflictf("task %s kept changing while %s; try again", t.ID, what)
+	return run.Task{}, false, errdefs.Conflictf("task %s kept changing while %s; try again", t.ID, what)
 }
 
 // dequeueLocked takes a queued (never launched) execution out. Callers hold

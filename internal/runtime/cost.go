@@ -7,7 +7,7 @@ import (
 	"agentd/internal/model"
 )
 
-// A run's cost is its token usage by model (store.Task.ModelUsage, which
+// A run's cost is its token usage by model (run.Task.ModelUsage, which
 // the host accumulates as the engine reports each model call) priced with
 // the configuration's prices when it is read: the run view and the
 // trajectory show the same total without reading the run's event log.

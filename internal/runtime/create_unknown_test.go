@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -36,10 +37,10 @@ func TestCreateCommitWithUnknownOutcome(t *testing.T) {
 		if !st.lost.Load() {
 			t.Fatal("the create commit's answer was never lost: the test tested nothing")
 		}
-		if done := wait(t, r, task.ID); done.State != store.StateCompleted || done.Attempt != 1 {
+		if done := wait(t, r, task.ID); done.State != run.StateCompleted || done.Attempt != 1 {
 			t.Fatalf("run after the lost answer: %s in attempt %d, want completed in attempt 1", done.State, done.Attempt)
 		}
-		page, err := shared.ListTasks(ctxT(t), store.TaskQuery{ContextID: task.ContextID})
+		page, err := shared.ListTasks(ctxT(t), run.TaskQuery{ContextID: task.ContextID})
 		if err != nil || page.Total != 1 {
 			t.Fatalf("tasks in the context: %d (%v), want exactly one", page.Total, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -36,7 +37,7 @@ func TestShortBlockingSendIsOneWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if done.State != store.StateCompleted || done.Version != 2 || len(msgs) != 2 {
+		if done.State != run.StateCompleted || done.Version != 2 || len(msgs) != 2 {
 			t.Fatalf("answered %s at version %d with %d messages, want completed at version 2 with 2", done.State, done.Version, len(msgs))
 		}
 		if got, err := st.GetTask(ctx, done.ID); err != nil || !got.UpdatedAt.Equal(done.UpdatedAt) || got.Version != done.Version {
@@ -128,7 +129,7 @@ func TestDeferredStreamAnswersOnceStored(t *testing.T) {
 			case <-ctx.Done():
 				return b, ctx.Err()
 			}
-			if err := engine.EmitStreamToken(ctx, h, run.ID, "c", "first"); err != nil {
+			if err := h.Publish(ctx, engine.Token{Actor: "c", Text: "first"}); err != nil {
 				return b, err
 			}
 			b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, "first"))

@@ -37,17 +37,22 @@
 // owner answers (OwnerProbe) that it still executes the run: then it keeps
 // it through a store outage up to the outage bound. Shutdown drains.
 //
-// Files: submit.go (Send: a new task, a resumed one), deferred.go (a
-// blocking send's create written by its run's first write), message.go (checks
-// of user messages and ids), worker.go (the goroutines runs execute on),
-// execution.go (one attempt: run, finish), host.go (the engine's Host),
-// commit.go, lease.go (leases, renewal, recovery), outage.go (what an
-// unreachable store may cost: the outage bound, back-pressure, the owner
-// asked before a takeover), control.go (cancel, shutdown), parked.go,
-// child.go, wait.go, reads.go, threads.go (thread records and status, for
-// the Agent Protocol), checkpoints.go (a run's checkpoint history,
-// checkpoint ids), fork.go (a run that starts from an earlier checkpoint:
-// time travel; keeping checkpoints on a volatile store).
+// Files: submit.go (Send: a new task), resume.go (Send to a parked task:
+// its next attempt), registry.go (the executions of this replica and the
+// context queues), deferred.go (a blocking send's create written by its
+// run's first write), message.go (checks of user messages and ids),
+// worker.go (the goroutines runs execute on), execution.go (one attempt:
+// its state and run), outcome.go (how an attempt ends: its outcome and its
+// final commit), host.go (the engine's Host and its events), commit.go,
+// lease.go (leases, renewal, recovery), outage.go (what an unreachable
+// store may cost: the outage bound, back-pressure, the owner asked before
+// a takeover), control.go (cancel, shutdown), parked.go, child.go,
+// calltree.go (a child run's place in its call tree), wait.go, reads.go,
+// contexts.go (the conversations list), threads.go (thread records and
+// status, for the Agent Protocol), checkpoints.go (a run's checkpoint
+// history, checkpoint ids), fork.go (a run that starts from an earlier
+// checkpoint: time travel; keeping checkpoints on a volatile store),
+// tokens.go (a token read from its delta event without decoding it).
 //
 // Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
 // Log.mu), then execution.leaseMu, then execution.mu, then host.mu. No lock
@@ -56,7 +61,7 @@
 // RenewLeases call (bounded by the lease TTL) so that no renewal extends a
 // lease given up meanwhile.
 //
-// runtime imports agent, engine, runlog (and runlog/jsonfast, for the token
-// fast path), store, event, model, jsonscan and errdefs; never api,
-// a2a, config, an engine implementation or a store implementation.
+// Imports: agent, calltree, engine, errdefs, model, run, runlog, store.
+// Never api, a2a, config, an engine implementation or a store
+// implementation.
 package runtime

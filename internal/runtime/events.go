@@ -5,8 +5,8 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
-	"agentd/internal/store"
 )
 
 // Event types of a run's log, as clients see them (SSE `event:` and the
@@ -48,9 +48,9 @@ const ResumedByCancel = "cancel"
 
 // StatusData is the body of a status event: the task changed state.
 type StatusData struct {
-	State   store.TaskState  `json:"state"`
-	Message *model.Message   `json:"message,omitempty"`
-	Error   *store.TaskError `json:"error,omitempty"`
+	State   run.TaskState  `json:"state"`
+	Message *model.Message `json:"message,omitempty"`
+	Error   *run.TaskError `json:"error,omitempty"`
 }
 
 // DeltaData is the body of a delta event: one increment of a step's output.
@@ -86,7 +86,7 @@ type InputData struct {
 // ArtifactData is the body of an artifact event: the engine's artifact
 // payload as published. Append says the parts extend an artifact already
 // announced; LastChunk closes it.
-type ArtifactData = engine.ArtifactPayload
+type ArtifactData = engine.ArtifactUpdate
 
 // GapData is the body of a gap event: events up to PrunedThrough were
 // removed by retention and cannot be replayed.
@@ -94,8 +94,8 @@ type GapData = runlog.GapData
 
 // RunEndData is the body of a run.end event: an attempt ended.
 type RunEndData struct {
-	State store.TaskState  `json:"state"`
-	Error *store.TaskError `json:"error,omitempty"`
+	State run.TaskState    `json:"state"`
+	Error *run.TaskError   `json:"error,omitempty"`
 	Usage model.TokenUsage `json:"usage"`
 }
 

@@ -6,7 +6,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Governance and approvals of tool calls (the loop engine's gates): each
@@ -28,7 +28,7 @@ type GovernanceData struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-// governanceBody encodes a governance envelope's body.
+// governanceBody encodes a verdict's body.
 func governanceBody(actor string, payload json.RawMessage) (json.RawMessage, error) {
 	var probe struct {
 		CallID  string `json:"call_id"`
@@ -42,7 +42,7 @@ func governanceBody(actor string, payload json.RawMessage) (json.RawMessage, err
 
 // checkApprovals refuses an answer to parked task t that decides a call
 // its approval prompt does not wait for (engine.CheckApprovalAnswer).
-func checkApprovals(t store.Task, answer model.Message) error {
+func checkApprovals(t run.Task, answer model.Message) error {
 	if t.StatusMessage == nil {
 		return nil
 	}
@@ -50,7 +50,7 @@ func checkApprovals(t store.Task, answer model.Message) error {
 }
 
 // verdict files a governance event under its call, for the call's step.
-func (b *trajectoryBuilder) verdict(ev store.Event) {
+func (b *trajectoryBuilder) verdict(ev run.Event) {
 	var d GovernanceData
 	if json.Unmarshal(ev.Data, &d) != nil {
 		return

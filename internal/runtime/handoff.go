@@ -2,15 +2,10 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"strings"
-	"time"
 
 	"agentd/internal/agent"
 	"agentd/internal/engine"
-	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/runlog"
 )
@@ -60,16 +55,6 @@ type HandoffData struct {
 	Note       string `json:"note,omitempty"`
 }
 
-// handoffEvent translates a handoff envelope.
-func handoffEvent(env event.Envelope) (string, runlog.Body, error) {
-	var d HandoffData
-	if err := json.Unmarshal(env.Payload, &d); err != nil || d.To == "" {
-		return "", runlog.Body{}, errdefs.Validationf("publish handoff: payload must be {\"from\":…,\"to\":…}: %v", err)
-	}
-	body, err := encodeBody(d)
-	return EventHandoff, runlog.Object(body), err
-}
-
 // handoff dispatches the hand-off res asks for, if any, and returns the
 // result of the whole turn: res with the target's messages added, its
 // status the target's.
@@ -105,7 +90,7 @@ func (x *execution) handoff(ctx context.Context, res *agent.Result, err error) (
 	start := board.ChannelLen(engine.MainChannel)
 	c := engine.ChildRun{
 		Key: key, Step: "handoff:" + ev.ToAgentID, Host: &handoffHost{x: x, to: ev.ToAgentID},
-		Run: engine.Run{ParentRunID: x.runID, Attributes: map[string]string{event.HeaderAgentID: ev.ToAgentID}, Deps: x.agent.Deps},
+		Run: engine.Run{ParentRunID: x.runID, Attributes: map[string]string{engine.AttrAgentID: ev.ToAgentID}, Deps: x.agent.Deps},
 	}
 	if h.Local {
 		c.AgentID = ev.ToAgentID
@@ -139,7 +124,7 @@ func (x *execution) cancelHandoff(ctx context.Context, res *agent.Result) {
 	ev, ok := x.resumedHandoff(ctx, res)
 	if h := x.handoffTo(ev.ToAgentID); ok && h != nil && !h.Local {
 		c := engine.ChildRun{Key: "handoff:" + ev.ToolCallID, Step: "handoff:" + ev.ToAgentID, Host: &handoffHost{x: x, to: ev.ToAgentID},
-			Run: engine.Run{ParentRunID: x.runID, Attributes: map[string]string{event.HeaderAgentID: ev.ToAgentID}}, Cancel: true}
+			Run: engine.Run{ParentRunID: x.runID, Attributes: map[string]string{engine.AttrAgentID: ev.ToAgentID}}, Cancel: true}
 		_, _ = x.host.RunChild(ctx, c, h.Engine, nil)
 	}
 }
@@ -194,13 +179,11 @@ func (x *execution) handoffTo(target string) *Handoff {
 
 // publishHandoff logs the handoff event.
 func (x *execution) publishHandoff(ctx context.Context, ev agent.HandoffEvent, child string) {
-	b, err := json.Marshal(HandoffData{From: x.agent.ID, To: ev.ToAgentID, ToolCallID: ev.ToolCallID, ChildRunID: child, Reason: ev.Args.Reason, Note: ev.Args.Note})
+	body, err := runlog.Encode(HandoffData{From: x.agent.ID, To: ev.ToAgentID, ToolCallID: ev.ToolCallID, ChildRunID: child, Reason: ev.Args.Reason, Note: ev.Args.Note})
 	if err != nil {
 		return
 	}
-	env := event.Envelope{Subject: event.Subject(engine.SubjectPrefix + x.host.id + "." + engine.SubjectHandoff),
-		Time: time.Now().UTC(), RunID: x.runID, Payload: b}
-	_ = x.host.Publish(ctx, env)
+	x.log.Append(EventHandoff, body)
 }
 
 // handoffHost is this run's side of the hand-off target's child run: the
@@ -213,35 +196,16 @@ type handoffHost struct {
 	to string
 }
 
-var (
-	_ engine.Host      = (*handoffHost)(nil)
-	_ engine.RunFramer = (*handoffHost)(nil)
-)
+var _ engine.Host = (*handoffHost)(nil)
 
-func (h *handoffHost) FramesRuns() bool { return true }
-
-// Publish re-homes the child's envelope: the child's run id in its
-// subject becomes this run's.
-func (h *handoffHost) Publish(ctx context.Context, env event.Envelope) error {
-	rest, ok := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix)
-	if ok {
-		_, rest, ok = strings.Cut(rest, ".")
-	}
-	if !ok || rest == "start" || rest == "end" {
-		return nil
-	}
-	out := env
-	out.Subject = event.Subject(engine.SubjectPrefix + h.x.host.id + "." + rest)
-	out.RunID = h.x.runID
-	if rest == "artifact" {
-		var a engine.ArtifactPayload
-		if err := json.Unmarshal(env.Payload, &a); err != nil {
-			return err
-		}
+// Publish logs the target's event as this run's own; its artifacts are
+// named apart from this run's.
+func (h *handoffHost) Publish(ctx context.Context, ev engine.Event) error {
+	if a, ok := ev.(engine.ArtifactUpdate); ok {
 		a.Artifact.ID = "handoff-" + a.Artifact.ID
-		return engine.EmitArtifact(ctx, &h.x.host, h.x.runID, a)
+		ev = a
 	}
-	return h.x.host.Publish(ctx, out)
+	return h.x.host.Publish(ctx, ev)
 }
 
 func (h *handoffHost) Interrupts() <-chan engine.Interrupt { return h.x.host.Interrupts() }

@@ -15,6 +15,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/model"
 	"agentd/internal/pgtest"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -32,7 +33,7 @@ const testTimeout = 20 * time.Second
 
 // durableLogs makes newTestRuntime's own memstore runtimes show events only
 // once durable, as with a shared store; by default they run as
-// cmd/server runs memstore (Options.VolatileStore). logModes runs a test
+// cmd/server runs memstore (store.Volatile). logModes runs a test
 // both ways.
 var durableLogs bool
 
@@ -50,12 +51,31 @@ func logModes(t *testing.T, test func(*testing.T)) {
 // nil.
 func newTestRuntime(t *testing.T, st store.Store, agents ...*Agent) *Runtime {
 	t.Helper()
-	volatile := false
 	if st == nil {
-		st, volatile = memstore.New(), !durableLogs
+		st = inLogMode(memstore.New())
 	}
-	return startRuntime(t, Options{Store: st, Agents: agents, VolatileStore: volatile})
+	return startRuntime(t, Options{Store: st, Agents: agents})
 }
+
+// inLogMode is st (a memstore, or a test's wrapper of one) as logModes
+// asks: declaring itself volatile, as memstore does (a wrapper hides it),
+// or, with durableLogs, a store that declares nothing, as one replicas
+// share.
+func inLogMode(st store.Store) store.Store {
+	if durableLogs {
+		return shared{st}
+	}
+	return volatileStore{st}
+}
+
+// shared is a store that does not declare itself volatile, whatever it
+// wraps: one that replicas share.
+type shared struct{ store.Store }
+
+// volatileStore declares st volatile (store.Volatile), whatever it wraps.
+type volatileStore struct{ store.Store }
+
+func (volatileStore) Volatile() bool { return true }
 
 // startRuntime starts a runtime with the tests' short cancel grace and
 // flush window (unless opts sets them), shut down at cleanup.
@@ -93,8 +113,6 @@ func ctxT(t *testing.T) context.Context {
 // and answers with their concatenation.
 func streamer(n int, gate <-chan struct{}) engine.Engine {
 	return engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-		_ = engine.PublishRunStart(ctx, h, run)
-		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		text := ""
 		for i := 1; i <= n; i++ {
 			if gate != nil {
@@ -108,7 +126,7 @@ func streamer(n int, gate <-chan struct{}) engine.Engine {
 			}
 			tok := fmt.Sprintf("tok%d ", i)
 			text += tok
-			if err := engine.EmitStreamToken(ctx, h, run.ID, "streamer", tok); err != nil {
+			if err := h.Publish(ctx, engine.Token{Actor: "streamer", Text: tok}); err != nil {
 				return b, err
 			}
 		}
@@ -120,8 +138,6 @@ func streamer(n int, gate <-chan struct{}) engine.Engine {
 // blocker works until interrupted (ignoreInterrupts: until its context ends).
 func blocker(ignoreInterrupts bool, started chan<- string) engine.Engine {
 	return engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-		_ = engine.PublishRunStart(ctx, h, run)
-		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		if started != nil {
 			started <- run.ID
 		}
@@ -146,8 +162,6 @@ func (asker) Capabilities() engine.Capabilities {
 }
 
 func (asker) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	if run.ResumeFrom != nil {
 		b = engine.RestoreBoard(run.ResumeFrom.Board)
 	} else if err := h.Checkpoint(ctx, engine.Checkpoint{ExecID: run.ID, Step: "ask", Board: b.Snapshot(), Timestamp: time.Now()}); err != nil {
@@ -161,7 +175,7 @@ func (asker) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engi
 	return b, nil
 }
 
-func send(t *testing.T, r *Runtime, agentID, text string) store.Task {
+func send(t *testing.T, r *Runtime, agentID, text string) run.Task {
 	t.Helper()
 	sub, err := r.Send(ctxT(t), SendRequest{AgentID: agentID, Message: model.NewText(model.RoleUser, text)})
 	if err != nil {
@@ -170,7 +184,7 @@ func send(t *testing.T, r *Runtime, agentID, text string) store.Task {
 	return sub.Task
 }
 
-func wait(t *testing.T, r *Runtime, id string) store.Task {
+func wait(t *testing.T, r *Runtime, id string) run.Task {
 	t.Helper()
 	task, err := r.Wait(ctxT(t), id)
 	if err != nil {
@@ -180,7 +194,7 @@ func wait(t *testing.T, r *Runtime, id string) store.Task {
 }
 
 // readAll reads a stream until EOF or until run.end when stopAtEnd.
-func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool) []store.Event {
+func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool) []run.Event {
 	t.Helper()
 	st, err := r.OpenStream(ctxT(t), runID, after)
 	if err != nil {
@@ -188,7 +202,7 @@ func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool
 	}
 	defer st.Close()
 	ctx := ctxT(t) // one deadline for the whole read
-	var out []store.Event
+	var out []run.Event
 	for {
 		evs, err := st.Next(ctx, 64, time.Second)
 		if errors.Is(err, io.EOF) {
@@ -208,7 +222,7 @@ func readAll(t *testing.T, r *Runtime, runID string, after int64, stopAtEnd bool
 
 // checkDense asserts seqs after+1, after+2, … and valid JSON data with the
 // framing members.
-func checkDense(t *testing.T, evs []store.Event, after int64) {
+func checkDense(t *testing.T, evs []run.Event, after int64) {
 	t.Helper()
 	for i, ev := range evs {
 		if want := after + int64(i) + 1; ev.Seq != want {
@@ -228,7 +242,7 @@ func checkDense(t *testing.T, evs []store.Event, after int64) {
 	}
 }
 
-func types(evs []store.Event) []string {
+func types(evs []run.Event) []string {
 	out := make([]string, len(evs))
 	for i, ev := range evs {
 		out[i] = ev.Type

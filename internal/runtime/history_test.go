@@ -8,6 +8,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -39,12 +40,12 @@ func TestHistoryWindowKeepsToolCallsWithTheirResults(t *testing.T) {
 		{ID: "m-result", Role: model.RoleTool, Parts: []model.Part{model.ToolResultPart(model.ToolResult{ToolCallID: "call-1", Name: "calculator", Content: "4"})}},
 		model.NewText(model.RoleAssistant, "The result is 4."),
 	}
-	var msgs []store.Message
+	var msgs []run.Message
 	for i, m := range turn {
 		if m.ID == "" {
 			m.ID = "m-" + itoa(i)
 		}
-		msgs = append(msgs, store.Message{ContextID: "c-calc", Message: m})
+		msgs = append(msgs, run.Message{ContextID: "c-calc", Message: m})
 	}
 	if err := st.st.Apply(ctx, store.Change{Messages: msgs}); err != nil {
 		t.Fatal(err)

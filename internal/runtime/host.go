@@ -4,6 +4,7 @@ import (
 	"agentd/internal/calltree"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -12,37 +13,31 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/runlog"
-	"agentd/internal/runlog/jsonfast"
 	"agentd/internal/store"
 )
 
-// host is the engine.Host of one attempt. Publish turns engine envelopes
+// host is the engine.Host of one attempt. Publish turns engine events
 // into events of the run's log; Interrupts delivers cancels; AskUser parks
 // the run in input-required; Checkpoint persists; ReportUsage enforces
 // budgets.
 type host struct {
-	x  *execution
-	id string // the run's id as subjects carry it (engine.SanitiseID)
+	x *execution
 
 	mu     sync.Mutex
 	prompt *engine.UserPrompt
 	reply  *engine.UserReply
-	ended  bool // the attempt's run.end was logged; later envelopes are dropped
+	ended  bool // the attempt's run.end was logged; later events are refused
 	// expired: the attempt resumes a run whose prompt expired unanswered
 	// (engine.SignalTimeout); the first AskUser answers it with a Timeout.
 	expired bool
 }
 
-// Publish appends the envelope to the run's event log. Engine lifecycle
-// envelopes (run start/end) are not logged: the runtime frames every attempt
-// with its own run.start and run.end so that invariant 2 holds whatever the
-// engine does.
-func (h *host) Publish(ctx context.Context, env event.Envelope) error {
-	typ, body, err := h.event(env)
-	if err != nil || typ == "" {
+// Publish appends ev to the run's event log.
+func (h *host) Publish(ctx context.Context, ev engine.Event) error {
+	typ, body, err := h.event(ev)
+	if err != nil {
 		return err
 	}
 	if err := h.x.awaitBacklog(ctx); err != nil {
@@ -52,51 +47,18 @@ func (h *host) Publish(ctx context.Context, env event.Envelope) error {
 	return nil
 }
 
-// event is the log event of env (typ empty: env is not logged), refused
-// once the attempt has ended.
-func (h *host) event(env event.Envelope) (string, runlog.Body, error) {
-	rest, ok := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix)
-	if ok {
-		rest, ok = strings.CutPrefix(rest, h.id)
-	}
-	if ok {
-		rest, ok = strings.CutPrefix(rest, ".")
-	}
-	if !ok {
-		return "", runlog.Body{}, errdefs.Validationf("publish: subject %q does not belong to run %s", env.Subject, h.x.runID)
-	}
-	kind, actor := kindOf(rest)
-	if kind == kindUnknown {
-		return "", runlog.Body{}, errdefs.Validationf("publish: unknown subject suffix %q", rest)
-	}
-	typ, body, err := h.translate(kind, actor, env)
-	if err != nil || typ == "" {
-		return "", runlog.Body{}, err
-	}
-	h.mu.Lock()
-	ended := h.ended
-	h.mu.Unlock()
-	if ended {
-		return "", runlog.Body{}, errdefs.Conflictf("publish %s: attempt of run %s has ended", env.Subject, h.x.runID)
-	}
-	return typ, body, nil
-}
-
-// PublishCheckpointed publishes env and stages cp, stamped, to be saved
-// in the same store transaction as env's event (engine.CheckpointedPublisher,
+// PublishCheckpointed publishes ev and stages cp, stamped, to be saved
+// in the same store transaction as ev's event (engine.CheckpointedPublisher,
 // runlog's AppendCheckpointed): a relaying engine's checkpoint is durable
 // exactly when the events it covers are. A volatile store holds cp as
-// Checkpoint does; an envelope that is not logged saves cp as Checkpoint
-// does.
-func (h *host) PublishCheckpointed(ctx context.Context, env event.Envelope, cp engine.Checkpoint) error {
-	typ, body, err := h.event(env)
+// Checkpoint does.
+func (h *host) PublishCheckpointed(ctx context.Context, ev engine.Event, cp engine.Checkpoint) error {
+	typ, body, err := h.event(ev)
 	if err != nil {
 		return err
 	}
-	if typ == "" || h.x.r.volatile {
-		if typ != "" {
-			h.x.log.Append(typ, body)
-		}
+	if h.x.r.volatile {
+		h.x.log.Append(typ, body)
 		return h.Checkpoint(ctx, cp)
 	}
 	if err := h.x.checkCheckpoint(&cp); err != nil {
@@ -109,163 +71,143 @@ func (h *host) PublishCheckpointed(ctx context.Context, env event.Envelope, cp e
 	return nil
 }
 
-// envelopeKind is what an engine envelope reports, read from its subject
-// once (kindOf); translate switches on it.
-type envelopeKind int
-
-const (
-	kindUnknown  envelopeKind = iota
-	kindRunFrame              // run.start or run.end: the runtime logs its own
-	kindArtifact
-	kindProgress
-	kindHandoff
-	kindPlan
-	kindDelta
-	kindStepStart
-	kindStepComplete
-	kindStepError
-	kindVerdict
-	kindCompaction
-)
-
-// kindOf reads the subject's suffix after the run: a fixed name
-// ("artifact", "progress", …) or <kind>.<actor>.<verb>, whose actor it
-// returns too.
-func kindOf(rest string) (envelopeKind, string) {
-	switch rest {
-	case "start", "end":
-		return kindRunFrame, ""
-	case "artifact":
-		return kindArtifact, ""
-	case engine.SubjectProgress:
-		return kindProgress, ""
-	case engine.SubjectHandoff:
-		return kindHandoff, ""
-	case engine.SubjectPlan:
-		return kindPlan, ""
+// event is the log event of ev, refused when ev is invalid or the
+// attempt has ended.
+func (h *host) event(ev engine.Event) (string, runlog.Body, error) {
+	if err := engine.Validate(ev); err != nil {
+		return "", runlog.Body{}, fmt.Errorf("publish to run %s: %w", h.x.runID, err)
 	}
-	kind, actorVerb, _ := strings.Cut(rest, ".")
-	i := strings.LastIndexByte(actorVerb, '.')
-	if i < 0 {
-		return kindUnknown, ""
+	h.mu.Lock()
+	ended := h.ended
+	h.mu.Unlock()
+	if ended {
+		return "", runlog.Body{}, errdefs.Conflictf("publish: attempt of run %s has ended", h.x.runID)
 	}
-	actor := actorVerb[:i]
-	switch kind + "." + actorVerb[i+1:] {
-	case "stream.delta":
-		return kindDelta, actor
-	case "step.start":
-		return kindStepStart, actor
-	case "step.complete":
-		return kindStepComplete, actor
-	case "step.error":
-		return kindStepError, actor
-	case "governance.verdict":
-		return kindVerdict, actor
-	case "context.compaction":
-		return kindCompaction, actor
-	}
-	return kindUnknown, ""
+	return h.x.logEvent(ev)
 }
 
-// stepEvents are the event types of the step kinds.
-var stepEvents = map[envelopeKind]string{
-	kindStepStart: EventStepStart, kindStepComplete: EventStepComplete, kindStepError: EventStepError,
-}
-
-// translate maps an envelope of kind, from actor, to an event type and
-// body. An empty type means the envelope is not logged.
-func (h *host) translate(kind envelopeKind, actor string, env event.Envelope) (string, runlog.Body, error) {
-	switch kind {
-	case kindArtifact:
-		var a ArtifactData
-		if err := json.Unmarshal(env.Payload, &a); err != nil || a.Artifact.ID == "" {
-			return "", runlog.Body{}, errdefs.Validationf("publish artifact: payload must be {\"artifact\":{\"id\":…,\"parts\":[…]},\"append\":…,\"last_chunk\":…}: %v", err)
+// logEvent translates an engine event into an event of the run's log:
+// its type and its body, encoded once. It is the one place that knows
+// both vocabularies; a new kind of engine event is one case here.
+func (x *execution) logEvent(ev engine.Event) (string, runlog.Body, error) {
+	switch e := ev.(type) {
+	case engine.Token:
+		return EventDelta, runlog.Text(logActor(e.Actor), e.Text), nil
+	case engine.ToolCall:
+		call := &model.ToolCall{ID: e.ID, Name: e.Name, Arguments: e.Arguments}
+		return encodeEvent(EventDelta, DeltaData{Actor: logActor(e.Actor), ToolCall: call})
+	case engine.ToolResult:
+		res := &model.ToolResult{ToolCallID: e.ToolCallID, Name: e.Name, Content: e.Content, IsError: e.IsError}
+		return encodeEvent(EventDelta, DeltaData{Actor: logActor(e.Actor), ToolResult: res})
+	case engine.StepStarted:
+		return encodeEvent(EventStepStart, stepBody(x.step(e.Step), nil))
+	case engine.StepCompleted:
+		return encodeEvent(EventStepComplete, stepBody(x.step(e.Step), nil))
+	case engine.StepFailed:
+		return encodeEvent(EventStepError, stepBody(x.step(e.Step), stepErr(e)))
+	case engine.ArtifactUpdate:
+		x.noteArtifact(e)
+		return encodeEvent(EventArtifact, e)
+	case engine.ToolProgress:
+		return encodeEvent(EventProgress, e)
+	case engine.Plan:
+		if !json.Valid(e.Plan) {
+			return "", runlog.Body{}, errdefs.Validationf("publish plan: plan is not JSON")
 		}
-		h.x.noteArtifact(a)
-		body, err := encodeBody(a) // normalised: compact, one JSON object
-		return EventArtifact, runlog.Object(body), err
-	case kindProgress:
-		return progressEvent(env)
-	case kindHandoff:
-		return handoffEvent(env)
-	case kindPlan:
-		if !json.Valid(env.Payload) {
-			return "", runlog.Body{}, errdefs.Validationf("publish plan: payload is not JSON")
-		}
-		body, err := encodeBody(PlanData{Actor: env.AgentID, Plan: env.Payload})
-		return EventPlan, runlog.Object(body), err
-	case kindDelta:
-		return deltaEvent(actor, env)
-	case kindStepStart, kindStepComplete, kindStepError:
-		body, err := encodeBody(StepData{Actor: actor, Payload: env.Payload})
-		return stepEvents[kind], runlog.Object(body), err
-	case kindVerdict:
-		body, err := governanceBody(actor, env.Payload)
+		return encodeEvent(EventPlan, PlanData{Actor: e.Actor, Plan: e.Plan})
+	case engine.Verdict:
+		body, err := governanceBody(logActor(e.Actor), e.Payload)
 		return EventGovernance, runlog.Object(body), err
-	case kindCompaction:
-		body, err := compactionBody(actor, env.Payload)
+	case engine.Compaction:
+		body, err := compactionBody(logActor(e.Actor), e.Payload)
 		return EventContextCompaction, runlog.Object(body), err
 	}
-	return "", runlog.Body{}, nil // kindRunFrame
+	return "", runlog.Body{}, errdefs.Validationf("publish to run %s: not an event", x.runID)
 }
 
-// deltaEvent is the delta event of a stream-delta envelope. A plain token,
-// the bulk of all events, takes the fast path: its text is spliced into
-// the event still encoded (jsonfast), not decoded and encoded again.
-func deltaEvent(actor string, env event.Envelope) (string, runlog.Body, error) {
-	if text, ok := engine.RawStreamToken(env.Payload); ok && jsonfast.Plain(actor) {
-		return EventDelta, runlog.Splice(actor, "text", text), nil
-	}
-	d, err := engine.DecodeStreamDelta(env)
+// encodeEvent is the event of type typ with body v, encoded by
+// encoding/json.
+func encodeEvent(typ string, v any) (string, runlog.Body, error) {
+	body, err := runlog.Encode(v)
 	if err != nil {
-		return "", runlog.Body{}, errdefs.Validation(err)
+		return "", runlog.Body{}, errdefs.Validationf("publish %s: %w", typ, err)
 	}
-	body, err := encodeDelta(actor, d)
-	return EventDelta, runlog.Object(body), err
+	return typ, body, nil
 }
 
-func encodeDelta(actor string, d engine.StreamDeltaPayload) (json.RawMessage, error) {
-	out := DeltaData{Actor: actor}
-	switch d.Type {
-	case engine.StreamDeltaToken:
-		out.Text = d.Content
-	case engine.StreamDeltaToolCall:
-		args, err := argumentsJSON(d.Arguments)
-		if err != nil {
-			return nil, err
-		}
-		out.ToolCall = &model.ToolCall{ID: d.ID, Name: d.Name, Arguments: args}
-	case engine.StreamDeltaToolResult:
-		out.ToolResult = &model.ToolResult{ToolCallID: d.ToolCallID, Name: d.Name, Content: d.Content, IsError: d.IsError}
-	default:
-		return nil, nil // forward-compatible: unknown delta kinds are skipped
-	}
-	return encodeBody(out)
+// stepData is how a step event's body is encoded: StepData, its payload
+// still a value.
+type stepData struct {
+	Actor   string      `json:"actor"`
+	Payload stepPayload `json:"payload"`
 }
 
-// argumentsJSON accepts tool arguments as a JSON string or a decoded value.
-func argumentsJSON(v any) (json.RawMessage, error) {
-	switch a := v.(type) {
-	case nil:
-		return nil, nil
-	case string:
-		if a == "" {
-			return nil, nil
-		}
-		if json.Valid([]byte(a)) {
-			return json.RawMessage(a), nil
-		}
-		return json.Marshal(a)
-	case json.RawMessage:
-		return a, nil
-	default:
-		return json.Marshal(a)
-	}
+// stepPayload is the payload of a step event (StepData.Payload).
+type stepPayload struct {
+	RunID      string        `json:"run_id"`
+	Actor      string        `json:"actor"`
+	Kind       string        `json:"kind,omitempty"`
+	Detail     any           `json:"detail,omitempty"`
+	Error      string        `json:"error,omitempty"`
+	ErrorClass errdefs.Class `json:"error_class,omitempty"`
 }
 
-// FramesRuns tells the engine helpers not to publish run start and end:
-// the runtime logs its own for every attempt (engine.RunFramer).
-func (h *host) FramesRuns() bool { return true }
+// step is s as this run logs it: a step that names no run is this run's.
+func (x *execution) step(s engine.Step) engine.Step {
+	if s.RunID == "" {
+		s.RunID = x.runID
+	}
+	return s
+}
+
+// stepBody is the body of a step event of s, failed with err if not nil.
+func stepBody(s engine.Step, err error) stepData {
+	p := stepPayload{RunID: s.RunID, Actor: s.Actor, Kind: s.Kind, Detail: s.Detail}
+	if raw, ok := s.Detail.(json.RawMessage); ok && len(raw) == 0 {
+		p.Detail = nil
+	}
+	if err != nil {
+		p.Error, p.ErrorClass = err.Error(), errdefs.ClassOf(err)
+	}
+	return stepData{Actor: logActor(s.Actor), Payload: p}
+}
+
+// stepErr is the error of a failed step; a nil one reads as Internal.
+func stepErr(e engine.StepFailed) error {
+	if e.Err == nil {
+		return errdefs.Internalf("step %q failed without an error", e.Actor)
+	}
+	return e.Err
+}
+
+// logActor is an actor as the log names it: one token, '.', '*', '>' and
+// ASCII whitespace folded to '_', and "_" for none, so that a graph
+// node's "<agent>.node.<id>" reads "<agent>_node_<id>". Actors that need
+// no change are returned without allocating.
+func logActor(actor string) string {
+	if actor == "" {
+		return "_"
+	}
+	// Every folded rune is ASCII, and UTF-8 never uses an ASCII byte
+	// inside another rune, so looking at bytes finds exactly them.
+	if !strings.ContainsFunc(actor, folded) {
+		return actor
+	}
+	return strings.Map(func(r rune) rune {
+		if folded(r) {
+			return '_'
+		}
+		return r
+	}, actor)
+}
+
+func folded(r rune) bool {
+	switch r {
+	case '.', '*', '>', ' ', '\t', '\n', '\r', '\v', '\f':
+		return true
+	}
+	return false
+}
 
 // Interrupts delivers cooperative stop requests (cancel, shutdown, a newer
 // message under the interrupt policy).

@@ -9,6 +9,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -21,13 +22,13 @@ import (
 // evFrame is what the framing events say: run.start, status and run.end
 // bodies share these members.
 type evFrame struct {
-	State   store.TaskState  `json:"state"`
-	Attempt int              `json:"attempt"`
-	Resumed string           `json:"resumed"`
-	Error   *store.TaskError `json:"error"`
+	State   run.TaskState  `json:"state"`
+	Attempt int            `json:"attempt"`
+	Resumed string         `json:"resumed"`
+	Error   *run.TaskError `json:"error"`
 }
 
-func evFrameOf(t *testing.T, ev store.Event) evFrame {
+func evFrameOf(t *testing.T, ev run.Event) evFrame {
 	t.Helper()
 	var f evFrame
 	if err := json.Unmarshal(ev.Data, &f); err != nil {
@@ -40,7 +41,7 @@ func evFrameOf(t *testing.T, ev store.Event) evFrame {
 // seqs from 1, every attempt opened by one run.start (attempts numbered
 // 1, 2, …) and closed by one run.end, and the log's last event a run.end
 // that carries final. It returns the log's run.end events.
-func checkAttemptsFramed(t *testing.T, evs []store.Event, final store.TaskState) []store.Event {
+func checkAttemptsFramed(t *testing.T, evs []run.Event, final run.TaskState) []run.Event {
 	t.Helper()
 	if len(evs) == 0 {
 		t.Fatal("empty log")
@@ -49,7 +50,7 @@ func checkAttemptsFramed(t *testing.T, evs []store.Event, final store.TaskState)
 	if !framed(evs) {
 		t.Fatalf("log not framed (run.start … run.end per attempt, run.end last): %v", types(evs))
 	}
-	var starts, ends []store.Event
+	var starts, ends []run.Event
 	for _, ev := range evs {
 		switch ev.Type {
 		case EventRunStart:
@@ -71,7 +72,7 @@ func checkAttemptsFramed(t *testing.T, evs []store.Event, final store.TaskState)
 }
 
 // countStatus counts the status events of evs that say state.
-func countStatus(t *testing.T, evs []store.Event, state store.TaskState) int {
+func countStatus(t *testing.T, evs []run.Event, state run.TaskState) int {
 	t.Helper()
 	n := 0
 	for _, ev := range evs {
@@ -102,10 +103,10 @@ func testDrainFramesTheHandedOverAttempt(t *testing.T, shared store.Store) {
 	if n := len(drained); n == 0 || drained[n-1].Type != EventRunEnd {
 		t.Fatalf("after the drain the log is %v, want it to end with the drained attempt's run.end", types(drained))
 	}
-	if f := evFrameOf(t, drained[len(drained)-1]); f.State != store.StateWorking || f.Error != nil {
+	if f := evFrameOf(t, drained[len(drained)-1]); f.State != run.StateWorking || f.Error != nil {
 		t.Fatalf("drained attempt's run.end %s, want state working and no error", drained[len(drained)-1].Data)
 	}
-	if got, _ := shared.GetTask(ctxT(t), task.ID); got.State != store.StateWorking {
+	if got, _ := shared.GetTask(ctxT(t), task.ID); got.State != run.StateWorking {
 		t.Fatalf("drained task is %s, want working", got.State)
 	}
 
@@ -115,16 +116,16 @@ func testDrainFramesTheHandedOverAttempt(t *testing.T, shared store.Store) {
 	}
 	defer func() { _ = b.Shutdown(context.Background()) }()
 	<-started
-	if done := wait(t, b, task.ID); done.State != store.StateCompleted || done.Attempt != 2 {
+	if done := wait(t, b, task.ID); done.State != run.StateCompleted || done.Attempt != 2 {
 		t.Fatalf("state %s attempt %d, want completed in attempt 2", done.State, done.Attempt)
 	}
 	evs := storedEvents(t, shared, task.ID)
-	ends := checkAttemptsFramed(t, evs, store.StateCompleted)
+	ends := checkAttemptsFramed(t, evs, run.StateCompleted)
 	if len(ends) != 2 {
 		t.Fatalf("%d attempts, want 2: %v", len(ends), types(evs))
 	}
 	first := ends[0]
-	if f := evFrameOf(t, first); f.State != store.StateWorking || f.Error != nil {
+	if f := evFrameOf(t, first); f.State != run.StateWorking || f.Error != nil {
 		t.Errorf("attempt 1 ends with %s, want state working and no error", first.Data)
 	}
 	next := evs[first.Seq] // the event after attempt 1's run.end (seqs are dense from 1)
@@ -145,11 +146,11 @@ func cancelTwice(t *testing.T, r *Runtime, h *hooked, taskID string) {
 		t.Errorf("a cancel while another is in progress: %v, want it accepted (cancel is idempotent)", err)
 	}
 	fr := <-first
-	if fr.err != nil || fr.t.State != store.StateCanceled {
+	if fr.err != nil || fr.t.State != run.StateCanceled {
 		t.Fatalf("first cancel answered %s %v, want canceled", fr.t.State, fr.err)
 	}
 	again, err := r.Cancel(ctxT(t), taskID)
-	if err != nil || again.State != store.StateCanceled {
+	if err != nil || again.State != run.StateCanceled {
 		t.Fatalf("cancel after both: %s %v, want the canceled task", again.State, err)
 	}
 }
@@ -172,14 +173,14 @@ func TestConcurrentCancelOfAParkedTask(t *testing.T) {
 	h := &hooked{Store: memstore.New()}
 	r := newTestRuntime(t, h, testAgent("a", asker{}))
 	task := send(t, r, "a", "hi")
-	if got := wait(t, r, task.ID); got.State != store.StateInputRequired {
+	if got := wait(t, r, task.ID); got.State != run.StateInputRequired {
 		t.Fatalf("state %s, want input-required", got.State)
 	}
 	cancelTwice(t, r, h, task.ID)
 	got, _ := h.GetTask(ctxT(t), task.ID)
 	evs := storedEvents(t, h, task.ID)
-	checkAttemptsFramed(t, evs, store.StateCanceled)
-	if n := countStatus(t, evs, store.StateCanceled); n != 1 || got.State != store.StateCanceled || got.Attempt != 2 {
+	checkAttemptsFramed(t, evs, run.StateCanceled)
+	if n := countStatus(t, evs, run.StateCanceled); n != 1 || got.State != run.StateCanceled || got.Attempt != 2 {
 		t.Fatalf("task %s attempt %d, %d canceled statuses in %v: want canceled once, in attempt 2", got.State, got.Attempt, n, types(evs))
 	}
 	n := len(evs)
@@ -196,14 +197,14 @@ func TestConcurrentCancelOfAQueuedTask(t *testing.T) {
 	r, running, queued, started := queueBehind(t, h)
 	cancelTwice(t, r, h, queued.ID)
 	evs := storedEvents(t, h, queued.ID)
-	ends := checkAttemptsFramed(t, evs, store.StateCanceled)
-	if n := countStatus(t, evs, store.StateCanceled); n != 1 || len(ends) != 1 {
+	ends := checkAttemptsFramed(t, evs, run.StateCanceled)
+	if n := countStatus(t, evs, run.StateCanceled); n != 1 || len(ends) != 1 {
 		t.Fatalf("%d canceled statuses, %d attempts in %v: want one of each", n, len(ends), types(evs))
 	}
 	if _, err := r.Cancel(ctxT(t), running.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := wait(t, r, running.ID); got.State != store.StateCanceled {
+	if got := wait(t, r, running.ID); got.State != run.StateCanceled {
 		t.Fatalf("running task %s, want canceled", got.State)
 	}
 	select {
@@ -216,7 +217,7 @@ func TestConcurrentCancelOfAQueuedTask(t *testing.T) {
 // queueBehind starts a blocking task of an enqueueing agent on st (nil: a
 // fresh memstore) and queues a second one behind it in its context; started
 // receives the id of each task that starts.
-func queueBehind(t *testing.T, st store.Store) (r *Runtime, running, queued store.Task, started chan string) {
+func queueBehind(t *testing.T, st store.Store) (r *Runtime, running, queued run.Task, started chan string) {
 	t.Helper()
 	started = make(chan string, 2)
 	ag := testAgent("q", blocker(false, started))
@@ -229,7 +230,7 @@ func queueBehind(t *testing.T, st store.Store) (r *Runtime, running, queued stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sub.Task.State != store.StateSubmitted {
+	if sub.Task.State != run.StateSubmitted {
 		t.Fatalf("second task %s, want queued (submitted)", sub.Task.State)
 	}
 	return r, running, sub.Task, started
@@ -262,15 +263,15 @@ func checkNeverParked(t *testing.T, r *Runtime, taskID string) {
 	t.Helper()
 	got := wait(t, r, taskID)
 	evs := storedEvents(t, r.st, taskID)
-	if got.State != store.StateCanceled {
+	if got.State != run.StateCanceled {
 		t.Errorf("task %s, want canceled: the stop landed before the question", got.State)
 	}
 	for _, ev := range evs {
-		if ev.Type == EventInput || ev.Type == EventStatus && evFrameOf(t, ev).State == store.StateInputRequired {
+		if ev.Type == EventInput || ev.Type == EventStatus && evFrameOf(t, ev).State == run.StateInputRequired {
 			t.Errorf("log %v holds %s %s: a stopped run must not park", types(evs), ev.Type, ev.Data)
 		}
 	}
-	checkAttemptsFramed(t, evs, store.StateCanceled)
+	checkAttemptsFramed(t, evs, run.StateCanceled)
 }
 
 // A cancel that lands before the engine asks the user cancels the run: it
@@ -322,12 +323,12 @@ func TestRunEndLastOnErrorPaths(t *testing.T) { logModes(t, testRunEndLastOnErro
 func testRunEndLastOnErrorPaths(t *testing.T) {
 	t.Run("engine error", func(t *testing.T) {
 		eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
-			_ = engine.EmitStreamToken(ctx, h, run.ID, "e", "partial ")
+			_ = h.Publish(ctx, engine.Token{Actor: "e", Text: "partial "})
 			return b, errdefs.Internalf("the model fell over")
 		})
 		r := newTestRuntime(t, nil, testAgent("e", eng))
 		got := wait(t, r, send(t, r, "e", "x").ID)
-		if got.State != store.StateFailed {
+		if got.State != run.StateFailed {
 			t.Fatalf("state %s, want failed", got.State)
 		}
 		checkFailedEnd(t, r, got.ID)
@@ -341,21 +342,21 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 		if _, err := r.Cancel(ctxT(t), task.ID); err != nil {
 			t.Fatal(err)
 		}
-		if got := wait(t, r, task.ID); got.State != store.StateCanceled {
+		if got := wait(t, r, task.ID); got.State != run.StateCanceled {
 			t.Fatalf("state %s, want canceled", got.State)
 		}
 		evs := storedEvents(t, r.st, task.ID)
-		if ends := checkAttemptsFramed(t, evs, store.StateCanceled); len(ends) != 1 {
+		if ends := checkAttemptsFramed(t, evs, run.StateCanceled); len(ends) != 1 {
 			t.Fatalf("%d attempts, want 1: %v", len(ends), types(evs))
 		}
 	})
 	t.Run("cancel of a queued task", func(t *testing.T) {
 		r, running, queued, _ := queueBehind(t, nil)
-		if ct, err := r.Cancel(ctxT(t), queued.ID); err != nil || ct.State != store.StateCanceled {
+		if ct, err := r.Cancel(ctxT(t), queued.ID); err != nil || ct.State != run.StateCanceled {
 			t.Fatalf("cancel of the queued task: %s %v, want canceled", ct.State, err)
 		}
 		evs := storedEvents(t, r.st, queued.ID)
-		if ends := checkAttemptsFramed(t, evs, store.StateCanceled); len(ends) != 1 {
+		if ends := checkAttemptsFramed(t, evs, run.StateCanceled); len(ends) != 1 {
 			t.Fatalf("%d attempts, want 1: %v", len(ends), types(evs))
 		}
 		if _, err := r.Cancel(ctxT(t), running.ID); err != nil {
@@ -370,7 +371,7 @@ func testRunEndLastOnErrorPaths(t *testing.T) {
 func checkFailedEnd(t *testing.T, r *Runtime, runID string) {
 	t.Helper()
 	evs := storedEvents(t, r.st, runID)
-	ends := checkAttemptsFramed(t, evs, store.StateFailed)
+	ends := checkAttemptsFramed(t, evs, run.StateFailed)
 	if len(ends) != 1 || evFrameOf(t, ends[0]).Error == nil {
 		t.Fatalf("run.end %v in %v, want one, with the error", types(ends), types(evs))
 	}

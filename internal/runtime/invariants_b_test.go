@@ -13,6 +13,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
@@ -75,7 +76,7 @@ func testStalledSubscriberCatchesUpWhileRunIsLive(t *testing.T) {
 }
 
 // deltaText is the text of a delta event ("" for other events).
-func deltaText(t *testing.T, ev store.Event) string {
+func deltaText(t *testing.T, ev run.Event) string {
 	t.Helper()
 	if ev.Type != EventDelta {
 		return ""
@@ -89,7 +90,7 @@ func deltaText(t *testing.T, ev store.Event) string {
 
 // checkTokensOnce asserts that evs hold streamer's tokens 1..n, each exactly
 // once, in order.
-func checkTokensOnce(t *testing.T, evs []store.Event, n int) {
+func checkTokensOnce(t *testing.T, evs []run.Event, n int) {
 	t.Helper()
 	next := 1
 	for _, ev := range evs {
@@ -181,13 +182,13 @@ func (g *terminalGate) Apply(ctx context.Context, c store.Change) error {
 // logModes says, and no recovery sweep within a test's time.
 func gatedRuntime(t *testing.T, st store.Store, agents ...*Agent) *Runtime {
 	t.Helper()
-	return startRuntime(t, Options{Store: st, Agents: agents, VolatileStore: !durableLogs, SweepEvery: time.Hour})
+	return startRuntime(t, Options{Store: inLogMode(st), Agents: agents, SweepEvery: time.Hour})
 }
 
 // readVisible reads every event visible to st now, without waiting.
-func readVisible(t *testing.T, st *Stream) []store.Event {
+func readVisible(t *testing.T, st *Stream) []run.Event {
 	t.Helper()
-	var out []store.Event
+	var out []run.Event
 	for {
 		evs, _, err := st.Read(ctxT(t), 64)
 		if err != nil && !errors.Is(err, runlog.ErrPoll) {
@@ -202,7 +203,7 @@ func readVisible(t *testing.T, st *Stream) []store.Event {
 
 // terminalSeen names the first run.end or terminal status in evs ("" if
 // none).
-func terminalSeen(t *testing.T, evs []store.Event) string {
+func terminalSeen(t *testing.T, evs []run.Event) string {
 	t.Helper()
 	for _, ev := range evs {
 		switch ev.Type {
@@ -227,8 +228,8 @@ type heldTerminal struct {
 	r    *Runtime
 	g    *terminalGate
 	st   *Stream
-	task store.Task
-	got  []store.Event // what the reader got while the commit was held
+	task run.Task
+	got  []run.Event // what the reader got while the commit was held
 }
 
 // holdTerminal starts a heldTerminal run (the gate failing its terminal
@@ -277,13 +278,13 @@ func testRunEndVisibleOnlyOnceDurable(t *testing.T) {
 	}
 	end := got[len(got)-1]
 	stored, err := h.g.GetTask(ctx, h.task.ID)
-	if err != nil || stored.State != store.StateCompleted {
+	if err != nil || stored.State != run.StateCompleted {
 		t.Errorf("when the reader got run.end the stored task was %s (%v), want completed", stored.State, err)
 	}
 	if evs := storedEvents(t, h.g, h.task.ID); len(evs) == 0 || evs[len(evs)-1].Seq != end.Seq || evs[len(evs)-1].Type != EventRunEnd {
 		t.Errorf("when the reader got run.end (seq %d) the stored log was %v", end.Seq, types(evs))
 	}
-	page, err := h.g.ListMessages(ctx, store.MessageQuery{ContextID: h.task.ContextID, TaskID: h.task.ID, Limit: 100})
+	page, err := h.g.ListMessages(ctx, run.MessageQuery{ContextID: h.task.ContextID, TaskID: h.task.ID, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,13 +343,11 @@ func TestDeltasCoalescedFirstShownAtOnce(t *testing.T) {
 	const tokens = 500
 	hold := make(chan struct{})
 	eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-		_ = engine.PublishRunStart(ctx, h, run)
-		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		text := ""
 		for i := 1; i <= tokens; i++ {
 			tok := fmt.Sprintf("tok%d ", i)
 			text += tok
-			if err := engine.EmitStreamToken(ctx, h, run.ID, "streamer", tok); err != nil {
+			if err := h.Publish(ctx, engine.Token{Actor: "streamer", Text: tok}); err != nil {
 				return b, err
 			}
 			if i == 1 {
@@ -381,7 +380,7 @@ func TestDeltasCoalescedFirstShownAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var got []store.Event
+	var got []run.Event
 	for deltaText(t, lastOf(got)) == "" {
 		evs, err := s.Next(ctx, 64, time.Second)
 		if err != nil {
@@ -412,9 +411,9 @@ func TestDeltasCoalescedFirstShownAtOnce(t *testing.T) {
 	}
 }
 
-func lastOf(evs []store.Event) store.Event {
+func lastOf(evs []run.Event) run.Event {
 	if len(evs) == 0 {
-		return store.Event{}
+		return run.Event{}
 	}
 	return evs[len(evs)-1]
 }

@@ -7,6 +7,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -250,7 +251,7 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	if draining || local {
 		return nil
 	}
-	ctx = store.WithTenant(ctx, expired.Tenant)
+	ctx = run.WithTenant(ctx, expired.Tenant)
 	l, t, a, err := r.claimExpired(ctx, expired.RunID)
 	if err != nil || a == nil {
 		return err
@@ -259,7 +260,7 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 	if err != nil {
 		return err
 	}
-	if t.State == store.StateWorking {
+	if t.State == run.StateWorking {
 		if err := r.reopen(ctx, x, t, expired); err != nil {
 			x.createErr = err
 			close(x.created)
@@ -279,10 +280,10 @@ func (r *Runtime) recover(ctx context.Context, expired store.Lease) error {
 // agent means the run needs no recovery here: it ended, parked for input,
 // or belongs to an agent this replica does not host (then the error says
 // so); the lease is given back.
-func (r *Runtime) claimExpired(ctx context.Context, runID string) (store.Lease, store.Task, *Agent, error) {
+func (r *Runtime) claimExpired(ctx context.Context, runID string) (store.Lease, run.Task, *Agent, error) {
 	l, err := r.st.AcquireLease(ctx, runID, r.replica, r.leaseTTL)
 	if err != nil {
-		return l, store.Task{}, nil, err // Conflict: another replica won
+		return l, run.Task{}, nil, err // Conflict: another replica won
 	}
 	t, err := r.st.GetTask(ctx, runID)
 	if err != nil {
@@ -290,7 +291,7 @@ func (r *Runtime) claimExpired(ctx context.Context, runID string) (store.Lease, 
 		return l, t, nil, err
 	}
 	a, aerr := r.Agent(t.AgentID)
-	if (t.State != store.StateWorking && t.State != store.StateSubmitted) || aerr != nil {
+	if (t.State != run.StateWorking && t.State != run.StateSubmitted) || aerr != nil {
 		r.log.Debug("expired lease needs no recovery", "run_id", t.ID, "state", t.State, "agent_err", aerr)
 		_ = r.st.ReleaseLease(ctx, l)
 		return l, t, nil, aerr
@@ -302,7 +303,7 @@ func (r *Runtime) claimExpired(ctx context.Context, runID string) (store.Lease, 
 // replica holds, as a run of its own: a working task goes on in its next
 // attempt, resumed after a crash. It fails when the task's context is
 // busy here (a later sweep tries again).
-func (r *Runtime) adoptExpired(ctx context.Context, a *Agent, t store.Task, l store.Lease) (*execution, error) {
+func (r *Runtime) adoptExpired(ctx context.Context, a *Agent, t run.Task, l store.Lease) (*execution, error) {
 	log, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		r.expire(ctx, l)
@@ -310,7 +311,7 @@ func (r *Runtime) adoptExpired(ctx context.Context, a *Agent, t store.Task, l st
 	}
 	msg := userMessageOf(ctx, r, t)
 	next, resume := t, ""
-	if t.State == store.StateWorking {
+	if t.State == run.StateWorking {
 		next.Attempt++
 		next.UpdatedAt = time.Now().UTC()
 		resume = engine.SignalCrash
@@ -336,16 +337,16 @@ func (r *Runtime) adoptExpired(ctx context.Context, a *Agent, t store.Task, l st
 // of the replica that died ended and x's attempt starts. That replica never
 // wrote its attempt's run.end (a drain did): the attempt is closed if
 // needed, then the new one opened, in one commit.
-func (r *Runtime) reopen(ctx context.Context, x *execution, t store.Task, expired store.Lease) error {
+func (r *Runtime) reopen(ctx context.Context, x *execution, t run.Task, expired store.Lease) error {
 	var evs []stateEvent
 	if !r.attemptClosed(ctx, t.ID) {
-		evs = append(evs, stateEvent{body: RunEndData{State: store.StateWorking, Usage: t.Usage,
-			Error: &store.TaskError{Class: string(errdefs.ClassAborted), Message: lapsedLease(expired)}}})
+		evs = append(evs, stateEvent{body: RunEndData{State: run.StateWorking, Usage: t.Usage,
+			Error: &run.TaskError{Class: string(errdefs.ClassAborted), Message: lapsedLease(expired)}}})
 	}
 	evs = append(evs,
 		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: x.agent.ID, Attempt: x.task.Attempt, Resumed: engine.SignalCrash,
 			Continues: engine.CapabilitiesOf(x.agent.Engine).ResumeContinuesOutput}},
-		stateEvent{body: StatusData{State: store.StateWorking}})
+		stateEvent{body: StatusData{State: run.StateWorking}})
 	if _, err := r.commit(ctx, x.log, store.Change{UpdateTask: &x.task}, evs...); err != nil {
 		return err
 	}
@@ -382,8 +383,8 @@ func (r *Runtime) expire(ctx context.Context, l store.Lease) {
 
 // userMessageOf finds the user message that opened the run's latest
 // attempt, for the agent request of a recovered attempt.
-func userMessageOf(ctx context.Context, r *Runtime, t store.Task) (m model.Message) {
-	page, err := r.st.ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 50})
+func userMessageOf(ctx context.Context, r *Runtime, t run.Task) (m model.Message) {
+	page, err := r.st.ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 50})
 	if err != nil {
 		return m
 	}

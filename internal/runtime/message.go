@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -77,9 +78,9 @@ func truncateID(id string) string {
 
 // normaliseUserMessage checks a user message and fills in its defaults; its
 // time is put in the form stores keep (see store.StoredTime).
-func normaliseUserMessage(m model.Message) (store.Message, error) {
+func normaliseUserMessage(m model.Message) (run.Message, error) {
 	if field, err := CheckUserMessage(m); err != nil {
-		return store.Message{}, errdefs.WithField(field, err)
+		return run.Message{}, errdefs.WithField(field, err)
 	}
 	if m.Role == "" {
 		m.Role = model.RoleUser
@@ -92,7 +93,7 @@ func normaliseUserMessage(m model.Message) (store.Message, error) {
 	} else {
 		m.CreatedAt = store.StoredTime(m.CreatedAt)
 	}
-	return store.Message{Message: m}, nil
+	return run.Message{Message: m}, nil
 }
 
 func errorsJoin(base error, detail string) error {

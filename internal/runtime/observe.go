@@ -2,14 +2,13 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
-	"strings"
 	"time"
 
 	"agentd/internal/engine"
-	"agentd/internal/event"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Observer watches this replica's runs for telemetry (traces, metrics). It
@@ -51,7 +50,7 @@ type AttemptInfo struct {
 // engine's goroutines, Ended once, last.
 type AttemptObserver interface {
 	// Step sees a step event the engine published: typ is EventStepStart,
-	// EventStepComplete or EventStepError, payload the envelope's payload.
+	// EventStepComplete or EventStepError, payload the step's payload as the log holds it.
 	Step(typ, actor string, payload []byte)
 	// Streamed sees the attempt's first streamed delta (time to first
 	// token); later ones are not reported.
@@ -63,8 +62,8 @@ type AttemptObserver interface {
 
 // AttemptOutcome is how an attempt ended.
 type AttemptOutcome struct {
-	State store.TaskState
-	Error *store.TaskError
+	State run.TaskState
+	Error *run.TaskError
 	// Usage is the attempt's own token use.
 	Usage    model.TokenUsage
 	Handover bool
@@ -137,21 +136,20 @@ func (x *execution) engineHost() engine.Host {
 
 // observedHost is the attempt's host, its Publish reporting steps and the
 // first token to the observer. Embedding keeps every other capability of
-// host (RunChild, FramesRuns) visible to the engine's type assertions.
+// host (RunChild, PublishCheckpointed) visible to the engine's type assertions.
 type observedHost struct {
 	*host
 	obs      AttemptObserver
 	streamed bool // set by the first delta; Publish is called by one goroutine at a time per stream
 }
 
-// Publish logs env as the attempt's host does, then reports it.
-func (h *observedHost) Publish(ctx context.Context, env event.Envelope) error {
-	if err := h.host.Publish(ctx, env); err != nil {
+// Publish logs ev as the attempt's host does, then reports it.
+func (h *observedHost) Publish(ctx context.Context, ev engine.Event) error {
+	if err := h.host.Publish(ctx, ev); err != nil {
 		return err
 	}
-	rest, _ := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix+h.id+".")
-	switch kind, actor := kindOf(rest); kind {
-	case kindDelta:
+	switch e := ev.(type) {
+	case engine.Token, engine.ToolCall, engine.ToolResult:
 		h.host.mu.Lock()
 		first := !h.streamed
 		h.streamed = true
@@ -159,10 +157,20 @@ func (h *observedHost) Publish(ctx context.Context, env event.Envelope) error {
 		if first {
 			h.obs.Streamed()
 		}
-	case kindStepStart, kindStepComplete, kindStepError:
-		if actor != "" {
-			h.obs.Step(stepEvents[kind], actor, env.Payload)
-		}
+	case engine.StepStarted:
+		h.step(EventStepStart, stepBody(h.x.step(e.Step), nil))
+	case engine.StepCompleted:
+		h.step(EventStepComplete, stepBody(h.x.step(e.Step), nil))
+	case engine.StepFailed:
+		h.step(EventStepError, stepBody(h.x.step(e.Step), stepErr(e)))
 	}
 	return nil
+}
+
+// step shows the observer a step event with its payload as the log holds
+// it (encoded again: the observer reads JSON, and steps are few).
+func (h *observedHost) step(typ string, d stepData) {
+	if payload, err := json.Marshal(d.Payload); err == nil {
+		h.obs.Step(typ, d.Actor, payload)
+	}
 }

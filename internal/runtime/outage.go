@@ -68,9 +68,6 @@ func newOutagePolicy(o Options) outagePolicy {
 	return p
 }
 
-// ReplicaID is the name this replica holds leases under.
-func (r *Runtime) ReplicaID() string { return r.replica }
-
 // Executes reports whether run runID executes (or waits to) on this
 // replica and has not been given up: the answer to another replica's
 // OwnerProbe.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -65,7 +66,7 @@ func TestOutageHoldsTheEngineBack(t *testing.T) {
 	}
 	st.dead.Store(false)
 	final := wait(t, r, task.ID)
-	if final.State != store.StateCompleted || final.Attempt != 1 {
+	if final.State != run.StateCompleted || final.Attempt != 1 {
 		t.Fatalf("run %s in attempt %d, want completed in attempt 1", final.State, final.Attempt)
 	}
 	evs := readAll(t, r, task.ID, 0, true)
@@ -104,7 +105,7 @@ func TestOwnerGivesUpBeyondTheBound(t *testing.T) {
 		t.Fatalf("the log grew from seq %d to %d after the owner gave the run up", before, after)
 	}
 	got, err := st.GetTask(ctxT(t), task.ID)
-	if err != nil || got.State != store.StateWorking {
+	if err != nil || got.State != run.StateWorking {
 		t.Fatalf("task %v, %v: want it left working for another replica", got.State, err)
 	}
 }
@@ -150,7 +151,7 @@ func TestSweepAsksTheOwnerFirst(t *testing.T) {
 	}
 }
 
-func countType(evs []store.Event, typ string) int {
+func countType(evs []run.Event, typ string) int {
 	n := 0
 	for _, ev := range evs {
 		if ev.Type == typ {

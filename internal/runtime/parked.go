@@ -9,6 +9,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -33,9 +34,9 @@ import (
 // resumeParked resumes task t, parked for input, in a new attempt without
 // an answer: signal (ResumedByCancel or engine.SignalTimeout) says why.
 // The task it returns is working.
-func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t store.Task, signal string) (store.Task, error) {
+func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t run.Task, signal string) (run.Task, error) {
 	if !t.State.Interrupted() {
-		return store.Task{}, errdefs.Conflictf("task %s is %s, not waiting for input", t.ID, t.State)
+		return run.Task{}, errdefs.Conflictf("task %s is %s, not waiting for input", t.ID, t.State)
 	}
 	return r.resumeFrom(ctx, a, t, signal, nil)
 }
@@ -44,10 +45,10 @@ func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t store.Task, sign
 // signal says why. prep, when set, readies the attempt before it is
 // launched and returns events its first commit writes after run.start
 // (a signal's).
-func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t store.Task, signal string, prep func(*execution) []stateEvent) (store.Task, error) {
+func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t run.Task, signal string, prep func(*execution) []stateEvent) (run.Task, error) {
 	l, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	r.mu.Lock()
 	q := r.contexts[contextKey(tenantOf(t), t.ContextID)]
@@ -55,7 +56,7 @@ func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t store.Task, signal
 		r.mu.Unlock()
 		l.Deactivate()
 		r.logs.Release(l)
-		return store.Task{}, errdefs.Conflictf("resume task %s (%s): %s", t.ID, signal, busy)
+		return run.Task{}, errdefs.Conflictf("resume task %s (%s): %s", t.ID, signal, busy)
 	}
 	if q == nil {
 		q = &contextQueue{}
@@ -79,12 +80,12 @@ func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t store.Task, signal
 
 	claim := r.leaseClaim()
 	_, err = r.commit(ctx, l, store.Change{TaskID: t.ID, UpdateTask: &x.task, Lease: claim},
-		append(evs, stateEvent{body: StatusData{State: store.StateWorking}})...)
+		append(evs, stateEvent{body: StatusData{State: run.StateWorking}})...)
 	if err != nil {
 		x.createErr = err
 		close(x.created)
 		r.forget(x)
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	x.task.Version++
 	x.holdLease(claim.Granted)
@@ -96,7 +97,7 @@ func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t store.Task, signal
 
 // resumeBlockedLocked says why task t cannot be resumed (for signal) now,
 // or "" when it can; q is its context's queue, if any. r.mu is held.
-func (r *Runtime) resumeBlockedLocked(t store.Task, signal string, q *contextQueue) string {
+func (r *Runtime) resumeBlockedLocked(t run.Task, signal string, q *contextQueue) string {
 	switch {
 	case r.runs[t.ID] != nil:
 		return "task " + t.ID + " is being resumed already"
@@ -112,9 +113,9 @@ func (r *Runtime) resumeBlockedLocked(t store.Task, signal string, q *contextQue
 
 // resumedTask is parked task t as its next attempt, resumed by signal,
 // starts it.
-func resumedTask(t store.Task, signal string) store.Task {
+func resumedTask(t run.Task, signal string) run.Task {
 	next := t
-	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
+	next.State, next.Attempt, next.StatusMessage, next.Error = run.StateWorking, t.Attempt+1, nil, nil
 	// A cancel stays recorded for the attempt that handles it: should this
 	// replica die before it ends, the replica that recovers the run sees
 	// the request at its first lease renewal and interrupts it again.
@@ -128,7 +129,7 @@ func resumedTask(t store.Task, signal string) store.Task {
 // to cancelIdle: another engine, or the context busy with another task (a
 // resume would have to wait, and a cancel does not). Callers hold the
 // task's canceling mark.
-func (r *Runtime) cancelParked(ctx context.Context, t store.Task) (_ store.Task, handled bool, err error) {
+func (r *Runtime) cancelParked(ctx context.Context, t run.Task) (_ run.Task, handled bool, err error) {
 	a, err := r.Agent(t.AgentID)
 	if !t.State.Interrupted() || err != nil || !engine.CapabilitiesOf(a.Engine).HandlesParkedInterrupts && !a.hasPeerHandoffs() {
 		return t, false, nil
@@ -157,13 +158,13 @@ func handledCancel(res *agent.Result, note string) outcome {
 			}
 		}
 	}
-	return outcome{state: store.StateCanceled, status: &msg, keep: res.Committed, said: true}
+	return outcome{state: run.StateCanceled, status: &msg, keep: res.Committed, said: true}
 }
 
 // promptDeadline is when the prompt that parked task t expires: the
 // engine.PromptDeadlineKey member (RFC 3339) of a data part of its status
 // message. ok is false when the prompt has none.
-func promptDeadline(t store.Task) (deadline time.Time, ok bool) {
+func promptDeadline(t run.Task) (deadline time.Time, ok bool) {
 	if !t.State.Interrupted() || t.StatusMessage == nil {
 		return time.Time{}, false
 	}
@@ -217,7 +218,7 @@ func (s *promptSweep) round(ctx context.Context) {
 		if !engine.CapabilitiesOf(a.Engine).PromptDeadlines {
 			continue
 		}
-		page, err := r.st.ListTasksOfAllTenants(ctx, store.TaskQuery{AgentID: a.ID, States: []store.TaskState{store.StateInputRequired},
+		page, err := r.st.ListTasksOfAllTenants(ctx, run.TaskQuery{AgentID: a.ID, States: []run.TaskState{run.StateInputRequired},
 			Cursor: s.cursors[a.ID], Limit: promptPage})
 		if err != nil {
 			r.noteStoreError(err)
@@ -230,7 +231,7 @@ func (s *promptSweep) round(ctx context.Context) {
 			if !ok || now.Before(d) {
 				continue
 			}
-			if _, err := r.resumeParked(store.WithTenant(ctx, tenantOf(t)), a, t, engine.SignalTimeout); errdefs.IsConflict(err) {
+			if _, err := r.resumeParked(run.WithTenant(ctx, tenantOf(t)), a, t, engine.SignalTimeout); errdefs.IsConflict(err) {
 				// Answered, canceled or resumed meanwhile, here or elsewhere.
 				r.log.Debug("expired prompt left alone", "run_id", t.ID, "tenant", tenantOf(t), "err", err)
 			} else if err != nil {

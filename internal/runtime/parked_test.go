@@ -9,7 +9,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 	"agentd/internal/store/memstore"
 )
 
@@ -25,8 +25,6 @@ func (politeAsker) Capabilities() engine.Capabilities {
 }
 
 func (a politeAsker) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	say := func(text string) (*engine.Board, error) {
 		b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, text))
 		return b, nil
@@ -54,7 +52,7 @@ func (a politeAsker) Execute(ctx context.Context, run engine.Run, h engine.Host,
 
 // attempts returns the resumed member of every run.start of evs, and
 // checks that each attempt is framed by one run.start and one run.end.
-func attempts(t *testing.T, evs []store.Event) []string {
+func attempts(t *testing.T, evs []run.Event) []string {
 	t.Helper()
 	checkDense(t, evs, 0)
 	var out []string
@@ -94,24 +92,24 @@ func TestCancelParkedRunGoesThroughItsEngine(t *testing.T) {
 	logModes(t, func(t *testing.T) {
 		r := newTestRuntime(t, nil, testAgent("polite", politeAsker{timeout: time.Hour}))
 		task := send(t, r, "polite", "hi")
-		if task = wait(t, r, task.ID); task.State != store.StateInputRequired {
+		if task = wait(t, r, task.ID); task.State != run.StateInputRequired {
 			t.Fatalf("state %s, want input-required", task.State)
 		}
 		got, err := r.Cancel(ctxT(t), task.ID)
-		if err != nil || got.State != store.StateWorking || got.Attempt != 2 {
+		if err != nil || got.State != run.StateWorking || got.Attempt != 2 {
 			t.Fatalf("cancel: %v, %s attempt %d; want working attempt 2", err, got.State, got.Attempt)
 		}
 		final := wait(t, r, task.ID)
-		if final.State != store.StateCanceled || final.StatusMessage == nil || final.StatusMessage.Text() != "goodbye" {
+		if final.State != run.StateCanceled || final.StatusMessage == nil || final.StatusMessage.Text() != "goodbye" {
 			t.Fatalf("final %s %+v, want canceled with the goodbye", final.State, final.StatusMessage)
 		}
-		if again, err := r.Cancel(ctxT(t), task.ID); err != nil || again.State != store.StateCanceled {
+		if again, err := r.Cancel(ctxT(t), task.ID); err != nil || again.State != run.StateCanceled {
 			t.Errorf("second cancel: %v, %s", err, again.State)
 		}
 		if got := attempts(t, readAll(t, r, task.ID, 0, false)); len(got) != 2 || got[1] != ResumedByCancel {
 			t.Errorf("attempts resumed %q, want [\"\" cancel]", got)
 		}
-		page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
+		page, err := r.ListMessages(ctxT(t), run.MessageQuery{ContextID: task.ContextID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +138,7 @@ func TestExpiredPromptResumesTheRun(t *testing.T) {
 	}
 	first := startRuntime(t, opts())
 	task := send(t, first, "polite", "hi")
-	if task = wait(t, first, task.ID); task.State != store.StateInputRequired {
+	if task = wait(t, first, task.ID); task.State != run.StateInputRequired {
 		t.Fatalf("state %s, want input-required", task.State)
 	}
 	if d, ok := promptDeadline(task); !ok || time.Until(d) > time.Second {
@@ -157,10 +155,10 @@ func TestExpiredPromptResumesTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if final.State != store.StateCompleted {
+	if final.State != run.StateCompleted {
 		t.Fatalf("final %s (%+v), want completed by the timeout route", final.State, final.Error)
 	}
-	page, err := st.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
+	page, err := st.ListMessages(ctxT(t), run.MessageQuery{ContextID: task.ContextID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +179,7 @@ func TestAnswerBeforeThePromptExpires(t *testing.T) {
 	if _, err := r.Send(ctxT(t), SendRequest{AgentID: "polite", TaskID: task.ID, Message: model.NewText(model.RoleUser, "Ada")}); err != nil {
 		t.Fatal(err)
 	}
-	if final := wait(t, r, task.ID); final.State != store.StateCompleted {
+	if final := wait(t, r, task.ID); final.State != run.StateCompleted {
 		t.Fatalf("final %s, want completed", final.State)
 	}
 	if got := attempts(t, readAll(t, r, task.ID, 0, false)); len(got) != 2 || got[1] != engine.SignalInput {

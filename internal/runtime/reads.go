@@ -3,7 +3,7 @@ package runtime
 import (
 	"context"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // The faces (api, a2a) read tasks, transcripts and event logs through
@@ -13,23 +13,23 @@ import (
 // ctx.
 
 // GetTask returns the task id.
-func (r *Runtime) GetTask(ctx context.Context, id string) (store.Task, error) {
+func (r *Runtime) GetTask(ctx context.Context, id string) (run.Task, error) {
 	return r.st.GetTask(ctx, id)
 }
 
 // ListTasks returns a page of tasks.
-func (r *Runtime) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
+func (r *Runtime) ListTasks(ctx context.Context, q run.TaskQuery) (run.TaskPage, error) {
 	return r.st.ListTasks(ctx, q)
 }
 
 // ListMessages returns a page of a context's transcript.
-func (r *Runtime) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
+func (r *Runtime) ListMessages(ctx context.Context, q run.MessageQuery) (run.MessagePage, error) {
 	return r.st.ListMessages(ctx, q)
 }
 
 // ReadEvents returns up to limit stored events of run after seq after.
 // Live readers use OpenStream, which also sees what is not stored yet in a
 // volatile log.
-func (r *Runtime) ReadEvents(ctx context.Context, runID string, after int64, limit int) (store.EventPage, error) {
+func (r *Runtime) ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error) {
 	return r.st.ReadEvents(ctx, runID, after, limit)
 }

@@ -12,6 +12,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/pgtest"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 	"agentd/internal/store/pgstore"
@@ -21,7 +22,7 @@ import (
 // the in-memory store, and PostgreSQL (pgtest: TEST_DATABASE_URL or a
 // throwaway cluster; never skipped under REQUIRE_DB=1).
 func sharedStores(t *testing.T, test func(*testing.T, store.Store)) {
-	t.Run("memstore", func(t *testing.T) { test(t, memstore.New()) })
+	t.Run("memstore", func(t *testing.T) { test(t, shared{memstore.New()}) })
 	t.Run("pgstore", func(t *testing.T) {
 		st, err := pgstore.Open(t.Context(), pgtest.DSN(t))
 		if err != nil {
@@ -94,8 +95,6 @@ func (counter) Capabilities() engine.Capabilities {
 }
 
 func (c counter) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	from := 1
 	if cp := run.ResumeFrom; cp != nil {
 		b = engine.RestoreBoard(cp.Board)
@@ -114,7 +113,7 @@ func (c counter) Execute(ctx context.Context, run engine.Run, h engine.Host, b *
 				return b, engine.Interrupted(intr)
 			}
 		}
-		if err := engine.EmitStreamToken(ctx, h, run.ID, "counter", "tok"+strconv.Itoa(i)+" "); err != nil {
+		if err := h.Publish(ctx, engine.Token{Actor: "counter", Text: "tok" + strconv.Itoa(i) + " "}); err != nil {
 			return b, err
 		}
 		if err := h.Checkpoint(ctx, engine.Checkpoint{ExecID: run.ID, Step: fmt.Sprint(i), Iteration: i, Board: b.Snapshot(), Timestamp: time.Now()}); err != nil {
@@ -179,7 +178,7 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	var got []store.Event
+	var got []run.Event
 	for len(got) == 0 || got[len(got)-1].Type != EventDelta || deltaCount(got) < 4 {
 		evs, err := st.Next(ctxT(t), 100, time.Second)
 		if err != nil {
@@ -214,7 +213,7 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 	}
 	checkDense(t, got, 0)
 	done := wait(t, b, task.ID)
-	if done.State != store.StateCompleted || done.Attempt != 2 {
+	if done.State != run.StateCompleted || done.Attempt != 2 {
 		t.Fatalf("state %s attempt %d, want completed in attempt 2", done.State, done.Attempt)
 	}
 	var starts []string
@@ -228,7 +227,7 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 	}
 }
 
-func deltaCount(evs []store.Event) int {
+func deltaCount(evs []run.Event) int {
 	n := 0
 	for _, ev := range evs {
 		if ev.Type == EventDelta {
@@ -252,7 +251,7 @@ func testCancelAcrossReplicas(t *testing.T, shared store.Store) {
 	if err != nil || !got.CancelRequested {
 		t.Fatalf("cancel from B: %+v %v, want the request recorded", got, err)
 	}
-	if done := wait(t, a, task.ID); done.State != store.StateCanceled {
+	if done := wait(t, a, task.ID); done.State != run.StateCanceled {
 		t.Fatalf("state %s, want canceled by the owner", done.State)
 	}
 }
@@ -276,7 +275,7 @@ func testDrainHandsOver(t *testing.T, shared store.Store) {
 	}
 	defer func() { _ = b.Shutdown(context.Background()) }()
 	<-started
-	if done := wait(t, b, task.ID); done.State != store.StateCompleted {
+	if done := wait(t, b, task.ID); done.State != run.StateCompleted {
 		t.Fatalf("state %s, want completed on B well before A's one-minute lease would expire", done.State)
 	}
 }

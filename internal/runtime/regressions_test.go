@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,8 +11,8 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -46,7 +47,7 @@ func (h *hooked) set(f func()) { h.mu.Lock(); f(); h.mu.Unlock() }
 
 // cancelResult is what a Cancel answered.
 type cancelResult struct {
-	t   store.Task
+	t   run.Task
 	err error
 }
 
@@ -100,16 +101,16 @@ func (h *hooked) Apply(ctx context.Context, c store.Change) error {
 	return err
 }
 
-func (h *hooked) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
+func (h *hooked) ListMessages(ctx context.Context, q run.MessageQuery) (run.MessagePage, error) {
 	if f, _ := h.take(&h.list).(func() error); f != nil {
 		if err := f(); err != nil {
-			return store.MessagePage{}, err
+			return run.MessagePage{}, err
 		}
 	}
 	return h.Store.ListMessages(ctx, q)
 }
 
-func (h *hooked) ReadEvents(ctx context.Context, runID string, after int64, limit int) (store.EventPage, error) {
+func (h *hooked) ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error) {
 	p, err := h.Store.ReadEvents(ctx, runID, after, limit)
 	h.mu.Lock()
 	f := h.read
@@ -126,7 +127,7 @@ func (h *hooked) ReadEvents(ctx context.Context, runID string, after int64, limi
 }
 
 // storedEvents reads a run's whole log from the store.
-func storedEvents(t *testing.T, st store.Store, runID string) []store.Event {
+func storedEvents(t *testing.T, st store.Store, runID string) []run.Event {
 	t.Helper()
 	p, err := st.ReadEvents(ctxT(t), runID, 0, 10000)
 	if err != nil {
@@ -136,7 +137,7 @@ func storedEvents(t *testing.T, st store.Store, runID string) []store.Event {
 }
 
 // framed checks run.start/run.end alternate and the log ends with run.end.
-func framed(evs []store.Event) bool {
+func framed(evs []run.Event) bool {
 	open := false
 	for _, ev := range evs {
 		switch ev.Type {
@@ -194,7 +195,7 @@ func (p parkThenBlock) Execute(ctx context.Context, run engine.Run, h engine.Hos
 	}
 	defer close(p.exited)
 	close(p.resumed)
-	_ = engine.EmitStreamToken(ctx, h, run.ID, "x", "working ")
+	_ = h.Publish(ctx, engine.Token{Actor: "x", Text: "working "})
 	select {
 	case intr := <-h.Interrupts():
 		return b, engine.Interrupted(intr)
@@ -215,7 +216,7 @@ func TestCancelRacesResume(t *testing.T) {
 	}
 	defer func() { _ = r.Shutdown(ctxT(t)) }()
 	task := send(t, r, "a", "hi")
-	if got := wait(t, r, task.ID); got.State != store.StateInputRequired {
+	if got := wait(t, r, task.ID); got.State != run.StateInputRequired {
 		t.Fatalf("state %s", got.State)
 	}
 	release, cancelDone := cancelHeld(t, r, h, task.ID) // in cancelIdle, the task idle
@@ -225,7 +226,7 @@ func TestCancelRacesResume(t *testing.T) {
 	}
 	release()
 	cr := <-cancelDone
-	if cr.err != nil || cr.t.State != store.StateCanceled {
+	if cr.err != nil || cr.t.State != run.StateCanceled {
 		t.Fatalf("cancel answered %s %v, want canceled", cr.t.State, cr.err)
 	}
 	got, _ := h.GetTask(ctxT(t), task.ID)
@@ -234,7 +235,7 @@ func TestCancelRacesResume(t *testing.T) {
 	// task is an attempt of its own: run.start, the canceled status,
 	// run.end.
 	n := len(evs)
-	if got.State != store.StateCanceled || got.Attempt != 2 || n < 3 || !framed(evs) ||
+	if got.State != run.StateCanceled || got.Attempt != 2 || n < 3 || !framed(evs) ||
 		evs[n-3].Type != EventRunStart || evs[n-2].Type != EventStatus || evs[n-1].Type != EventRunEnd {
 		t.Errorf("final state %s attempt %d, events %v: want canceled in attempt 2, every attempt framed, the last one run.start, status, run.end", got.State, got.Attempt, types(evs))
 	}
@@ -244,7 +245,7 @@ func TestCancelRacesResume(t *testing.T) {
 // while the run finishes elsewhere; acquireLog reads LastSeq before the
 // task, records a stale terminal seq, and the stream ends before run.end.
 func TestStaleTerminalOnOpen(t *testing.T) {
-	shared := memstore.New()
+	shared := shared{memstore.New()}
 	gate := make(chan struct{})
 	a := replica(t, shared, "A", streamer(3, gate))
 	hb := &hooked{Store: shared}
@@ -254,14 +255,14 @@ func TestStaleTerminalOnOpen(t *testing.T) {
 	entered, proceed := make(chan struct{}), make(chan struct{})
 	hb.set(func() { hb.read = func(int64) { close(entered); <-proceed } })
 	type out struct {
-		evs []store.Event
+		evs []run.Event
 	}
 	got := make(chan out, 1)
 	go func() { got <- out{readAll(t, b, task.ID, 0, false)} }()
 	<-entered // B read LastSeq; the run is not finished yet
 	gate <- struct{}{}
 	gate <- struct{}{}
-	if done := wait(t, a, task.ID); done.State != store.StateCompleted {
+	if done := wait(t, a, task.ID); done.State != run.StateCompleted {
 		t.Fatalf("state %s", done.State)
 	}
 	close(proceed)
@@ -326,7 +327,7 @@ func TestTransientErrorInFinishStrandsTask(t *testing.T) {
 	gate := make(chan struct{})
 	r := newTestRuntime(t, h, testAgent("s", streamer(1, gate)))
 	task := send(t, r, "s", "x")
-	until(t, func() bool { t2, _ := h.GetTask(ctxT(t), task.ID); return t2.State == store.StateWorking })
+	until(t, func() bool { t2, _ := h.GetTask(ctxT(t), task.ID); return t2.State == run.StateWorking })
 	time.Sleep(50 * time.Millisecond) // let history() read the transcript first
 	h.set(func() { h.list = func() error { return errdefs.NotAvailablef("db blip") } })
 	close(gate)
@@ -354,7 +355,7 @@ func TestCancelLostWhileParking(t *testing.T) {
 	close(proceed)
 	until(t, func() bool { return r.launched() == 0 })
 	got, _ := h.GetTask(ctxT(t), task.ID)
-	if got.State != store.StateCanceled {
+	if got.State != run.StateCanceled {
 		t.Errorf("after an accepted cancel the task is %s", got.State)
 	}
 }
@@ -419,7 +420,7 @@ func (g gatedAsker) Execute(ctx context.Context, run engine.Run, h engine.Host, 
 // when the run parks before the owner sees it, and resurfaces to kill the
 // next resume.
 func TestRemoteCancelStickyAcrossPark(t *testing.T) {
-	shared := memstore.New()
+	shared := shared{memstore.New()}
 	eng := gatedAsker{started: make(chan struct{}), resumed: make(chan struct{}), gate: make(chan struct{})}
 	mk := func(name string) *Runtime {
 		r, err := New(Options{Store: shared, Agents: []*Agent{testAgent("c", eng)}, ReplicaID: name, CancelGrace: 200 * time.Millisecond})
@@ -437,10 +438,10 @@ func TestRemoteCancelStickyAcrossPark(t *testing.T) {
 	close(eng.gate)
 	parked := wait(t, a, task.ID)
 	t.Logf("after the cancel request the task is %s (cancel_requested=%v)", parked.State, parked.CancelRequested)
-	if parked.State != store.StateCanceled {
+	if parked.State != run.StateCanceled {
 		t.Errorf("accepted cancel dropped: task %s", parked.State)
 	}
-	if parked.State != store.StateInputRequired {
+	if parked.State != run.StateInputRequired {
 		return
 	}
 	if _, err := a.Send(ctxT(t), SendRequest{AgentID: "c", TaskID: task.ID, Message: model.NewText(model.RoleUser, "Ada")}); err != nil {
@@ -449,19 +450,23 @@ func TestRemoteCancelStickyAcrossPark(t *testing.T) {
 	<-eng.resumed
 	done := wait(t, a, task.ID)
 	t.Logf("resumed attempt ended %s", done.State)
-	if done.State == store.StateCanceled {
+	if done.State == run.StateCanceled {
 		t.Errorf("the old cancel request killed the resumed attempt")
 	}
 }
 
-// Regression (review finding F9): an artifact payload with leading whitespace is accepted by Publish,
+// Regression (review finding F9): a raw payload with leading whitespace is accepted by Publish,
 // spliced into invalid event JSON, and poisons the flusher and the finish.
-func TestArtifactPayloadNotNormalised(t *testing.T) {
+func TestRawPayloadNotNormalised(t *testing.T) {
 	eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (*engine.Board, error) {
-		payload := []byte(` {"artifact":{"id":"a1","parts":[{"type":"text","text":"x"}]}}`)
-		err := h.Publish(ctx, eventEnvelope(engine.SubjectRunArtifact(run.ID), payload))
-		if err != nil {
-			return b, err
+		for _, ev := range []engine.Event{
+			engine.Plan{Actor: "a", Plan: []byte(` {"steps":[]}`)},
+			engine.Verdict{Actor: "a", Payload: []byte(` {"call_id":"c1","verdict":"allow"}`)},
+			engine.Compaction{Actor: "a", Payload: []byte(` {"tokens_before":9,"tokens_after":3}`)},
+		} {
+			if err := h.Publish(ctx, ev); err != nil {
+				return b, err
+			}
 		}
 		b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, "ok"))
 		return b, nil
@@ -472,13 +477,12 @@ func TestArtifactPayloadNotNormalised(t *testing.T) {
 	got, _ := r.GetTask(ctxT(t), task.ID)
 	evs := storedEvents(t, r.st, task.ID)
 	t.Logf("state %s events %v", got.State, types(evs))
+	if seq := strings.Join(types(evs), " "); !strings.Contains(seq, "plan governance context.compaction") {
+		t.Errorf("events %s, want the plan, the verdict and the compaction logged", seq)
+	}
 	if !got.State.Terminal() {
 		t.Errorf("run stuck in %s after a publish the host accepted", got.State)
 	}
-}
-
-func eventEnvelope(s event.Subject, payload []byte) event.Envelope {
-	return event.Envelope{Subject: s, Time: time.Now(), Payload: payload}
 }
 
 type applyHook struct {
@@ -595,7 +599,7 @@ func TestAnswerWhileTheParkingAttemptLeaves(t *testing.T) {
 	task := send(t, r, "a", "hi")
 	<-entered // finish committed input-required; the attempt has not left
 	got, err := h.GetTask(ctxT(t), task.ID)
-	if err != nil || got.State != store.StateInputRequired {
+	if err != nil || got.State != run.StateInputRequired {
 		t.Fatalf("task %s %v, want input-required stored", got.State, err)
 	}
 	answered := make(chan error, 1)
@@ -608,7 +612,7 @@ func TestAnswerWhileTheParkingAttemptLeaves(t *testing.T) {
 	if err := <-answered; err != nil {
 		t.Fatalf("answer while the parking attempt leaves: %v", err)
 	}
-	if done := wait(t, r, task.ID); done.State != store.StateCompleted {
+	if done := wait(t, r, task.ID); done.State != run.StateCompleted {
 		t.Fatalf("task %s after the answer, want completed", done.State)
 	}
 }

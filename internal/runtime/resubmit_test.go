@@ -6,7 +6,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // withID is a user message with a client-chosen id.
@@ -32,7 +32,7 @@ func TestRetryStreamsTheAttemptItsMessageOpened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if done := wait(t, r, task.ID); done.State != store.StateCompleted {
+	if done := wait(t, r, task.ID); done.State != run.StateCompleted {
 		t.Fatalf("state %s", done.State)
 	}
 	for _, c := range []struct {
@@ -48,7 +48,7 @@ func TestRetryStreamsTheAttemptItsMessageOpened(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s again: %v", c.name, err)
 		}
-		if !sub.Duplicate || sub.Task.ID != task.ID || sub.Task.State != store.StateCompleted || sub.StartSeq != c.want {
+		if !sub.Duplicate || sub.Task.ID != task.ID || sub.Task.State != run.StateCompleted || sub.StartSeq != c.want {
 			t.Errorf("%s again: duplicate %v, task %s %s, start %d; want a duplicate of %s (completed) starting at %d",
 				c.name, sub.Duplicate, sub.Task.ID, sub.Task.State, sub.StartSeq, task.ID, c.want)
 		}
@@ -90,14 +90,14 @@ func TestReusedMessageIDIsAConflict(t *testing.T) {
 		}
 	}
 	got, err := r.GetTask(ctxT(t), task.ID)
-	if err != nil || got.State != store.StateInputRequired || len(storedEvents(t, r.st, task.ID)) != before {
+	if err != nil || got.State != run.StateInputRequired || len(storedEvents(t, r.st, task.ID)) != before {
 		t.Fatalf("task %s after the conflicts (%v), %d events (was %d): want it untouched, input-required", got.State, err, len(storedEvents(t, r.st, task.ID)), before)
 	}
 	// The answer that is really new still resumes it.
 	if _, err := r.Send(ctxT(t), SendRequest{AgentID: "a", TaskID: task.ID, Message: withID("m2", "Ada")}); err != nil {
 		t.Fatal(err)
 	}
-	if done := wait(t, r, task.ID); done.State != store.StateCompleted {
+	if done := wait(t, r, task.ID); done.State != run.StateCompleted {
 		t.Fatalf("state %s after the answer", done.State)
 	}
 }
@@ -125,7 +125,7 @@ func TestSubmissionFieldErrors(t *testing.T) {
 			t.Errorf("%s: %v (field %q), want a validation error on %s", c.name, err, errdefs.FieldOf(err), c.field)
 		}
 	}
-	page, err := r.ListTasks(ctxT(t), store.TaskQuery{})
+	page, err := r.ListTasks(ctxT(t), run.TaskQuery{})
 	if err != nil || len(page.Tasks) != 1 {
 		t.Fatalf("%d tasks stored (%v), want only the first", len(page.Tasks), err)
 	}

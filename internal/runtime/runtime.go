@@ -95,18 +95,6 @@ type Options struct {
 	// quiet spell is written at once. Zero writes as fast as the store
 	// takes them (group commit); PostgreSQL deployments use ~25ms.
 	FlushWindow time.Duration
-	// VolatileStore says that the store keeps its data in this process's
-	// memory and that this runtime is its only writer (memstore in a
-	// single-process deployment): an event logged here is then exactly as
-	// durable as one in the store, so live events are shown to readers as
-	// soon as they are logged and written to the store behind them, in the
-	// flusher's batches or with the run's next state commit. Events that
-	// come with a state change are still shown only once it is stored. Never
-	// set it for a store that replicas share or that outlives the process.
-	// It is not a "trust me" flag: no check is skipped. It states a fact
-	// about the store (where its data lives) that the store's interface
-	// cannot express, and the log's visibility rule follows from it.
-	VolatileStore bool
 	// LeaseTTL is how long a replica's claim on a running run lasts without
 	// renewal (default 5s); a dead replica's runs resume elsewhere after it.
 	LeaseTTL time.Duration
@@ -207,7 +195,7 @@ func New(opts Options) (*Runtime, error) {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
-	r.leaseTTL, r.sweepEvery, r.volatile = opts.LeaseTTL, opts.SweepEvery, opts.VolatileStore
+	r.leaseTTL, r.sweepEvery, r.volatile = opts.LeaseTTL, opts.SweepEvery, store.IsVolatile(opts.Store)
 	if r.leaseTTL <= 0 {
 		r.leaseTTL = DefaultLeaseTTL
 	}
@@ -219,7 +207,7 @@ func New(opts Options) (*Runtime, error) {
 		return nil, err
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.logs = runlog.New(runlog.Options{Store: r.st, Window: opts.FlushWindow, Volatile: opts.VolatileStore,
+	r.logs = runlog.New(runlog.Options{Store: r.st, Window: opts.FlushWindow,
 		OnLost: r.lost, Stop: r.ctx.Done(), Logger: r.log})
 	r.wg.Add(3)
 	go func() {
@@ -260,6 +248,10 @@ func (r *Runtime) addAgents(agents []*Agent) error {
 	}
 	return nil
 }
+
+// ReplicaID names this replica in the claims it holds (leases, push
+// deliveries): another replica takes them over once they expire.
+func (r *Runtime) ReplicaID() string { return r.replica }
 
 // Agent returns the agent with id, or NotFound.
 func (r *Runtime) Agent(id string) (*Agent, error) {

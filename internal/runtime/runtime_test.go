@@ -13,8 +13,8 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
-	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
 
@@ -25,11 +25,11 @@ func TestSendCompletesAndFramesTheAttempt(t *testing.T) {
 func testSendCompletesAndFramesTheAttempt(t *testing.T) {
 	r := newTestRuntime(t, nil, testAgent("s", streamer(5, nil)))
 	task := send(t, r, "s", "hi")
-	if task.State != store.StateWorking || task.Attempt != 1 || task.ContextID == "" || task.Version != 1 {
+	if task.State != run.StateWorking || task.Attempt != 1 || task.ContextID == "" || task.Version != 1 {
 		t.Fatalf("Send returned %+v, want a task created working, in attempt 1, with a context", task)
 	}
 	done := wait(t, r, task.ID)
-	if done.State != store.StateCompleted {
+	if done.State != run.StateCompleted {
 		t.Fatalf("state %s (%+v), want completed", done.State, done.Error)
 	}
 	evs := readAll(t, r, task.ID, 0, false)
@@ -64,7 +64,7 @@ func testSendCompletesAndFramesTheAttempt(t *testing.T) {
 	if evs[1].Type != EventStatus || evs[2].Type != EventStatus {
 		t.Fatalf("events %v: want run.start, then the submitted and working statuses", types(evs))
 	}
-	page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
+	page, err := r.ListMessages(ctxT(t), run.MessageQuery{ContextID: task.ContextID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func testTerminalStateDurableBeforeReturn(t *testing.T) {
 		t.Fatalf("store holds %v: run.end must be durable when Wait returns", types(page.Events))
 	}
 	stored, _ := st.GetTask(ctxT(t), task.ID)
-	if stored.State != store.StateCompleted {
+	if stored.State != run.StateCompleted {
 		t.Fatalf("stored state %s, want completed", stored.State)
 	}
 }
@@ -108,7 +108,7 @@ func TestRunDoesNotDependOnTheRequest(t *testing.T) {
 	}
 	cancel()
 	close(gate)
-	if got := wait(t, r, sub.Task.ID); got.State != store.StateCompleted {
+	if got := wait(t, r, sub.Task.ID); got.State != run.StateCompleted {
 		t.Fatalf("state %s, want completed after the request context ended", got.State)
 	}
 }
@@ -138,7 +138,7 @@ func testReconnectAtRandomPointsGetsEveryEventOnce(t *testing.T) {
 		go func(seed uint64) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, seed))
-			var got []store.Event
+			var got []run.Event
 			var after int64
 			for {
 				st, err := r.OpenStream(ctxT(t), task.ID, after)
@@ -196,7 +196,7 @@ func testStalledSubscriberCatchesUpFromStore(t *testing.T) {
 	if err != nil || len(first) != 1 {
 		t.Fatalf("first read: %v %v", first, err)
 	}
-	if got := wait(t, r, task.ID); got.State != store.StateCompleted {
+	if got := wait(t, r, task.ID); got.State != run.StateCompleted {
 		t.Fatalf("the run did not complete while a subscriber stalled: %s", got.State)
 	}
 	// Make sure memory was trimmed, so catching up needs the store.
@@ -254,7 +254,7 @@ func testInputRequiredParksAndResumes(t *testing.T) {
 	r := newTestRuntime(t, nil, testAgent("a", asker{}))
 	task := send(t, r, "a", "hi")
 	parked := wait(t, r, task.ID)
-	if parked.State != store.StateInputRequired || parked.StatusMessage == nil || parked.StatusMessage.Text() != "what is your name?" {
+	if parked.State != run.StateInputRequired || parked.StatusMessage == nil || parked.StatusMessage.Text() != "what is your name?" {
 		t.Fatalf("parked as %s with %+v, want input-required with the question", parked.State, parked.StatusMessage)
 	}
 	r.mu.Lock()
@@ -271,7 +271,7 @@ func testInputRequiredParksAndResumes(t *testing.T) {
 		t.Fatal("a resumed attempt must say where its events start")
 	}
 	done := wait(t, r, task.ID)
-	if done.State != store.StateCompleted || done.Attempt != 2 {
+	if done.State != run.StateCompleted || done.Attempt != 2 {
 		t.Fatalf("after the answer: %s attempt %d, want completed attempt 2", done.State, done.Attempt)
 	}
 	evs := readAll(t, r, task.ID, 0, false)
@@ -285,7 +285,7 @@ func testInputRequiredParksAndResumes(t *testing.T) {
 	if want := []string{"run.start", "input", "run.end", "run.start", "run.end"}; !equal(seq, want) {
 		t.Fatalf("lifecycle %v, want %v", seq, want)
 	}
-	page, _ := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID})
+	page, _ := r.ListMessages(ctxT(t), run.MessageQuery{ContextID: task.ContextID})
 	var texts []string
 	for _, m := range page.Messages {
 		texts = append(texts, string(m.Role)+":"+m.Text())
@@ -325,11 +325,11 @@ func testCancelIsCooperativeAndIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := wait(t, r, task.ID)
-	if got.State != store.StateCanceled {
+	if got.State != run.StateCanceled {
 		t.Fatalf("state %s, want canceled", got.State)
 	}
 	again, err := r.Cancel(ctxT(t), task.ID)
-	if err != nil || again.State != store.StateCanceled {
+	if err != nil || again.State != run.StateCanceled {
 		t.Fatalf("second cancel: %v %s, want the canceled task", err, again.State)
 	}
 	done := send(t, r, "s", "y")
@@ -347,7 +347,7 @@ func TestHardCancelAfterGrace(t *testing.T) {
 	if _, err := r.Cancel(ctxT(t), task.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := wait(t, r, task.ID); got.State != store.StateCanceled {
+	if got := wait(t, r, task.ID); got.State != run.StateCanceled {
 		t.Fatalf("state %s, want canceled after the grace period", got.State)
 	}
 }
@@ -360,7 +360,7 @@ func TestCancelWhileWaitingForInput(t *testing.T) {
 	wait(t, r, task.ID)
 	parkedEnd := lastSeq(t, r, task.ID)
 	got, err := r.Cancel(ctxT(t), task.ID)
-	if err != nil || got.State != store.StateCanceled || got.Attempt != 2 {
+	if err != nil || got.State != run.StateCanceled || got.Attempt != 2 {
 		t.Fatalf("cancel of a parked task: %v, %s attempt %d; want canceled in attempt 2", err, got.State, got.Attempt)
 	}
 	evs := readAll(t, r, task.ID, parkedEnd, true)
@@ -400,7 +400,7 @@ func testMultitaskPolicies(t *testing.T) {
 			t.Fatal(err)
 		}
 		close(gate)
-		if a, b := wait(t, r, first.ID), wait(t, r, sub.Task.ID); a.State != store.StateCompleted || b.State != store.StateCompleted {
+		if a, b := wait(t, r, first.ID), wait(t, r, sub.Task.ID); a.State != run.StateCompleted || b.State != run.StateCompleted {
 			t.Fatalf("states %s, %s: want both completed", a.State, b.State)
 		}
 		if a, b := wait(t, r, first.ID), wait(t, r, sub.Task.ID); !a.UpdatedAt.Before(b.UpdatedAt) && !a.UpdatedAt.Equal(b.UpdatedAt) {
@@ -418,7 +418,7 @@ func testMultitaskPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := wait(t, r, first.ID); got.State != store.StateCanceled {
+		if got := wait(t, r, first.ID); got.State != run.StateCanceled {
 			t.Fatalf("interrupted task is %s, want canceled", got.State)
 		}
 		<-started // the second one runs now
@@ -440,7 +440,7 @@ func TestDuplicateMessageIDStartsNothing(t *testing.T) {
 	if err != nil || !second.Duplicate || second.Task.ID != first.Task.ID {
 		t.Fatalf("resend: %+v %v, want the first task back as a duplicate", second, err)
 	}
-	page, _ := r.ListTasks(ctxT(t), store.TaskQuery{ContextID: "c1"})
+	page, _ := r.ListTasks(ctxT(t), run.TaskQuery{ContextID: "c1"})
 	if page.Total != 1 {
 		t.Fatalf("%d tasks in the context, want 1", page.Total)
 	}
@@ -448,8 +448,6 @@ func TestDuplicateMessageIDStartsNothing(t *testing.T) {
 
 func TestBudgetExceededFailsTheRun(t *testing.T) {
 	eng := engine.EngineFunc(func(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-		_ = engine.PublishRunStart(ctx, h, run)
-		defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 		for i := 0; i < 10; i++ {
 			if err := h.ReportUsage(ctx, "m", model.TokenUsage{InputTokens: 40, OutputTokens: 10}); err != nil {
 				return b, err
@@ -461,7 +459,7 @@ func TestBudgetExceededFailsTheRun(t *testing.T) {
 	a.MaxTokensPerRun = 120
 	r := newTestRuntime(t, nil, a)
 	got := wait(t, r, send(t, r, "u", "x").ID)
-	if got.State != store.StateFailed || got.Error == nil || got.Error.Class != string(errdefs.ClassBudgetExceeded) {
+	if got.State != run.StateFailed || got.Error == nil || got.Error.Class != string(errdefs.ClassBudgetExceeded) {
 		t.Fatalf("state %s error %+v, want failed with budget_exceeded", got.State, got.Error)
 	}
 	if got.Usage.TotalTokens != 150 {
@@ -476,7 +474,7 @@ func TestValidationFailureRejects(t *testing.T) {
 	})
 	r := newTestRuntime(t, nil, testAgent("v", eng))
 	got := wait(t, r, send(t, r, "v", "x").ID)
-	if got.State != store.StateRejected || got.StatusMessage == nil {
+	if got.State != run.StateRejected || got.StatusMessage == nil {
 		t.Fatalf("state %s, want rejected with a reason", got.State)
 	}
 	evs := readAll(t, r, got.ID, 0, false)
@@ -506,7 +504,7 @@ func TestSendValidation(t *testing.T) {
 			}
 		})
 	}
-	page, _ := r.ListTasks(ctxT(t), store.TaskQuery{})
+	page, _ := r.ListTasks(ctxT(t), run.TaskQuery{})
 	if page.Total != 0 {
 		t.Fatalf("%d tasks created by invalid requests", page.Total)
 	}
@@ -531,7 +529,7 @@ func testShutdownDrains(t *testing.T) {
 		t.Fatalf("send after shutdown: %v, want ErrDraining", err)
 	}
 	got, _ := r.GetTask(ctxT(t), task.ID)
-	if got.State != store.StateWorking {
+	if got.State != run.StateWorking {
 		t.Fatalf("a run interrupted by shutdown is %s; it must stay working so it can be resumed", got.State)
 	}
 }

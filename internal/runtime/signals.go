@@ -12,8 +12,8 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
-	"agentd/internal/store"
 )
 
 // Signals steer a run: pause, resume, feedback, retry and cancel (Signal).
@@ -112,19 +112,19 @@ type steering struct {
 // left it. An unknown type or a feedback without text is a Validation
 // error naming the field; a signal that does not apply to the run's state
 // is a Conflict saying why.
-func (r *Runtime) Signal(ctx context.Context, taskID string, s Signal) (store.Task, error) {
+func (r *Runtime) Signal(ctx context.Context, taskID string, s Signal) (run.Task, error) {
 	switch s.Type {
 	case SignalPause, SignalResume, SignalRetry, SignalCancel:
 	case SignalFeedback:
 		if strings.TrimSpace(s.Text) == "" {
-			return store.Task{}, errdefs.WithField("text", errdefs.Validationf("a feedback signal needs a non-empty text"))
+			return run.Task{}, errdefs.WithField("text", errdefs.Validationf("a feedback signal needs a non-empty text"))
 		}
 	default:
-		return store.Task{}, errdefs.WithField("type", errdefs.Validationf("unknown signal type %q (want pause, resume, feedback, retry or cancel)", s.Type))
+		return run.Task{}, errdefs.WithField("type", errdefs.Validationf("unknown signal type %q (want pause, resume, feedback, retry or cancel)", s.Type))
 	}
 	t, err := r.st.GetTask(ctx, taskID)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	switch s.Type {
 	case SignalPause:
@@ -143,14 +143,14 @@ func (r *Runtime) Signal(ctx context.Context, taskID string, s Signal) (store.Ta
 }
 
 // Paused reports whether task t waits because a user paused it.
-func Paused(t store.Task) bool {
+func Paused(t run.Task) bool {
 	_, ok := pausedData(t)
 	return ok
 }
 
 // pausedData returns the paused part of t's status message.
-func pausedData(t store.Task) (PausedData, bool) {
-	if t.State != store.StateInputRequired || t.StatusMessage == nil {
+func pausedData(t run.Task) (PausedData, bool) {
+	if t.State != run.StateInputRequired || t.StatusMessage == nil {
 		return PausedData{}, false
 	}
 	for _, p := range t.StatusMessage.Parts {
@@ -172,23 +172,23 @@ func pausedData(t store.Task) (PausedData, bool) {
 // pauseTo asks the run to pause at its next checkpoint: directly when it
 // executes here, else through the store (recordSignal; again says this
 // is a second look).
-func (r *Runtime) pauseTo(ctx context.Context, t store.Task, s Signal, again bool) (store.Task, error) {
+func (r *Runtime) pauseTo(ctx context.Context, t run.Task, s Signal, again bool) (run.Task, error) {
 	if err := notRunning(t, s.Type); err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	a, err := r.Agent(t.AgentID)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	if !engine.Pausable(a.Engine) || !engine.CapabilitiesOf(a.Engine).SupportsResume {
-		return store.Task{}, errdefs.Conflictf("agent %s cannot be paused: its engine does not stop and resume at checkpoints; cancel the run instead", a.ID)
+		return run.Task{}, errdefs.Conflictf("agent %s cannot be paused: its engine does not stop and resume at checkpoints; cancel the run instead", a.ID)
 	}
 	x := r.executing(t.ID)
 	if x == nil {
-		if t.State == store.StateWorking {
+		if t.State == run.StateWorking {
 			return r.recordSignal(ctx, t, s, again)
 		}
-		return store.Task{}, notHere(t, s.Type)
+		return run.Task{}, notHere(t, s.Type)
 	}
 	x.steer.mu.Lock()
 	x.steer.pause, x.steer.pauseNote = true, s.Text
@@ -198,8 +198,8 @@ func (r *Runtime) pauseTo(ctx context.Context, t store.Task, s Signal, again boo
 }
 
 // resume continues a paused run, or withdraws a pause not delivered yet.
-func (r *Runtime) resume(ctx context.Context, t store.Task, s Signal) (store.Task, error) {
-	if x := r.executing(t.ID); x != nil && t.State == store.StateWorking {
+func (r *Runtime) resume(ctx context.Context, t run.Task, s Signal) (run.Task, error) {
+	if x := r.executing(t.ID); x != nil && t.State == run.StateWorking {
 		x.steer.mu.Lock()
 		pending := x.steer.pause
 		x.steer.pause, x.steer.armed = false, false
@@ -209,7 +209,7 @@ func (r *Runtime) resume(ctx context.Context, t store.Task, s Signal) (store.Tas
 			return t, nil
 		}
 	}
-	if t.State == store.StateWorking && r.executing(t.ID) == nil {
+	if t.State == run.StateWorking && r.executing(t.ID) == nil {
 		// A pause recorded for another replica, not delivered yet.
 		next, withdrawn, err := r.withdrawPause(ctx, t)
 		if err != nil || withdrawn {
@@ -217,26 +217,26 @@ func (r *Runtime) resume(ctx context.Context, t store.Task, s Signal) (store.Tas
 		}
 	}
 	if !Paused(t) {
-		return store.Task{}, errdefs.Conflictf("task %s is %s, not paused: only a paused run can be resumed", t.ID, t.State)
+		return run.Task{}, errdefs.Conflictf("task %s is %s, not paused: only a paused run can be resumed", t.ID, t.State)
 	}
 	return r.resumePaused(ctx, t, s)
 }
 
 // feedbackTo hands a message to the run: directly when it executes here,
 // else through the store (recordSignal); a paused run resumes with it.
-func (r *Runtime) feedbackTo(ctx context.Context, t store.Task, s Signal, again bool) (store.Task, error) {
+func (r *Runtime) feedbackTo(ctx context.Context, t run.Task, s Signal, again bool) (run.Task, error) {
 	if Paused(t) {
 		return r.resumePaused(ctx, t, s)
 	}
 	if err := notRunning(t, s.Type); err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	x := r.executing(t.ID)
 	if x == nil {
-		if t.State == store.StateWorking {
+		if t.State == run.StateWorking {
 			return r.recordSignal(ctx, t, s, again)
 		}
-		return store.Task{}, notHere(t, s.Type)
+		return run.Task{}, notHere(t, s.Type)
 	}
 	x.steer.mu.Lock()
 	x.steer.feedback = append(x.steer.feedback, feedbackMessage(s.Text))
@@ -247,10 +247,10 @@ func (r *Runtime) feedbackTo(ctx context.Context, t store.Task, s Signal, again 
 
 // resumePaused resumes paused task t in a new attempt, which takes the
 // feedback kept in its paused status and the signal's own first.
-func (r *Runtime) resumePaused(ctx context.Context, t store.Task, s Signal) (store.Task, error) {
+func (r *Runtime) resumePaused(ctx context.Context, t run.Task, s Signal) (run.Task, error) {
 	a, err := r.Agent(t.AgentID)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	kept, _ := pausedData(t)
 	texts := kept.Feedback
@@ -267,23 +267,23 @@ func (r *Runtime) resumePaused(ctx context.Context, t store.Task, s Signal) (sto
 
 // retryFailed starts a new attempt of failed task t from its latest
 // checkpoint.
-func (r *Runtime) retryFailed(ctx context.Context, t store.Task, s Signal) (store.Task, error) {
-	if t.State != store.StateFailed {
-		return store.Task{}, errdefs.Conflictf("task %s is %s: only a failed run can be retried", t.ID, t.State)
+func (r *Runtime) retryFailed(ctx context.Context, t run.Task, s Signal) (run.Task, error) {
+	if t.State != run.StateFailed {
+		return run.Task{}, errdefs.Conflictf("task %s is %s: only a failed run can be retried", t.ID, t.State)
 	}
 	a, err := r.Agent(t.AgentID)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	if !engine.CapabilitiesOf(a.Engine).SupportsResume {
-		return store.Task{}, errdefs.Conflictf("task %s cannot be retried: agent %s's engine does not resume from checkpoints", t.ID, a.ID)
+		return run.Task{}, errdefs.Conflictf("task %s cannot be retried: agent %s's engine does not resume from checkpoints", t.ID, a.ID)
 	}
 	cp, err := r.st.LoadCheckpoint(ctx, t.ID)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	if cp == nil {
-		return store.Task{}, errdefs.Conflictf("task %s cannot be retried: it failed before its first checkpoint, so there is nothing to retry from; send the message again", t.ID)
+		return run.Task{}, errdefs.Conflictf("task %s cannot be retried: it failed before its first checkpoint, so there is nothing to retry from; send the message again", t.ID)
 	}
 	return r.resumeFrom(ctx, a, t, engine.SignalRetry, func(*execution) []stateEvent {
 		return []stateEvent{{body: signalData(s)}}
@@ -292,7 +292,7 @@ func (r *Runtime) retryFailed(ctx context.Context, t store.Task, s Signal) (stor
 
 // notRunning refuses a signal for a run that is not running: finished, or
 // waiting (paused, or for an answer).
-func notRunning(t store.Task, typ string) error {
+func notRunning(t run.Task, typ string) error {
 	switch {
 	case t.State.Terminal():
 		return errdefs.Conflictf("task %s is %s: a finished run cannot take a %s signal", t.ID, t.State, typ)
@@ -306,7 +306,7 @@ func notRunning(t store.Task, typ string) error {
 
 // notHere refuses a signal for a run that is not executing on this
 // replica.
-func notHere(t store.Task, typ string) error {
+func notHere(t run.Task, typ string) error {
 	return errdefs.Conflictf("task %s is %s but not executing on this replica: a %s signal reaches only the replica that runs it; try again in a moment", t.ID, t.State, typ)
 }
 
@@ -399,7 +399,7 @@ func (x *execution) pausedOutcome(res *agent.Result) (outcome, bool) {
 	}
 	text += ". Send a resume signal to continue, or a feedback signal (or a message) to continue with it."
 	msg := model.Message{Role: model.RoleAssistant, Name: x.agent.ID, Parts: []model.Part{model.TextPart(text), data}}
-	return outcome{state: store.StateInputRequired, status: &msg, keep: true, said: true}, true
+	return outcome{state: run.StateInputRequired, status: &msg, keep: true, said: true}, true
 }
 
 // cancelNoteNow returns the note of the attempt's stop request.
@@ -421,13 +421,13 @@ func (x *execution) takeSteeredFeedback() []model.Message {
 
 // leftoverFeedback is the feedback an attempt that did not pause left
 // untaken, as transcript messages of the run: the context keeps it.
-func (x *execution) leftoverFeedback(o outcome) []store.Message {
-	if o.state == store.StateInputRequired && o.prompt == nil {
+func (x *execution) leftoverFeedback(o outcome) []run.Message {
+	if o.state == run.StateInputRequired && o.prompt == nil {
 		return nil // paused: the status keeps it for the resumed attempt
 	}
-	var out []store.Message
+	var out []run.Message
 	for _, m := range x.takeSteeredFeedback() {
-		out = append(out, store.Message{ContextID: x.contextID, TaskID: x.runID, Message: m})
+		out = append(out, run.Message{ContextID: x.contextID, TaskID: x.runID, Message: m})
 	}
 	return out
 }

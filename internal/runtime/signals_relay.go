@@ -9,11 +9,12 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
 // Relayed signals: a pause or a feedback for a run another replica
-// executes is recorded on the task (store.Task.Signals, a versioned
+// executes is recorded on the task (run.Task.Signals, a versioned
 // update, like a cancel request) and answered at once; the owner reads
 // the task's pending signals in its next lease renewal round (at most
 // maxRenewEvery later) and acts on each as if it had been sent to it,
@@ -37,34 +38,34 @@ import (
 // recordSignal records pause or feedback s on working task t for the
 // replica that executes it. A task that changed meanwhile is looked at
 // again: the signal then goes the way its new state says, once.
-func (r *Runtime) recordSignal(ctx context.Context, t store.Task, s Signal, again bool) (store.Task, error) {
+func (r *Runtime) recordSignal(ctx context.Context, t run.Task, s Signal, again bool) (run.Task, error) {
 	for range 5 {
 		next := t
-		next.Signals = append(slices.Clone(t.Signals), store.PendingSignal{ID: uuid.NewString(), Type: s.Type, Text: s.Text, At: storedNow()})
+		next.Signals = append(slices.Clone(t.Signals), run.PendingSignal{ID: uuid.NewString(), Type: s.Type, Text: s.Text, At: storedNow()})
 		err := r.st.Apply(ctx, store.Change{UpdateTask: &next})
 		if err == nil {
 			next.Version++
 			return next, nil
 		}
 		if !errdefs.IsConflict(err) {
-			return store.Task{}, err
+			return run.Task{}, err
 		}
 		if t, err = r.st.GetTask(ctx, t.ID); err != nil {
-			return store.Task{}, err
+			return run.Task{}, err
 		}
-		if t.State != store.StateWorking || r.executing(t.ID) != nil {
+		if t.State != run.StateWorking || r.executing(t.ID) != nil {
 			if again {
 				break
 			}
 			return r.signalAgain(ctx, t, s)
 		}
 	}
-	return store.Task{}, errdefs.Conflictf("task %s kept changing while taking a %s signal; try again", t.ID, s.Type)
+	return run.Task{}, errdefs.Conflictf("task %s kept changing while taking a %s signal; try again", t.ID, s.Type)
 }
 
 // signalAgain applies pause or feedback s to task t, read again after it
 // changed under recordSignal.
-func (r *Runtime) signalAgain(ctx context.Context, t store.Task, s Signal) (store.Task, error) {
+func (r *Runtime) signalAgain(ctx context.Context, t run.Task, s Signal) (run.Task, error) {
 	if s.Type == SignalFeedback {
 		return r.feedbackTo(ctx, t, s, true)
 	}
@@ -73,10 +74,10 @@ func (r *Runtime) signalAgain(ctx context.Context, t store.Task, s Signal) (stor
 
 // withdrawPause removes the pauses pending on working task t that no
 // replica delivered yet; ok is false when there is none.
-func (r *Runtime) withdrawPause(ctx context.Context, t store.Task) (store.Task, bool, error) {
-	return r.updateTask(ctx, t, "taking a resume signal", func(t store.Task) (store.Task, bool) {
-		keep := slices.DeleteFunc(slices.Clone(t.Signals), func(p store.PendingSignal) bool { return p.Type == SignalPause })
-		if len(keep) == len(t.Signals) || t.State != store.StateWorking {
+func (r *Runtime) withdrawPause(ctx context.Context, t run.Task) (run.Task, bool, error) {
+	return r.updateTask(ctx, t, "taking a resume signal", func(t run.Task) (run.Task, bool) {
+		keep := slices.DeleteFunc(slices.Clone(t.Signals), func(p run.PendingSignal) bool { return p.Type == SignalPause })
+		if len(keep) == len(t.Signals) || t.State != run.StateWorking {
 			return t, false
 		}
 		t.Signals = keep
@@ -113,8 +114,8 @@ func (x *execution) startSteering() {
 // deliverStored hands x the signals pending on its task that it has not
 // taken yet, logging each one's event, and drops a stored pause that was
 // withdrawn before it was delivered. Before startSteering it does nothing.
-func (x *execution) deliverStored(pending []store.PendingSignal) {
-	var fresh []store.PendingSignal
+func (x *execution) deliverStored(pending []run.PendingSignal) {
+	var fresh []run.PendingSignal
 	st := &x.steer
 	st.mu.Lock()
 	if !st.ready {
@@ -124,7 +125,7 @@ func (x *execution) deliverStored(pending []store.PendingSignal) {
 	if st.relay.feedback == nil {
 		st.relay.feedback, st.relay.gone = map[string]bool{}, map[string]bool{}
 	}
-	if id := st.relay.pauseID; id != "" && !slices.ContainsFunc(pending, func(p store.PendingSignal) bool { return p.ID == id }) {
+	if id := st.relay.pauseID; id != "" && !slices.ContainsFunc(pending, func(p run.PendingSignal) bool { return p.ID == id }) {
 		st.relay.pauseID = ""
 		if !st.armed {
 			st.pause = false
@@ -166,7 +167,7 @@ func (x *execution) skipCheckpointed(cp *engine.Checkpoint) {
 		st.relay.feedback, st.relay.gone = map[string]bool{}, map[string]bool{}
 	}
 	for _, m := range cp.Board.Channels[engine.MainChannel] {
-		if slices.ContainsFunc(x.task.Signals, func(p store.PendingSignal) bool { return p.ID == m.ID }) {
+		if slices.ContainsFunc(x.task.Signals, func(p run.PendingSignal) bool { return p.ID == m.ID }) {
 			st.relay.feedback[m.ID] = true
 			st.relay.gone[m.ID] = true
 		}
@@ -233,7 +234,7 @@ func (x *execution) removeSignals(ctx context.Context, ids []string) error {
 		if err != nil {
 			return err
 		}
-		keep := slices.DeleteFunc(slices.Clone(t.Signals), func(p store.PendingSignal) bool { return slices.Contains(ids, p.ID) })
+		keep := slices.DeleteFunc(slices.Clone(t.Signals), func(p run.PendingSignal) bool { return slices.Contains(ids, p.ID) })
 		if len(keep) == len(t.Signals) {
 			return nil
 		}
@@ -252,18 +253,18 @@ func (x *execution) removeSignals(ctx context.Context, ids []string) error {
 // and a feedback the attempt never handed on goes where the attempt's
 // own untaken feedback goes — kept for the resumed attempt of a paused
 // run, or into the transcript (after msgs) of a run that ends or asks.
-func (x *execution) settleSignals(t *store.Task, o outcome, msgs []store.Message) []store.Message {
+func (x *execution) settleSignals(t *run.Task, o outcome, msgs []run.Message) []run.Message {
 	if len(t.Signals) == 0 {
 		return msgs
 	}
 	st := &x.steer
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	paused := o.state == store.StateInputRequired && o.prompt == nil
-	var keep []store.PendingSignal
+	paused := o.state == run.StateInputRequired && o.prompt == nil
+	var keep []run.PendingSignal
 	for _, p := range t.Signals {
 		switch {
-		case o.state == store.StateWorking:
+		case o.state == run.StateWorking:
 			if !st.relay.feedback[p.ID] { // not in a checkpoint yet
 				keep = append(keep, p)
 			}
@@ -274,7 +275,7 @@ func (x *execution) settleSignals(t *store.Task, o outcome, msgs []store.Message
 			msgs = slices.Clip(msgs) // the caller's msgs stay as they are
 			m := feedbackMessage(p.Text)
 			m.ID, m.CreatedAt = p.ID, store.StoredTime(p.At)
-			msgs = append(msgs, store.Message{ContextID: x.contextID, TaskID: x.runID, Message: m})
+			msgs = append(msgs, run.Message{ContextID: x.contextID, TaskID: x.runID, Message: m})
 		}
 	}
 	t.Signals = keep

@@ -10,6 +10,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -29,8 +30,6 @@ func (steered) Capabilities() engine.Capabilities {
 func (steered) PausesAtCheckpoints() {}
 
 func (s steered) Execute(ctx context.Context, run engine.Run, h engine.Host, b *engine.Board) (out *engine.Board, err error) {
-	_ = engine.PublishRunStart(ctx, h, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, h, run, err) }()
 	from := 1
 	if cp := run.ResumeFrom; cp != nil {
 		b = engine.RestoreBoard(cp.Board)
@@ -51,7 +50,7 @@ func (s steered) Execute(ctx context.Context, run engine.Run, h engine.Host, b *
 		case intr := <-h.Interrupts():
 			return b, engine.Interrupted(intr)
 		}
-		if err := engine.EmitStreamToken(ctx, h, run.ID, "steered", "tok"+strconv.Itoa(i)+" "); err != nil {
+		if err := h.Publish(ctx, engine.Token{Actor: "steered", Text: "tok" + strconv.Itoa(i) + " "}); err != nil {
 			return b, err
 		}
 		if err := h.Checkpoint(ctx, engine.Checkpoint{ExecID: run.ID, Step: fmt.Sprint(i), Iteration: i, Board: b.Snapshot(), Timestamp: time.Now()}); err != nil {
@@ -110,9 +109,9 @@ func signalsLogged(t *testing.T, r *Runtime, id string) []string {
 }
 
 // feedbackInTranscript counts the transcript messages of run id saying text.
-func feedbackInTranscript(t *testing.T, r *Runtime, task store.Task, text string) int {
+func feedbackInTranscript(t *testing.T, r *Runtime, task run.Task, text string) int {
 	t.Helper()
-	page, err := r.st.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID, TaskID: task.ID})
+	page, err := r.st.ListMessages(ctxT(t), run.MessageQuery{ContextID: task.ContextID, TaskID: task.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +139,11 @@ func testSignalsAcrossReplicas(t *testing.T, shared store.Store) {
 	pace(t, step)
 
 	got, err := b.Signal(ctxT(t), task.ID, Signal{Type: SignalFeedback, Text: "steer left"})
-	if err != nil || got.State != store.StateWorking {
+	if err != nil || got.State != run.StateWorking {
 		t.Fatalf("feedback through B: %s %v, want the run still working", got.State, err)
 	}
 	fedOnce(t, fed, "steer left")
-	if got, err = b.Signal(ctxT(t), task.ID, Signal{Type: SignalPause, Text: "lunch"}); err != nil || got.State != store.StateWorking {
+	if got, err = b.Signal(ctxT(t), task.ID, Signal{Type: SignalPause, Text: "lunch"}); err != nil || got.State != run.StateWorking {
 		t.Fatalf("pause through B: %s %v", got.State, err)
 	}
 	paused := wait(t, a, task.ID)
@@ -162,7 +161,7 @@ func testSignalsAcrossReplicas(t *testing.T, shared store.Store) {
 		t.Fatalf("resume on B: %v", err)
 	}
 	done := wait(t, b, task.ID)
-	if done.State != store.StateCompleted || done.Attempt != 2 {
+	if done.State != run.StateCompleted || done.Attempt != 2 {
 		t.Fatalf("after the resume: %s attempt %d", done.State, done.Attempt)
 	}
 	select {
@@ -196,13 +195,13 @@ func testFeedbackSurvivesOwnerDeath(t *testing.T, shared store.Store) {
 
 	b := replica(t, shared, "B", eng)
 	got, err := b.Signal(ctxT(t), task.ID, Signal{Type: SignalFeedback, Text: "steer home"})
-	if err != nil || got.State != store.StateWorking || len(got.Signals) != 1 {
+	if err != nil || got.State != run.StateWorking || len(got.Signals) != 1 {
 		t.Fatalf("feedback through B while A is dead: %s %v, signals %+v", got.State, err, got.Signals)
 	}
 	pace(t, step)
 	fedOnce(t, fed, "steer home")
 	done := wait(t, b, task.ID)
-	if done.State != store.StateCompleted || done.Attempt != 2 || len(done.Signals) != 0 {
+	if done.State != run.StateCompleted || done.Attempt != 2 || len(done.Signals) != 0 {
 		t.Fatalf("after the takeover: %s attempt %d, signals %+v", done.State, done.Attempt, done.Signals)
 	}
 	select {
@@ -280,7 +279,7 @@ func testRelayedFeedbackNotTakenTwice(t *testing.T, shared store.Store) {
 		t.Fatalf("signals pending after A died: %+v, want the feedback it could not remove", pending)
 	}
 	done := wait(t, b, task.ID)
-	if done.State != store.StateCompleted || done.Attempt != 2 || len(done.Signals) != 0 {
+	if done.State != run.StateCompleted || done.Attempt != 2 || len(done.Signals) != 0 {
 		t.Fatalf("after the takeover: %s attempt %d, signals %+v", done.State, done.Attempt, done.Signals)
 	}
 	select {
@@ -293,7 +292,7 @@ func testRelayedFeedbackNotTakenTwice(t *testing.T, shared store.Store) {
 	}
 }
 
-func getTaskT(t *testing.T, st store.Store, id string) store.Task {
+func getTaskT(t *testing.T, st store.Store, id string) run.Task {
 	t.Helper()
 	task, err := st.GetTask(ctxT(t), id)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -53,7 +54,7 @@ func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
 		if !ok {
 			t.Fatal("the runtime's host is not an engine.CheckpointStager")
 		}
-		if err := engine.EmitStreamToken(ctx, h, run.ID, "c", "answer"); err != nil {
+		if err := h.Publish(ctx, engine.Token{Actor: "c", Text: "answer"}); err != nil {
 			return nil, err
 		}
 		cp := engine.Checkpoint{ExecID: run.ID, Step: "final", Board: b.Snapshot()}
@@ -68,7 +69,7 @@ func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := sub.Task
-	if done := wait(t, r, task.ID); done.State != store.StateCompleted {
+	if done := wait(t, r, task.ID); done.State != run.StateCompleted {
 		t.Fatalf("run ended %s, want completed", done.State)
 	}
 	st.mu.Lock()
@@ -86,7 +87,7 @@ func TestStagedCheckpointRidesWithTheFinalCommit(t *testing.T) {
 		t.Fatalf("%d writes carried a checkpoint, want exactly one", len(with))
 	}
 	c := with[0]
-	if last := c.Events[len(c.Events)-1]; last.Type != EventRunEnd || c.CreateTask == nil || c.CreateTask.State != store.StateCompleted {
+	if last := c.Events[len(c.Events)-1]; last.Type != EventRunEnd || c.CreateTask == nil || c.CreateTask.State != run.StateCompleted {
 		t.Fatalf("the checkpoint rode with a write ending in %s (task written %v), want the final commit (carrying the create)", last.Type, c.CreateTask != nil)
 	}
 	cp, err := st.LoadCheckpoint(ctxT(t), task.ID)

@@ -3,8 +3,8 @@ package runtime
 import (
 	"context"
 
+	"agentd/internal/run"
 	"agentd/internal/runlog"
-	"agentd/internal/store"
 )
 
 // Stream reads one run's events after a seq, each exactly once and in
@@ -17,7 +17,7 @@ type Stream = runlog.Stream
 func (r *Runtime) OpenStream(ctx context.Context, runID string, after int64) (*Stream, error) {
 	// A run whose log is open here in ctx's tenant exists (a streaming
 	// send opens the run it just created); any other is looked up.
-	if !r.logs.OpenIn(runID, store.TenantFrom(ctx)) {
+	if !r.logs.OpenIn(runID, run.TenantFrom(ctx)) {
 		if _, err := r.st.GetTask(ctx, runID); err != nil {
 			return nil, err
 		}

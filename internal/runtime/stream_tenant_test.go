@@ -5,7 +5,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 	"agentd/internal/store/memstore"
 )
 
@@ -15,13 +15,13 @@ import (
 func TestOpenStreamOfARunExecutingHereKeepsTenants(t *testing.T) {
 	gate := make(chan struct{})
 	r := newTestRuntime(t, &applies{Store: memstore.New()}, testAgent("s", streamer(2, gate)))
-	acme := store.WithTenant(ctxT(t), "acme")
+	acme := run.WithTenant(ctxT(t), "acme")
 	sub, err := r.Send(acme, SendRequest{AgentID: "s", Message: model.NewText(model.RoleUser, "hi")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer close(gate)
-	if _, err := r.OpenStream(store.WithTenant(ctxT(t), "globex"), sub.Task.ID, 0); !errdefs.IsNotFound(err) {
+	if _, err := r.OpenStream(run.WithTenant(ctxT(t), "globex"), sub.Task.ID, 0); !errdefs.IsNotFound(err) {
 		t.Fatalf("globex opens acme's executing run: %v, want NotFound", err)
 	}
 	if _, err := r.OpenStream(ctxT(t), sub.Task.ID, 0); !errdefs.IsNotFound(err) {

@@ -12,6 +12,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
@@ -54,7 +55,7 @@ type SendRequest struct {
 
 // Submission is what Send did.
 type Submission struct {
-	Task store.Task
+	Task run.Task
 	// Duplicate is true when the message had been submitted before; Task is
 	// the task it went to (as it is now), and nothing new was started.
 	Duplicate bool
@@ -113,32 +114,32 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 
 // checkSend validates a message to an agent: the agent, the message, its
 // content types and the client's context id. A draining runtime takes none.
-func (r *Runtime) checkSend(req SendRequest) (*Agent, store.Message, error) {
+func (r *Runtime) checkSend(req SendRequest) (*Agent, run.Message, error) {
 	a, err := r.Agent(req.AgentID)
 	if err != nil {
-		return nil, store.Message{}, err
+		return nil, run.Message{}, err
 	}
 	msg, err := normaliseUserMessage(req.Message)
 	if err != nil {
-		return nil, store.Message{}, err
+		return nil, run.Message{}, err
 	}
 	if err := checkInputModes(a, msg.Message); err != nil {
-		return nil, store.Message{}, err
+		return nil, run.Message{}, err
 	}
 	r.mu.Lock()
 	draining := r.draining
 	r.mu.Unlock()
 	if draining {
-		return nil, store.Message{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
+		return nil, run.Message{}, errdefs.Public(errdefs.NotAvailable(ErrDraining))
 	}
 	if req.ContextID != "" {
 		if err := checkClientID(req.ContextID); err != nil {
-			return nil, store.Message{}, errdefs.WithField("context_id", err)
+			return nil, run.Message{}, errdefs.WithField("context_id", err)
 		}
 	}
 	if req.RunID != "" {
 		if err := checkClientID(req.RunID); err != nil {
-			return nil, store.Message{}, errdefs.WithField("run_id", err)
+			return nil, run.Message{}, errdefs.WithField("run_id", err)
 		}
 	}
 	return a, msg, nil
@@ -146,15 +147,15 @@ func (r *Runtime) checkSend(req SendRequest) (*Agent, store.Message, error) {
 
 // newTask is the execution of a new task for msg, in the client's context
 // or a new one; its log is made but not open yet (admit opens it).
-func (r *Runtime) newTask(ctx context.Context, a *Agent, req SendRequest, msg store.Message) *execution {
+func (r *Runtime) newTask(ctx context.Context, a *Agent, req SendRequest, msg run.Message) *execution {
 	contextID := req.ContextID
 	if contextID == "" {
 		contextID = newID()
 	}
 	now := time.Now().UTC()
 	taskID := cmp.Or(req.RunID, newID())
-	x := r.newExecution(a, store.Task{
-		ID: taskID, ContextID: contextID, AgentID: a.ID, State: store.StateSubmitted, Tenant: store.TenantFrom(ctx),
+	x := r.newExecution(a, run.Task{
+		ID: taskID, ContextID: contextID, AgentID: a.ID, State: run.StateSubmitted, Tenant: run.TenantFrom(ctx),
 		Metadata:  r.observedCreate(ctx, RunInfo{RunID: taskID, ContextID: contextID, AgentID: a.ID}, req.Metadata),
 		CreatedAt: now, UpdatedAt: now,
 	}, r.logs.New(taskID), msg.Message, "")
@@ -251,12 +252,12 @@ func (r *Runtime) awaitDuplicate(ctx context.Context, dup *execution) (admission
 func (r *Runtime) create(ctx context.Context, x *execution, start bool, await Await) error {
 	evs := [3]stateEvent{
 		{body: RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}},
-		{body: StatusData{State: store.StateSubmitted}},
+		{body: StatusData{State: run.StateSubmitted}},
 	}
 	n := 2
 	if start {
-		x.task.State, x.task.Attempt = store.StateWorking, 1
-		evs[n] = stateEvent{body: StatusData{State: store.StateWorking}}
+		x.task.State, x.task.Attempt = run.StateWorking, 1
+		evs[n] = stateEvent{body: StatusData{State: run.StateWorking}}
 		n++
 	}
 	claim := r.leaseClaim()
@@ -312,141 +313,6 @@ func (r *Runtime) submittedLocked(q *contextQueue, msgID string) *execution {
 	return nil
 }
 
-// continueTask answers an input-required task: the message resumes the run
-// from its latest checkpoint in a new attempt.
-func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, msg store.Message) (Submission, error) {
-	t, err := r.st.GetTask(ctx, req.TaskID)
-	if err != nil {
-		return Submission{}, err
-	}
-	if err := r.checkContinue(ctx, a, req, msg, t); err != nil || !t.State.Interrupted() {
-		if err == nil { // a resend of the answer that resumed the task: a retry
-			return r.resubmission(ctx, a, req, msg, t.ID)
-		}
-		return Submission{}, err
-	}
-	x, err := r.admitResume(ctx, a, t, msg)
-	if errors.Is(err, errResumeBusy) && r.awaitLeaving(ctx, t.ID) {
-		x, err = r.admitResume(ctx, a, t, msg)
-	}
-	if err != nil {
-		return Submission{}, err
-	}
-	defer r.submitting.Done()
-	claim := r.leaseClaim()
-	first, err := r.submitCommit(ctx, x.log, store.Change{
-		Idempotency: &x.key,
-		TaskID:      t.ID,
-		UpdateTask:  &x.task,
-		Messages:    x.user[:],
-		Lease:       claim,
-	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: x.task.Attempt, Resumed: engine.SignalInput}},
-		stateEvent{body: StatusData{State: store.StateWorking}})
-	if err != nil {
-		return r.abandonSubmission(ctx, a, req, x, err)
-	}
-	x.task.Version++
-	x.holdLease(claim.Granted)
-	close(x.created)
-	resumed := x.task
-	r.launch(x)
-	return Submission{Task: resumed, StartSeq: first - 1}, nil
-}
-
-// checkContinue checks that a message to task t may go to it: same context
-// and agent, and t waits for input. For a task that does not wait, a nil
-// error means msg is the answer that resumed it (a retry).
-func (r *Runtime) checkContinue(ctx context.Context, a *Agent, req SendRequest, msg store.Message, t store.Task) error {
-	if req.ContextID != "" && req.ContextID != t.ContextID {
-		return errdefs.WithField("context_id", errdefs.Validationf("task %s belongs to context %s, not %s", t.ID, t.ContextID, req.ContextID))
-	}
-	if t.AgentID != a.ID {
-		return errdefs.Validationf("task %s belongs to agent %s, not %s", t.ID, t.AgentID, a.ID)
-	}
-	if t.State.Interrupted() {
-		return checkApprovals(t, msg.Message)
-	}
-	if _, _, found, err := r.userMessage(ctx, t, msg.ID); err != nil || found {
-		return err
-	}
-	if t.State.Terminal() {
-		return errdefs.Conflict(errorsJoin(ErrTaskTerminal, "task "+t.ID+" is "+string(t.State)))
-	}
-	return errdefs.Conflictf("task %s is %s, not waiting for input; wait for it or cancel it", t.ID, t.State)
-}
-
-// errResumeBusy says a parked task has an execution here already.
-var errResumeBusy = errors.New("being resumed or canceled already")
-
-// leavingWait bounds how long an answer waits for the attempt that parked
-// its task to leave (see awaitLeaving).
-const leavingWait = time.Second
-
-// awaitLeaving waits, briefly, for the execution of task id registered
-// here to end, and reports whether it did. The attempt that parked a task
-// stores its outcome before it leaves the runtime, so a client that answers
-// as soon as it reads input-required (an A2A stream ends on that update)
-// can meet it still here; a concurrent resume runs on, and its caller
-// gets the conflict after the wait.
-func (r *Runtime) awaitLeaving(ctx context.Context, id string) bool {
-	r.mu.Lock()
-	prev := r.runs[id]
-	r.mu.Unlock()
-	if prev == nil {
-		return true
-	}
-	timer := time.NewTimer(leavingWait)
-	defer timer.Stop()
-	select {
-	case <-prev.ended:
-		return true
-	case <-timer.C:
-	case <-ctx.Done():
-	}
-	return false
-}
-
-// admitResume decides under r.mu whether parked task t resumes here with
-// msg, and registers the resuming execution: the task must not be resumed
-// or canceled already, and its context must be free. On success the caller
-// owns one r.submitting count.
-func (r *Runtime) admitResume(ctx context.Context, a *Agent, t store.Task, msg store.Message) (*execution, error) {
-	l, err := r.logs.Activate(ctx, t.ID)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.runs[t.ID] != nil || r.canceling[t.ID] {
-		r.logs.Release(l) // still active for the execution that owns it
-		return nil, errdefs.Conflictf("task %s is %w", t.ID, errResumeBusy)
-	}
-	if r.draining {
-		r.logs.Release(l)
-		return nil, errdefs.Public(errdefs.NotAvailable(ErrDraining))
-	}
-	q := r.contexts[contextKey(tenantOf(t), t.ContextID)]
-	if q == nil {
-		q = &contextQueue{}
-		r.contexts[contextKey(tenantOf(t), t.ContextID)] = q
-	}
-	if q.active != "" {
-		l.Deactivate()
-		r.logs.Release(l)
-		return nil, errdefs.Conflictf("context %s has a running task %s; task %s can resume when it ends", t.ContextID, q.active, t.ID)
-	}
-	r.submitting.Add(1)
-	q.active = t.ID
-	next := t
-	next.State, next.Attempt, next.StatusMessage, next.Error = store.StateWorking, t.Attempt+1, nil, nil
-	next.CancelRequested = false
-	next.UpdatedAt = time.Now().UTC()
-	x := r.newExecution(a, next, l, msg.Message, engine.SignalInput)
-	x.host.reply = &engine.UserReply{Parts: msg.Parts}
-	r.registerLocked(x)
-	return x, nil
-}
-
 // abandonSubmission undoes an execution whose submission was not stored.
 // A duplicate message id is not an error: it answers the task the first
 // submission started.
@@ -458,14 +324,14 @@ func (r *Runtime) abandonSubmission(ctx context.Context, a *Agent, req SendReque
 	if !errors.As(err, &dup) {
 		return Submission{}, err
 	}
-	return r.resubmission(ctx, a, req, store.Message{Message: x.user[0].Message}, dup.TaskID)
+	return r.resubmission(ctx, a, req, run.Message{Message: x.user[0].Message}, dup.TaskID)
 }
 
 // resubmission answers a message whose id was used before in its context,
 // by the task taskID. The same message to the same agent (and task) is a
 // retry: it gets that task, and a stream of it starts where the attempt the
 // message opened started. Anything else under the same id is a conflict.
-func (r *Runtime) resubmission(ctx context.Context, a *Agent, req SendRequest, msg store.Message, taskID string) (Submission, error) {
+func (r *Runtime) resubmission(ctx context.Context, a *Agent, req SendRequest, msg run.Message, taskID string) (Submission, error) {
 	t, err := r.st.GetTask(ctx, taskID)
 	if err != nil {
 		return Submission{}, err
@@ -494,63 +360,6 @@ func (r *Runtime) resubmission(ctx context.Context, a *Agent, req SendRequest, m
 	return Submission{Task: t, Duplicate: true, StartSeq: start}, nil
 }
 
-// userMessage finds the message msgID in task t's transcript, and how many
-// user messages of t precede it: the nth user message of a task opened its
-// first attempt (n = 0) or the nth attempt resumed with input.
-func (r *Runtime) userMessage(ctx context.Context, t store.Task, msgID string) (m model.Message, nth int, found bool, err error) {
-	q := store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000}
-	for {
-		page, err := r.st.ListMessages(ctx, q)
-		if err != nil {
-			return model.Message{}, 0, false, err
-		}
-		for _, sm := range page.Messages {
-			if sm.ID == msgID {
-				return sm.Message, nth, true, nil
-			}
-			if sm.Role == model.RoleUser {
-				nth++
-			}
-		}
-		if page.NextAfter == 0 {
-			return model.Message{}, 0, false, nil
-		}
-		q.After = page.NextAfter
-	}
-}
-
-// attemptStart is the seq just before the attempt task runID's nth user
-// message opened: 0 for the first message, else before the nth run.start
-// resumed with input. When that run.start is no longer in the log (pruned)
-// it is the log's end: a stream then starts with what happens next.
-func (r *Runtime) attemptStart(ctx context.Context, runID string, nth int) (int64, error) {
-	if nth == 0 {
-		return 0, nil
-	}
-	var after int64
-	for {
-		page, err := r.st.ReadEvents(ctx, runID, after, 1000)
-		if err != nil {
-			return 0, err
-		}
-		for _, ev := range page.Events {
-			if ev.Type != EventRunStart {
-				continue
-			}
-			var d RunStartData
-			if json.Unmarshal(ev.Data, &d) == nil && d.Resumed == engine.SignalInput {
-				if nth--; nth == 0 {
-					return ev.Seq - 1, nil
-				}
-			}
-		}
-		if len(page.Events) == 0 {
-			return page.LastSeq, nil
-		}
-		after = page.Events[len(page.Events)-1].Seq
-	}
-}
-
 // sameParts reports whether two messages say the same: their parts encode
 // to the same JSON (a stored message has been through a store's encoding).
 func sameParts(a, b []model.Part) bool {
@@ -559,147 +368,9 @@ func sameParts(a, b []model.Part) bool {
 	return erra == nil && errb == nil && bytes.Equal(ja, jb)
 }
 
-// logEnd is the run's last event seq (0 when it cannot be read).
-func (r *Runtime) logEnd(ctx context.Context, runID string) int64 {
-	page, err := r.st.ReadEvents(ctx, runID, 1<<62, 1)
-	if err != nil {
-		return 0
-	}
-	return page.LastSeq
-}
-
-// newExecution makes an attempt of task t with the user message msg that
-// started it.
-func (r *Runtime) newExecution(a *Agent, t store.Task, l *runlog.Log, msg model.Message, resume string) *execution {
-	tenant := tenantOf(t)
-	// The attempt's context is not a child of the runtime's: a child would
-	// cost a locked map insert and delete in the parent per run. The
-	// runtime cancels what it registered when it stops (registerLocked).
-	bg := context.Background()
-	if tenant != store.DefaultTenant { // the store assumes it otherwise
-		bg = store.WithTenant(bg, tenant)
-	}
-	ctx, cancel := context.WithCancel(bg)
-	x := &execution{
-		r: r, runID: t.ID, contextID: t.ContextID, tenant: tenant, agent: a, log: l, task: t, resume: resume,
-		user:       [1]store.Message{{ContextID: t.ContextID, TaskID: t.ID, Message: msg}},
-		key:        store.IdempotencyKey{ContextID: t.ContextID, MessageID: msg.ID},
-		ctx:        ctx,
-		bg:         bg,
-		hardCancel: cancel,
-		interrupts: make(chan engine.Interrupt, 1),
-		ended:      make(chan struct{}),
-		created:    make(chan struct{}),
-	}
-	x.host = host{x: x, id: engine.SanitiseID(t.ID)}
-	x.keepCheckpoints = keepsCheckpoints(t.Metadata)
-	l.SetTenant(tenant)
-	return x
-}
-
-// registerLocked makes x the runtime's execution of its run; once the
-// runtime has stopped, x is canceled at once. Callers hold r.mu.
-func (r *Runtime) registerLocked(x *execution) {
-	r.runs[x.runID] = x
-	if r.ctx.Err() != nil {
-		x.hardCancel()
-	}
-}
-
-func tenantOf(t store.Task) string {
+func tenantOf(t run.Task) string {
 	if t.Tenant == "" {
-		return store.DefaultTenant
+		return run.DefaultTenant
 	}
 	return t.Tenant
-}
-
-// ended releases x's context slot, wakes blocking callers and starts the
-// next queued task of the context.
-func (r *Runtime) ended(x *execution) {
-	x.mu.Lock()
-	cancelled := x.cancelCause == engine.CauseUserCancel
-	x.mu.Unlock()
-	parked := x.task.State.Interrupted()
-	r.mu.Lock()
-	delete(r.runs, x.runID)
-	next := r.advanceLocked(x)
-	var handover *execution
-	if next != nil && r.draining {
-		// Draining: queued work is not started here; it is handed over.
-		r.dequeueLocked(next)
-		handover, next = next, nil
-	}
-	cancelParked := parked && (cancelled || x.task.CancelRequested) && !r.canceling[x.runID]
-	if cancelParked {
-		r.canceling[x.runID] = true
-	}
-	r.mu.Unlock()
-	if handover != nil {
-		handover.release(true)
-		r.closeEnded(handover)
-	}
-	if cancelParked {
-		// A cancel arrived while the run was parking: the task waits for
-		// input now, so cancel it as such.
-		if _, err := r.cancelIdle(x.bg, x.task); err != nil {
-			r.log.Warn("cancel of a parked run failed", "run_id", x.runID, "err", err)
-		}
-		r.mu.Lock()
-		delete(r.canceling, x.runID)
-		r.mu.Unlock()
-	}
-	x.log.Deactivate()
-	r.logs.Release(x.log)
-	r.closeEnded(x)
-	if next != nil && r.ctx.Err() == nil {
-		r.launch(next)
-	}
-}
-
-// advanceLocked takes x out of its context's queue or active slot and, when
-// the slot frees up, returns the next queued execution, now active. Callers
-// hold r.mu and launch the returned execution.
-func (r *Runtime) advanceLocked(x *execution) *execution {
-	q := r.contexts[contextKey(x.tenant, x.contextID)]
-	if q == nil {
-		return nil
-	}
-	for i, y := range q.queue {
-		if y == x {
-			q.queue = append(q.queue[:i], q.queue[i+1:]...)
-			break
-		}
-	}
-	var next *execution
-	if q.active == x.runID {
-		q.active = ""
-		for len(q.queue) > 0 && next == nil {
-			next, q.queue = q.queue[0], q.queue[1:]
-			if next.ctx.Err() != nil {
-				next = nil // canceled while queued
-			}
-		}
-		if next != nil {
-			q.active = next.runID
-		}
-	}
-	if q.active == "" && len(q.queue) == 0 {
-		delete(r.contexts, contextKey(x.tenant, x.contextID))
-	}
-	return next
-}
-
-// forget undoes the registration of an execution that never started.
-func (r *Runtime) forget(x *execution) {
-	r.mu.Lock()
-	delete(r.runs, x.runID)
-	next := r.advanceLocked(x)
-	r.mu.Unlock()
-	x.log.Deactivate()
-	x.hardCancel()
-	r.logs.Release(x.log)
-	r.closeEnded(x)
-	if next != nil && r.ctx.Err() == nil {
-		r.launch(next)
-	}
 }

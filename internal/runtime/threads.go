@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -38,34 +39,34 @@ func (r *Runtime) threadStore() (store.Threads, error) {
 
 // CreateThread records a thread (a context known by name before its first
 // run). An empty id gets a new one; a client's id must be a valid id.
-func (r *Runtime) CreateThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+func (r *Runtime) CreateThread(ctx context.Context, t run.Thread) (run.Thread, error) {
 	ts, err := r.threadStore()
 	if err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	if t.ID == "" {
 		t.ID = uuid.Must(uuid.NewV7()).String()
 	} else if err := checkClientID(t.ID); err != nil {
-		return store.Thread{}, errdefs.WithField("thread_id", err)
+		return run.Thread{}, errdefs.WithField("thread_id", err)
 	}
 	return ts.CreateThread(ctx, t)
 }
 
 // GetThread returns the thread of the caller's tenant (NotFound for
 // another's).
-func (r *Runtime) GetThread(ctx context.Context, id string) (store.Thread, error) {
+func (r *Runtime) GetThread(ctx context.Context, id string) (run.Thread, error) {
 	ts, err := r.threadStore()
 	if err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	return ts.GetThread(ctx, id)
 }
 
 // UpdateThreadMetadata merges metadata into the thread's.
-func (r *Runtime) UpdateThreadMetadata(ctx context.Context, id string, metadata map[string]any) (store.Thread, error) {
+func (r *Runtime) UpdateThreadMetadata(ctx context.Context, id string, metadata map[string]any) (run.Thread, error) {
 	ts, err := r.threadStore()
 	if err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	return ts.UpdateThreadMetadata(ctx, id, metadata)
 }
@@ -89,7 +90,7 @@ func (r *Runtime) DeleteThread(ctx context.Context, id string) error {
 }
 
 // SearchThreads returns one page of the caller's threads.
-func (r *Runtime) SearchThreads(ctx context.Context, q store.ThreadQuery) ([]store.Thread, int, error) {
+func (r *Runtime) SearchThreads(ctx context.Context, q run.ThreadQuery) ([]run.Thread, int, error) {
 	ts, err := r.threadStore()
 	if err != nil {
 		return nil, 0, err
@@ -99,8 +100,8 @@ func (r *Runtime) SearchThreads(ctx context.Context, q store.ThreadQuery) ([]sto
 
 // ThreadHead returns the newest run of the thread's context, nil when it
 // has none.
-func (r *Runtime) ThreadHead(ctx context.Context, id string) (*store.Task, error) {
-	page, err := r.st.ListTasks(ctx, store.TaskQuery{ContextID: id, Limit: 1})
+func (r *Runtime) ThreadHead(ctx context.Context, id string) (*run.Task, error) {
+	page, err := r.st.ListTasks(ctx, run.TaskQuery{ContextID: id, Limit: 1})
 	if err != nil || len(page.Tasks) == 0 {
 		return nil, err
 	}
@@ -108,14 +109,14 @@ func (r *Runtime) ThreadHead(ctx context.Context, id string) (*store.Task, error
 }
 
 // StatusOf is the status of a thread whose newest run is head (nil: none).
-func StatusOf(head *store.Task) ThreadStatus {
+func StatusOf(head *run.Task) ThreadStatus {
 	if head == nil {
 		return ThreadIdle
 	}
 	switch {
 	case head.State.Interrupted():
 		return ThreadInterrupted
-	case head.State == store.StateFailed:
+	case head.State == run.StateFailed:
 		return ThreadError
 	case !head.State.Terminal():
 		return ThreadBusy
@@ -126,27 +127,27 @@ func StatusOf(head *store.Task) ThreadStatus {
 // CopyThread records a new thread with from's metadata and a copy of its
 // transcript (the messages no longer name the runs that wrote them, which
 // belong to from). The copy has no runs of its own yet.
-func (r *Runtime) CopyThread(ctx context.Context, from string) (store.Thread, error) {
+func (r *Runtime) CopyThread(ctx context.Context, from string) (run.Thread, error) {
 	src, err := r.GetThread(ctx, from)
 	if err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
-	dst, err := r.CreateThread(ctx, store.Thread{Metadata: src.Metadata})
+	dst, err := r.CreateThread(ctx, run.Thread{Metadata: src.Metadata})
 	if err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	for after := int64(0); ; {
-		page, err := r.st.ListMessages(ctx, store.MessageQuery{ContextID: from, After: after, Limit: 1000})
+		page, err := r.st.ListMessages(ctx, run.MessageQuery{ContextID: from, After: after, Limit: 1000})
 		if err != nil {
-			return store.Thread{}, err
+			return run.Thread{}, err
 		}
 		if len(page.Messages) > 0 {
-			msgs := make([]store.Message, len(page.Messages))
+			msgs := make([]run.Message, len(page.Messages))
 			for i, m := range page.Messages {
-				msgs[i] = store.Message{ContextID: dst.ID, Message: m.Message}
+				msgs[i] = run.Message{ContextID: dst.ID, Message: m.Message}
 			}
 			if err := r.st.Apply(ctx, store.Change{Messages: msgs}); err != nil {
-				return store.Thread{}, err
+				return run.Thread{}, err
 			}
 		}
 		if page.NextAfter == 0 {

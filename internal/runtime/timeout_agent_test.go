@@ -9,7 +9,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // An agent's timeout bounds each attempt: a run that passes it fails with
@@ -20,7 +20,7 @@ func TestAgentTimeoutFailsTheRun(t *testing.T) {
 	a.Timeout = 50 * time.Millisecond
 	r := newTestRuntime(t, nil, a)
 	task := wait(t, r, send(t, r, "slow", "x").ID)
-	if task.State != store.StateFailed || task.Error == nil || task.Error.Class != string(errdefs.ClassTimeout) ||
+	if task.State != run.StateFailed || task.Error == nil || task.Error.Class != string(errdefs.ClassTimeout) ||
 		!strings.Contains(task.Error.Message, "timeout of 50ms") {
 		t.Fatalf("run after its timeout: %s %+v, want failed with a timeout naming it", task.State, task.Error)
 	}
@@ -47,7 +47,7 @@ func TestRunBudgets(t *testing.T) {
 	r := newTestRuntime(t, nil, in, wall)
 	for _, c := range []struct{ agent, budget string }{{"in", "max_input_tokens_per_run of 50"}, {"wall", "max_wall_time of 50ms"}} {
 		task := wait(t, r, send(t, r, c.agent, "x").ID)
-		if task.State != store.StateFailed || task.Error == nil || task.Error.Class != string(errdefs.ClassBudgetExceeded) || !strings.Contains(task.Error.Message, c.budget) {
+		if task.State != run.StateFailed || task.Error == nil || task.Error.Class != string(errdefs.ClassBudgetExceeded) || !strings.Contains(task.Error.Message, c.budget) {
 			t.Errorf("agent %s: %s %+v, want failed, budget_exceeded naming %s", c.agent, task.State, task.Error, c.budget)
 		}
 		if evs := readAll(t, r, task.ID, 0, true); evs[len(evs)-1].Type != EventRunEnd {

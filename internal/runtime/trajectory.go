@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // A run's trajectory is what its agent did, step by step: every model call
@@ -169,7 +169,7 @@ type trajectoryBuilder struct {
 	verdicts map[string][]json.RawMessage
 }
 
-func (b *trajectoryBuilder) add(ev store.Event) {
+func (b *trajectoryBuilder) add(ev run.Event) {
 	switch ev.Type {
 	case EventRunStart:
 		var d RunStartData
@@ -186,7 +186,7 @@ func (b *trajectoryBuilder) add(ev store.Event) {
 	}
 }
 
-func (b *trajectoryBuilder) delta(ev store.Event) {
+func (b *trajectoryBuilder) delta(ev run.Event) {
 	var d DeltaData
 	if json.Unmarshal(ev.Data, &d) != nil {
 		return
@@ -207,7 +207,7 @@ func (b *trajectoryBuilder) delta(ev store.Event) {
 	}
 }
 
-func (b *trajectoryBuilder) step(ev store.Event) {
+func (b *trajectoryBuilder) step(ev run.Event) {
 	var d stepEvent
 	if json.Unmarshal(ev.Data, &d) != nil || d.Payload.Kind != "model" && d.Payload.Kind != "tool" {
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/engine"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -17,8 +18,8 @@ func TestVolatileLogShowsLiveEventsBeforeTheyAreStored(t *testing.T) {
 	st := &holdingStore{Store: memstore.New(), hold: make(chan struct{})}
 	gate := make(chan struct{})
 	r, err := New(Options{
-		Store: st, Agents: []*Agent{testAgent("s", streamer(3, gate))},
-		VolatileStore: true, CancelGrace: 300 * time.Millisecond,
+		Store: volatileStore{st}, Agents: []*Agent{testAgent("s", streamer(3, gate))},
+		CancelGrace: 300 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,9 +84,9 @@ func (h *holdingStore) Apply(ctx context.Context, c store.Change) error {
 }
 
 // readUntil reads from st until it has delivered n delta events.
-func readUntil(t *testing.T, st *Stream, n int) []store.Event {
+func readUntil(t *testing.T, st *Stream, n int) []run.Event {
 	t.Helper()
-	var out []store.Event
+	var out []run.Event
 	deltas := 0
 	for deltas < n {
 		evs, err := st.Next(ctxT(t), 1, time.Second)
@@ -122,8 +123,8 @@ func TestVolatileCheckpointsWrittenWhenAnotherAttemptNeedsThem(t *testing.T) {
 		return b, engine.Interrupted(intr)
 	})
 	r, err := New(Options{
-		Store: st, Agents: []*Agent{testAgent("c", checkpointed), testAgent("a", asker{})},
-		VolatileStore: true, CancelGrace: 300 * time.Millisecond,
+		Store: volatileStore{st}, Agents: []*Agent{testAgent("c", checkpointed), testAgent("a", asker{})},
+		CancelGrace: 300 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +140,7 @@ func TestVolatileCheckpointsWrittenWhenAnotherAttemptNeedsThem(t *testing.T) {
 	}
 
 	done := send(t, r, "c", "done")
-	if got := wait(t, r, done.ID); got.State != store.StateCompleted {
+	if got := wait(t, r, done.ID); got.State != run.StateCompleted {
 		t.Fatalf("run ended %s, want completed", got.State)
 	}
 	if cps := checkpoints(done.ID); len(cps) != 0 {
@@ -147,7 +148,7 @@ func TestVolatileCheckpointsWrittenWhenAnotherAttemptNeedsThem(t *testing.T) {
 	}
 
 	parked := send(t, r, "a", "hi")
-	if got := wait(t, r, parked.ID); got.State != store.StateInputRequired {
+	if got := wait(t, r, parked.ID); got.State != run.StateInputRequired {
 		t.Fatalf("run ended %s, want input-required", got.State)
 	}
 	if cps := checkpoints(parked.ID); len(cps) != 1 || cps[0].Step != "ask" || cps[0].Attributes[store.AttrAttempt] != "1" || cps[0].OriginalStartedAt.IsZero() {
@@ -159,7 +160,7 @@ func TestVolatileCheckpointsWrittenWhenAnotherAttemptNeedsThem(t *testing.T) {
 	if err := r.Shutdown(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.GetTask(ctxT(t), drained.ID); got.State != store.StateWorking {
+	if got, _ := st.GetTask(ctxT(t), drained.ID); got.State != run.StateWorking {
 		t.Fatalf("drained run is %s, want working", got.State)
 	}
 	if cps := checkpoints(drained.ID); len(cps) != 1 || cps[0].Step != "step 2" {

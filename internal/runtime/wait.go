@@ -6,15 +6,15 @@ import (
 	"unicode/utf8"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/jsonscan"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
 // Wait blocks until the task is terminal or waits for input, or ctx ends,
 // and returns it as stored (a zero task with ctx's error when ctx ends).
-func (r *Runtime) Wait(ctx context.Context, taskID string) (store.Task, error) {
+func (r *Runtime) Wait(ctx context.Context, taskID string) (run.Task, error) {
 	t, _, err := r.wait(ctx, taskID)
 	return t, err
 }
@@ -23,7 +23,7 @@ func (r *Runtime) Wait(ctx context.Context, taskID string) (store.Task, error) {
 // ListMessages(MessageQuery{ContextID, TaskID, Limit: 1000}) returns them.
 // When the task's attempt ran here and stored exactly what it knows, the
 // messages come from it; otherwise they are read from the store.
-func (r *Runtime) WaitView(ctx context.Context, taskID string) (store.Task, []model.Message, error) {
+func (r *Runtime) WaitView(ctx context.Context, taskID string) (run.Task, []model.Message, error) {
 	t, x, err := r.wait(ctx, taskID)
 	if err != nil {
 		return t, nil, err
@@ -31,7 +31,7 @@ func (r *Runtime) WaitView(ctx context.Context, taskID string) (store.Task, []mo
 	if msgs, ok := x.transcript(t); ok {
 		return t, msgs, nil
 	}
-	page, err := r.st.ListMessages(ctx, store.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
+	page, err := r.st.ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Limit: 1000})
 	if err != nil {
 		return t, nil, err
 	}
@@ -48,7 +48,7 @@ func (r *Runtime) WaitView(ctx context.Context, taskID string) (store.Task, []mo
 // While the task executes (or is queued) here, its state changes only
 // through that execution, so wait reads the task once the execution is gone
 // (ended); a task that executes elsewhere is polled.
-func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *execution, error) {
+func (r *Runtime) wait(ctx context.Context, taskID string) (run.Task, *execution, error) {
 	var last *execution
 	for {
 		r.mu.Lock()
@@ -57,7 +57,7 @@ func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *executi
 		if x != nil {
 			select {
 			case <-ctx.Done():
-				return store.Task{}, nil, ctx.Err()
+				return run.Task{}, nil, ctx.Err()
 			case <-x.ended:
 			}
 			last = x
@@ -75,7 +75,7 @@ func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *executi
 			return last.task, last, nil
 		}
 		if err != nil {
-			return store.Task{}, nil, err
+			return run.Task{}, nil, err
 		}
 		if t.State.Terminal() || t.State.Interrupted() {
 			return t, last, nil
@@ -86,7 +86,7 @@ func (r *Runtime) wait(ctx context.Context, taskID string) (store.Task, *executi
 			select {
 			case <-ctx.Done():
 				timer.Stop()
-				return store.Task{}, nil, ctx.Err()
+				return run.Task{}, nil, ctx.Err()
 			case <-timer.C:
 			}
 		}
@@ -108,7 +108,7 @@ func (r *Runtime) closeEnded(x *execution) {
 // task, x stored the outcome that t is (same version: every write of the
 // task's messages bumps it), and every message is one the store keeps as
 // it is. Callers read x only after x.ended.
-func (x *execution) transcript(t store.Task) ([]model.Message, bool) {
+func (x *execution) transcript(t run.Task) ([]model.Message, bool) {
 	if x == nil || !x.createdTask || !x.finished || x.task.Version != t.Version || 1+len(x.stored) > 1000 {
 		return nil, false
 	}
@@ -150,5 +150,5 @@ func storedAsIs(m model.Message) bool {
 // plainMetadata reports whether md is nil, or a non-empty map that a JSON
 // round trip (a store's) gives back unchanged.
 func plainMetadata(md map[string]any) bool {
-	return md == nil || len(md) > 0 && jsonscan.Flat(md)
+	return md == nil || len(md) > 0 && store.Flat(md)
 }

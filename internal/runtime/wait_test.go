@@ -14,6 +14,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/pgtest"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 	"agentd/internal/store/pgstore"
@@ -26,7 +27,7 @@ type countingStore struct {
 	history, transcripts atomic.Int64
 }
 
-func (c *countingStore) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
+func (c *countingStore) ListMessages(ctx context.Context, q run.MessageQuery) (run.MessagePage, error) {
 	if q.Last > 0 {
 		c.history.Add(1)
 	} else {
@@ -41,7 +42,7 @@ func viewStores(t *testing.T, test func(t *testing.T, newRuntime func(...*Agent)
 	mem := func(t *testing.T) func(...*Agent) (*Runtime, *countingStore) {
 		return func(agents ...*Agent) (*Runtime, *countingStore) {
 			st := &countingStore{Store: memstore.New()}
-			r, err := New(Options{Store: st, Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: time.Millisecond, VolatileStore: !durableLogs})
+			r, err := New(Options{Store: inLogMode(st), Agents: agents, CancelGrace: 300 * time.Millisecond, FlushWindow: time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +101,7 @@ func (w *waiting) Done() <-chan struct{} {
 
 // checkViewWhileRunning is checkView on a run held by a gated engine: it
 // releases the run once WaitView waits for its execution.
-func checkViewWhileRunning(t *testing.T, r *Runtime, st *countingStore, release chan<- struct{}, taskID string) (store.Task, bool) {
+func checkViewWhileRunning(t *testing.T, r *Runtime, st *countingStore, release chan<- struct{}, taskID string) (run.Task, bool) {
 	t.Helper()
 	ctx := &waiting{Context: ctxT(t), asking: make(chan struct{})}
 	go func() {
@@ -112,12 +113,12 @@ func checkViewWhileRunning(t *testing.T, r *Runtime, st *countingStore, release 
 
 // checkView compares WaitView with the store's answer and reports whether
 // it read the transcript.
-func checkView(t *testing.T, r *Runtime, st *countingStore, taskID string) (task store.Task, read bool) {
+func checkView(t *testing.T, r *Runtime, st *countingStore, taskID string) (task run.Task, read bool) {
 	t.Helper()
 	return checkViewCtx(t, ctxT(t), r, st, taskID)
 }
 
-func checkViewCtx(t *testing.T, ctx context.Context, r *Runtime, st *countingStore, taskID string) (task store.Task, read bool) {
+func checkViewCtx(t *testing.T, ctx context.Context, r *Runtime, st *countingStore, taskID string) (task run.Task, read bool) {
 	t.Helper()
 	before := st.transcripts.Load()
 	task, msgs, err := r.WaitView(ctx, taskID)
@@ -132,7 +133,7 @@ func checkViewCtx(t *testing.T, ctx context.Context, r *Runtime, st *countingSto
 	if !reflect.DeepEqual(task, stored) {
 		t.Errorf("WaitView task %+v, stored %+v", task, stored)
 	}
-	page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: task.ContextID, TaskID: task.ID, Limit: 1000})
+	page, err := r.ListMessages(ctxT(t), run.MessageQuery{ContextID: task.ContextID, TaskID: task.ID, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,16 +177,16 @@ func TestWaitViewIsTheStoresAnswer(t *testing.T) {
 		for _, tc := range []struct {
 			agent    string
 			msg      model.Message
-			state    store.TaskState
+			state    run.TaskState
 			wantRead bool
 		}{
-			{"ok", model.NewText(model.RoleUser, "hi"), store.StateCompleted, false},
-			{"odd", model.NewText(model.RoleUser, "hi"), store.StateCompleted, false},
-			{"meta", model.NewText(model.RoleUser, "hi"), store.StateCompleted, false},
-			{"data", model.NewText(model.RoleUser, "hi"), store.StateCompleted, true},
-			{"fail", model.NewText(model.RoleUser, "hi"), store.StateFailed, false},
-			{"ok", model.NewText(model.RoleUser, "bad \xff utf-8"), store.StateCompleted, true},
-			{"ok", model.Message{Role: model.RoleUser, Parts: []model.Part{model.TextPart("hi")}, Metadata: map[string]any{"deep": map[string]any{"n": 1}}}, store.StateCompleted, true},
+			{"ok", model.NewText(model.RoleUser, "hi"), run.StateCompleted, false},
+			{"odd", model.NewText(model.RoleUser, "hi"), run.StateCompleted, false},
+			{"meta", model.NewText(model.RoleUser, "hi"), run.StateCompleted, false},
+			{"data", model.NewText(model.RoleUser, "hi"), run.StateCompleted, true},
+			{"fail", model.NewText(model.RoleUser, "hi"), run.StateFailed, false},
+			{"ok", model.NewText(model.RoleUser, "bad \xff utf-8"), run.StateCompleted, true},
+			{"ok", model.Message{Role: model.RoleUser, Parts: []model.Part{model.TextPart("hi")}, Metadata: map[string]any{"deep": map[string]any{"n": 1}}}, run.StateCompleted, true},
 		} {
 			sub, err := r.Send(ctxT(t), SendRequest{AgentID: tc.agent, Message: tc.msg})
 			if err != nil {
@@ -199,13 +200,13 @@ func TestWaitViewIsTheStoresAnswer(t *testing.T) {
 
 		// Parked for input, then continued (a second attempt: read).
 		ask := send(t, r, "ask", "hi")
-		if task, read := checkViewWhileRunning(t, r, st, release, ask.ID); task.State != store.StateInputRequired || read {
+		if task, read := checkViewWhileRunning(t, r, st, release, ask.ID); task.State != run.StateInputRequired || read {
 			t.Errorf("parked task %s, transcript read %v; want input-required served by the execution", task.State, read)
 		}
 		if _, err := r.Send(ctxT(t), SendRequest{AgentID: "ask", TaskID: ask.ID, Message: model.NewText(model.RoleUser, "Ada")}); err != nil {
 			t.Fatal(err)
 		}
-		if task, read := checkViewWhileRunning(t, r, st, release, ask.ID); task.State != store.StateCompleted || !read {
+		if task, read := checkViewWhileRunning(t, r, st, release, ask.ID); task.State != run.StateCompleted || !read {
 			t.Errorf("continued task %s, transcript read %v; want completed, read", task.State, read)
 		}
 
@@ -215,7 +216,7 @@ func TestWaitViewIsTheStoresAnswer(t *testing.T) {
 		if _, err := r.Cancel(ctxT(t), blocked.ID); err != nil {
 			t.Fatal(err)
 		}
-		if task, _ := checkView(t, r, st, blocked.ID); task.State != store.StateCanceled {
+		if task, _ := checkView(t, r, st, blocked.ID); task.State != run.StateCanceled {
 			t.Errorf("canceled task is %s", task.State)
 		}
 
@@ -243,7 +244,7 @@ func TestWaitViewOfTasksNotRunHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	views := make(chan store.Task, 1)
+	views := make(chan run.Task, 1)
 	go func() {
 		task, _, _ := r.WaitView(ctxT(t), sub.Task.ID)
 		views <- task
@@ -251,17 +252,17 @@ func TestWaitViewOfTasksNotRunHere(t *testing.T) {
 	if _, err := r.Cancel(ctxT(t), sub.Task.ID); err != nil {
 		t.Fatal(err)
 	}
-	if task := <-views; task.State != store.StateCanceled {
+	if task := <-views; task.State != run.StateCanceled {
 		t.Fatalf("WaitView of a canceled queued task: %s", task.State)
 	}
-	if task, read := checkView(t, r, st, sub.Task.ID); task.State != store.StateCanceled || !read {
+	if task, read := checkView(t, r, st, sub.Task.ID); task.State != run.StateCanceled || !read {
 		t.Fatalf("queued task %s, read %v", task.State, read)
 	}
 	_, _ = r.Cancel(ctxT(t), first.ID)
 	wait(t, r, first.ID)
 
 	other := newTestRuntime(t, st, testAgent("q", blocker(false, nil)))
-	if task, read := checkView(t, other, st, first.ID); task.State != store.StateCanceled || !read {
+	if task, read := checkView(t, other, st, first.ID); task.State != run.StateCanceled || !read {
 		t.Fatalf("task of another replica %s, read %v", task.State, read)
 	}
 }
@@ -312,7 +313,7 @@ func TestHistoryOfANewContext(t *testing.T) {
 			if read := st.history.Load() != before; read != tc.wantRead {
 				t.Errorf("message %q: history read %v, want %v", tc.msg.Text(), read, tc.wantRead)
 			}
-			page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: sub.Task.ContextID, TaskID: sub.Task.ID, Limit: 1})
+			page, err := r.ListMessages(ctxT(t), run.MessageQuery{ContextID: sub.Task.ContextID, TaskID: sub.Task.ID, Limit: 1})
 			if err != nil || len(page.Messages) != 1 {
 				t.Fatalf("transcript: %v %v", page.Messages, err)
 			}
@@ -344,7 +345,7 @@ type gatedTaskStore struct {
 	once    sync.Once
 }
 
-func (g *gatedTaskStore) GetTask(ctx context.Context, id string) (store.Task, error) {
+func (g *gatedTaskStore) GetTask(ctx context.Context, id string) (run.Task, error) {
 	if want, _ := g.taskID.Load().(string); want == id {
 		held := false
 		g.once.Do(func() { held = true })
@@ -382,7 +383,7 @@ func TestWaitViewAnswersARunForgottenMeanwhile(t *testing.T) {
 		first := send(t, r, "s", "one")
 		st.taskID.Store(first.ID)
 		type answer struct {
-			task store.Task
+			task run.Task
 			msgs []model.Message
 			err  error
 		}
@@ -401,13 +402,13 @@ func TestWaitViewAnswersARunForgottenMeanwhile(t *testing.T) {
 			t.Fatal("the waiter read the ended run back from the store")
 		}
 		second := send(t, r, "s", "two")
-		if done := wait(t, r, second.ID); done.State != store.StateCompleted {
+		if done := wait(t, r, second.ID); done.State != run.StateCompleted {
 			t.Fatalf("second run %s", done.State)
 		}
 		if _, err := st.Store.GetTask(ctxT(t), first.ID); !errdefs.IsNotFound(err) {
 			t.Fatalf("the first run is still stored; the test needs it forgotten (err %v)", err)
 		}
-		if a.err != nil || a.task.ID != first.ID || a.task.State != store.StateCompleted {
+		if a.err != nil || a.task.ID != first.ID || a.task.State != run.StateCompleted {
 			t.Fatalf("WaitView = %+v, %v; want the completed first run", a.task, a.err)
 		}
 		if len(a.msgs) != 2 || a.msgs[0].Text() != "one" {

@@ -22,6 +22,6 @@
 //     (globally unique) because the recovery sweep looks across tenants;
 //     each lease records its run's tenant.
 //
-// store imports engine (for Checkpoint) and model; it must not import
-// runtime, api, a2a or any engine implementation.
+// Imports: engine, errdefs, run. It must not import runtime, api, a2a or any
+// engine implementation.
 package store

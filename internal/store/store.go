@@ -2,12 +2,11 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/model"
+	"agentd/internal/run"
 )
 
 // Store is everything the runtime persists. Implementations are safe for
@@ -16,20 +15,20 @@ type Store interface {
 	// Apply writes one logical change atomically.
 	Apply(ctx context.Context, c Change) error
 
-	GetTask(ctx context.Context, id string) (Task, error)
-	ListTasks(ctx context.Context, q TaskQuery) (TaskPage, error)
+	GetTask(ctx context.Context, id string) (run.Task, error)
+	ListTasks(ctx context.Context, q run.TaskQuery) (run.TaskPage, error)
 	// ListTasksOfAllTenants is ListTasks across every tenant, each task
 	// with its Tenant, ignoring the context's tenant. It serves the
 	// server's own sweeps (expired prompts and approvals), never a
 	// caller. q.ContextID must be empty (contexts are per tenant) and
 	// Total is not counted.
-	ListTasksOfAllTenants(ctx context.Context, q TaskQuery) (TaskPage, error)
+	ListTasksOfAllTenants(ctx context.Context, q run.TaskQuery) (run.TaskPage, error)
 
-	ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
+	ListMessages(ctx context.Context, q run.MessageQuery) (run.MessagePage, error)
 
 	// ReadEvents returns up to limit events of run with seq > after, in seq
 	// order, and the log's bounds.
-	ReadEvents(ctx context.Context, runID string, after int64, limit int) (EventPage, error)
+	ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error)
 	// PruneEvents deletes the events of run with seq <= through. Later reads
 	// that start before through+1 learn it from EventPage.PrunedThrough.
 	PruneEvents(ctx context.Context, runID string, through int64) error
@@ -43,126 +42,6 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Close releases the store's resources.
 	Close() error
-}
-
-// TaskState is a run's lifecycle state, named as in A2A (kebab-case).
-type TaskState string
-
-// The states of a task.
-const (
-	StateSubmitted     TaskState = "submitted"
-	StateWorking       TaskState = "working"
-	StateInputRequired TaskState = "input-required"
-	StateAuthRequired  TaskState = "auth-required"
-	StateCompleted     TaskState = "completed"
-	StateFailed        TaskState = "failed"
-	StateCanceled      TaskState = "canceled"
-	StateRejected      TaskState = "rejected"
-)
-
-// Terminal reports whether no further transition is possible.
-func (s TaskState) Terminal() bool {
-	switch s {
-	case StateCompleted, StateFailed, StateCanceled, StateRejected:
-		return true
-	}
-	return false
-}
-
-// Interrupted reports whether the task waits for the user.
-func (s TaskState) Interrupted() bool {
-	return s == StateInputRequired || s == StateAuthRequired
-}
-
-// Valid reports whether s is a known state.
-func (s TaskState) Valid() bool {
-	switch s {
-	case StateSubmitted, StateWorking, StateInputRequired, StateAuthRequired,
-		StateCompleted, StateFailed, StateCanceled, StateRejected:
-		return true
-	}
-	return false
-}
-
-// Task is one run of one agent in one context (the A2A task).
-type Task struct {
-	ID        string `json:"id"`
-	ContextID string `json:"context_id"`
-	AgentID   string `json:"agent_id"`
-	// Tenant is set by the store from the context on create.
-	Tenant string    `json:"tenant,omitempty"`
-	State  TaskState `json:"state"`
-	// StatusMessage accompanies the current state (the question of an
-	// input-required state, the reason of a failure).
-	StatusMessage *model.Message `json:"status_message,omitempty"`
-	// Error is a machine-readable failure: class and message.
-	Error     *TaskError       `json:"error,omitempty"`
-	Artifacts []model.Artifact `json:"artifacts,omitempty"`
-	Usage     model.TokenUsage `json:"usage"`
-	// ModelUsage splits Usage by the name of the model called ("" for an
-	// agent whose configuration names none), so that the run can be
-	// priced. nil when no model was called.
-	ModelUsage map[string]model.TokenUsage `json:"model_usage,omitempty"`
-	// Attempt counts engine executions (1 on the first).
-	Attempt int `json:"attempt"`
-	// CancelRequested records a cancel so that the replica owning the run
-	// can react to it.
-	CancelRequested bool `json:"cancel_requested,omitempty"`
-	// Signals are the pause and feedback signals recorded for the replica
-	// executing the run (by whichever replica took them), oldest first,
-	// until it acts on them; see PendingSignal.
-	Signals  []PendingSignal `json:"signals,omitempty"`
-	Metadata map[string]any  `json:"metadata,omitempty"`
-	// Version is the optimistic-concurrency token; the store sets it (1 on
-	// create) and bumps it on every update.
-	Version   int64     `json:"version"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// PendingSignal is a signal recorded on a task for the replica that
-// executes the run: any replica may take a signal, and the owner learns
-// of it in its next lease renewal round (RenewedLease.Signals), like a
-// cancel. The owner removes it (a versioned task update) once it acted on
-// it — a feedback once a checkpoint holds it — so that a signal reaches
-// the run exactly once, and one its owner did not act on before it died
-// reaches the next attempt.
-type PendingSignal struct {
-	// ID names the signal; a feedback's message carries it as its id.
-	ID string `json:"id"`
-	// Type is "pause" or "feedback".
-	Type string `json:"type"`
-	// Text is the feedback, or the pause's note.
-	Text string    `json:"text,omitempty"`
-	At   time.Time `json:"at"`
-}
-
-// TaskError explains a failed or rejected task.
-type TaskError struct {
-	Class   string `json:"class"`
-	Message string `json:"message"`
-}
-
-// Message is a transcript entry: a model.Message in a context, optionally
-// produced by or addressed to a task.
-type Message struct {
-	ContextID string `json:"context_id"`
-	TaskID    string `json:"task_id,omitempty"`
-	// Position orders a context's transcript; the store assigns it
-	// (1, 2, 3, … per context).
-	Position int64 `json:"position"`
-	model.Message
-}
-
-// Event is one entry of a run's event log.
-type Event struct {
-	RunID string    `json:"run_id"`
-	Seq   int64     `json:"seq"`
-	Type  string    `json:"type"`
-	Time  time.Time `json:"time"`
-	// Data is the complete JSON object delivered to clients (it includes
-	// run_id, seq and type), encoded once by the runtime.
-	Data json.RawMessage `json:"data"`
 }
 
 // IdempotencyKey identifies a client submission: a messageId within a
@@ -185,21 +64,21 @@ type Change struct {
 	// more for a create folded together with the task's later updates
 	// (a run's deferred create written with its final commit).
 	// A task with the same id is a Conflict.
-	CreateTask *Task
+	CreateTask *run.Task
 	// UpdateTask replaces a task if its Version equals the stored version;
 	// on success the stored version is Version+1. Otherwise Conflict.
-	UpdateTask *Task
+	UpdateTask *run.Task
 	// Stored, when set with UpdateTask or CreateTask, receives on success
 	// the task as the store now holds it — its version and the store's
 	// time stamps, what GetTask would return — so that a writer answering
 	// with the task needs no read after its write.
-	Stored *Task
+	Stored *run.Task
 	// Messages are appended to the transcript of their ContextID in order;
 	// the store assigns their positions.
-	Messages []Message
+	Messages []run.Message
 	// Events are appended to the log of their RunID; their seqs must
 	// continue the log densely.
-	Events []Event
+	Events []run.Event
 	// EventsValid promises that every event's Data is one valid JSON value
 	// (the run log, internal/runlog, frames event data itself), so the store
 	// need not scan it again. A store may check anyway; without the promise
@@ -254,60 +133,6 @@ func (e *DuplicateError) Error() string {
 // ErrorClass classifies a DuplicateError as a conflict.
 func (e *DuplicateError) ErrorClass() errdefs.Class { return errdefs.ClassConflict }
 
-// TaskQuery selects tasks, newest first (by creation).
-type TaskQuery struct {
-	ContextID string
-	AgentID   string
-	States    []TaskState
-	// UpdatedAfter, when set, keeps tasks updated strictly after it.
-	UpdatedAfter time.Time
-	// Cursor continues a previous page; empty starts at the newest.
-	Cursor string
-	// Limit bounds the page (default 50, at most 100).
-	Limit int
-}
-
-// TaskPage is one page of tasks.
-type TaskPage struct {
-	Tasks []Task
-	// NextCursor continues the listing; empty on the last page.
-	NextCursor string
-	// Total counts every task the query matches (all pages).
-	Total int
-}
-
-// MessageQuery selects a context's transcript in position order.
-type MessageQuery struct {
-	ContextID string
-	// TaskID, when set, keeps only that task's messages.
-	TaskID string
-	// After continues after a position (0 = from the start).
-	After int64
-	// Last, when > 0, returns only the last n matching messages (After is
-	// still honoured); Limit is ignored then.
-	Last int
-	// Limit bounds the page (default 100, at most 1000).
-	Limit int
-}
-
-// MessagePage is one page of a transcript.
-type MessagePage struct {
-	Messages []Message
-	// NextAfter is the position to pass as After for the next page; 0 when
-	// this is the last page.
-	NextAfter int64
-}
-
-// EventPage is the answer of ReadEvents.
-type EventPage struct {
-	Events []Event
-	// LastSeq is the highest seq ever appended to the run's log (0 if none).
-	LastSeq int64
-	// PrunedThrough is the highest pruned seq (0 if nothing was pruned). A
-	// reader whose after < PrunedThrough has missed events for good.
-	PrunedThrough int64
-}
-
 // Checkpoints keeps every checkpoint of a run (history for time travel).
 type Checkpoints interface {
 	// SaveCheckpoint appends cp to its run's history. A checkpoint whose
@@ -326,45 +151,6 @@ type Checkpoints interface {
 // wrote it (decimal).
 const AttrAttempt = "agentd.attempt"
 
-// PushConfig is a push-notification target of a task, with the state of
-// its delivery.
-type PushConfig struct {
-	TaskID string `json:"task_id"`
-	ID     string `json:"id"`
-	// Config is the protocol-level configuration (URL, token,
-	// authentication), opaque to the store.
-	Config    json.RawMessage `json:"config"`
-	CreatedAt time.Time       `json:"created_at"`
-	// Delivered is the seq of the task's last event whose update reached
-	// the config's URL (or was given up on): delivery resumes after it. A
-	// put sets it (the log's end when the config is created, so that a new
-	// config gets the updates from then on).
-	Delivered int64 `json:"delivered"`
-	// Done says delivery is over (the task ended and its last update was
-	// delivered): a done config is never claimed again. A put clears it.
-	Done bool `json:"done,omitempty"`
-	// ParkedVersion, when not 0, is the task's version when delivery
-	// parked (the task waited for input, every update delivered): the
-	// config is claimed again only once its task's version differs. A put
-	// clears it.
-	ParkedVersion int64 `json:"parked_version,omitempty"`
-	// Tenant is the task's tenant; set on the configs
-	// ClaimPushDeliveries returns (it claims across tenants).
-	Tenant string `json:"-"`
-	// Claim is the delivery claim ClaimPushDeliveries granted; zero on
-	// configs read otherwise.
-	Claim PushClaim `json:"-"`
-}
-
-// PushClaim is a replica's claim on delivering one push config: like a
-// Lease, it expires unless renewed, and its generation fences the writes
-// of a previous holder.
-type PushClaim struct {
-	Owner      string
-	Generation int64
-	ExpiresAt  time.Time
-}
-
 // PushConfigs stores push-notification configs per task, and the durable
 // cursor of each one's delivery. Delivery is claimed per config, so that
 // one replica at a time delivers a config's updates, in order, and a
@@ -373,16 +159,16 @@ type PushConfigs interface {
 	// PutPushConfig creates or replaces the config (TaskID, ID), with its
 	// Delivered cursor as given and Done cleared. A replace ends any claim
 	// on the config: its holder's next save is a Conflict.
-	PutPushConfig(ctx context.Context, c PushConfig) error
-	GetPushConfig(ctx context.Context, taskID, id string) (PushConfig, error)
-	ListPushConfigs(ctx context.Context, taskID string) ([]PushConfig, error)
+	PutPushConfig(ctx context.Context, c run.PushConfig) error
+	GetPushConfig(ctx context.Context, taskID, id string) (run.PushConfig, error)
+	ListPushConfigs(ctx context.Context, taskID string) ([]run.PushConfig, error)
 	DeletePushConfig(ctx context.Context, taskID, id string) error
 	// ClaimPushDeliveries claims for owner, until now+ttl, up to limit
 	// configs of any tenant that are not Done, not parked at their task's
 	// current version, and whose claim is free or expired, and returns
 	// them with their Tenant and Claim. Of concurrent claimants of a
 	// config exactly one wins.
-	ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]PushConfig, error)
+	ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]run.PushConfig, error)
 	// SavePushDelivery records c.Delivered, c.Done and c.ParkedVersion of
 	// the config c (in the context's tenant) and extends c.Claim to
 	// now+ttl — or releases it when c is done or parked — provided the
@@ -390,13 +176,13 @@ type PushConfigs interface {
 	// c.Claim says (owner and generation). It returns the config with its
 	// claim as extended; Conflict when the claim was lost, NotFound when
 	// the config is gone. A ttl of 1ns hands the claim over at once.
-	SavePushDelivery(ctx context.Context, c PushConfig, ttl time.Duration) (PushConfig, error)
+	SavePushDelivery(ctx context.Context, c run.PushConfig, ttl time.Duration) (run.PushConfig, error)
 	// SavePushDeliveries is SavePushDelivery for many configs, of any
 	// tenants (each c.Tenant), each at most once, in one round trip: a
 	// replica's deliveries share their cursor writes. saved[i] reports
 	// whether cs[i] was saved; false means its claim was lost or the
 	// config is gone.
-	SavePushDeliveries(ctx context.Context, cs []PushConfig, ttl time.Duration) (saved []bool, err error)
+	SavePushDeliveries(ctx context.Context, cs []run.PushConfig, ttl time.Duration) (saved []bool, err error)
 }
 
 // Lease is a replica's claim on a running run.
@@ -418,7 +204,7 @@ type RenewedLease struct {
 	// CancelRequested is the run's task's cancel request.
 	CancelRequested bool
 	// Signals are the run's task's pending signals (Task.Signals).
-	Signals []PendingSignal
+	Signals []run.PendingSignal
 }
 
 // Leases coordinates which replica executes which run. A store that can

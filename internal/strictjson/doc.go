@@ -10,5 +10,5 @@
 // configuration and the REST API share it so that both report mistakes
 // the same way.
 //
-// strictjson imports only the standard library.
+// Imports: none.
 package strictjson

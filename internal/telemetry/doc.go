@@ -29,6 +29,6 @@
 // metrics from the push deliverer through WebhookDelivery and
 // WebhookRetry.
 //
-// telemetry imports runtime and store (to observe them); nothing but
-// cmd/server imports telemetry, except code that reports to Metrics.
+// Imports: engine, errdefs, run, runtime, store. Nothing but cmd/server
+// imports telemetry, except code that reports to Metrics.
 package telemetry

@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"agentd/internal/run"
 	"agentd/internal/runtime"
-	"agentd/internal/store"
 )
 
 // MetaTraceParent is the task metadata key holding the W3C traceparent of
@@ -147,7 +147,7 @@ func (a *attempt) Ended(out runtime.AttemptOutcome) {
 		attribute.Int64("gen_ai.usage.input_tokens", out.Usage.InputTokens),
 		attribute.Int64("gen_ai.usage.output_tokens", out.Usage.OutputTokens),
 	)
-	if out.Error != nil && out.State != store.StateCanceled {
+	if out.Error != nil && out.State != run.StateCanceled {
 		a.span.SetAttributes(attribute.String("error.type", out.Error.Class))
 		a.span.SetStatus(codes.Error, out.Error.Message)
 	}

@@ -62,7 +62,7 @@ func newRuntime(t *testing.T, tel *telemetry.Telemetry) *runtime.Runtime {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := runtime.New(runtime.Options{Store: tel.Store(memstore.New()), Agents: agents, Observer: tel.Observer(), VolatileStore: true})
+	rt, err := runtime.New(runtime.Options{Store: tel.Store(memstore.New()), Agents: agents, Observer: tel.Observer()})
 	if err != nil {
 		t.Fatal(err)
 	}

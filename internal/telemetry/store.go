@@ -7,6 +7,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -19,6 +20,9 @@ type instrumentedStore struct {
 	m *Metrics
 }
 
+// Volatile declares what the wrapped store declares (store.Volatile).
+func (s *instrumentedStore) Volatile() bool { return store.IsVolatile(s.Store) }
+
 func (s *instrumentedStore) Apply(ctx context.Context, c store.Change) error {
 	flush := len(c.Events) > 0 && c.CreateTask == nil && c.UpdateTask == nil && len(c.Messages) == 0
 	start := time.Now()
@@ -30,17 +34,17 @@ func (s *instrumentedStore) Apply(ctx context.Context, c store.Change) error {
 	return s.note("apply", err)
 }
 
-func (s *instrumentedStore) GetTask(ctx context.Context, id string) (store.Task, error) {
+func (s *instrumentedStore) GetTask(ctx context.Context, id string) (run.Task, error) {
 	t, err := s.Store.GetTask(ctx, id)
 	return t, s.note("get_task", err)
 }
 
-func (s *instrumentedStore) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
+func (s *instrumentedStore) ListMessages(ctx context.Context, q run.MessageQuery) (run.MessagePage, error) {
 	p, err := s.Store.ListMessages(ctx, q)
 	return p, s.note("list_messages", err)
 }
 
-func (s *instrumentedStore) ReadEvents(ctx context.Context, runID string, after int64, limit int) (store.EventPage, error) {
+func (s *instrumentedStore) ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error) {
 	p, err := s.Store.ReadEvents(ctx, runID, after, limit)
 	return p, s.note("read_events", err)
 }

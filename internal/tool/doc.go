@@ -22,7 +22,6 @@
 //   - Registration errors (bad name, schema or flags, duplicates) are
 //     errdefs Validation errors naming the tool.
 //
-// tool imports internal/model, internal/errdefs, internal/netguard and the jsonschema
-// library only; it must not import engines, agents, the runtime, stores or
-// HTTP layers.
+// Imports: errdefs, model, netguard. It must not import engines, agents, the
+// runtime, stores or HTTP layers.
 package tool

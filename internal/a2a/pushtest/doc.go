@@ -6,7 +6,8 @@
 // timeout.
 //
 // It is a fake at a true external boundary (the client's webhook) and
-// speaks the wire format only; it imports the a2a front end for the
-// metadata key of the seq, and nothing of agentd imports it outside
-// tests and benchmarks.
+// speaks the wire format only; nothing of agentd imports it outside tests
+// and benchmarks.
+//
+// Imports: a2a (for the metadata key of the seq).
 package pushtest

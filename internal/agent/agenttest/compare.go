@@ -23,12 +23,6 @@ func copyResult(res *agent.Result) resultCopy {
 	}
 	c := resultCopy{ptr: res, fields: *res, board: res.LastBoard}
 	c.fields.Messages = cloneMessages(res.Messages)
-	if res.Artifacts != nil {
-		c.fields.Artifacts = make([]model.Artifact, len(res.Artifacts))
-		for i, a := range res.Artifacts {
-			c.fields.Artifacts[i] = cloneArtifact(a)
-		}
-	}
 	c.fields.State = cloneState(res.State)
 	c.fields.LastBoard = nil
 	if res.LastBoard != nil {
@@ -55,7 +49,6 @@ func (c resultCopy) diff(r Reporter, who string, res *agent.Result) {
 		{"Cause", c.fields.Cause, now.fields.Cause},
 		{"CauseDetail", c.fields.CauseDetail, now.fields.CauseDetail},
 		{"Messages", c.fields.Messages, now.fields.Messages},
-		{"Artifacts", c.fields.Artifacts, now.fields.Artifacts},
 		{"Committed", c.fields.Committed, now.fields.Committed},
 		{"State", c.fields.State, now.fields.State},
 		{"Err", c.fields.Err, now.fields.Err},
@@ -106,18 +99,6 @@ func cloneMessages(msgs []model.Message) []model.Message {
 	for i, m := range msgs {
 		out[i] = m.Clone()
 	}
-	return out
-}
-
-func cloneArtifact(a model.Artifact) model.Artifact {
-	out := a
-	if a.Parts != nil {
-		out.Parts = make([]model.Part, len(a.Parts))
-		for i, p := range a.Parts {
-			out.Parts[i] = p.Clone()
-		}
-	}
-	out.Metadata = cloneState(a.Metadata)
 	return out
 }
 

@@ -14,6 +14,5 @@
 // interface, so a harness other than testing.T can run them, and so the
 // suites' own tests can prove that they fail on a bad implementation.
 //
-// Imports: agent, engine, model, errdefs and the standard library
-// (testing).
+// Imports: agent, engine, errdefs, model.
 package agenttest

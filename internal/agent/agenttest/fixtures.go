@@ -45,7 +45,6 @@ func fixtures() []fixture {
 			TaskID: info.TaskID, ContextID: info.ContextID, RunID: info.RunID,
 			Status: status, Cause: cause, Err: err,
 			Messages:  msgs,
-			Artifacts: []model.Artifact{{ID: "summary", Name: "summary", Parts: []model.Part{model.TextPart("refund requested")}}},
 			Committed: status == agent.StatusCompleted,
 			State:     map[string]any{"existing": "value", "nested": map[string]any{"n": 1.0}},
 			LastBoard: board,

@@ -11,5 +11,5 @@
 // cannot be reached fails the decision (and the run): an answer the
 // configuration says must be judged is never let through unjudged.
 //
-// It imports agent, llm and model; never the runtime.
+// Imports: agent, llm, model. Never the runtime.
 package judge

@@ -75,11 +75,8 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 	if board == nil {
 		board = engine.NewBoard()
 	}
-	_ = engine.PublishRunStart(ctx, host, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, host, run, err) }()
-
-	step := engine.StepInfo{Actor: e.agentID}
-	_ = engine.PublishStepStart(ctx, host, run.ID, step)
+	step := engine.Step{RunID: run.ID, Actor: e.agentID}
+	_ = host.Publish(ctx, engine.StepStarted{Step: step})
 	x := &turn{e: e, ctx: ctx, run: run, host: host, board: board}
 	if run.ResumeFrom != nil {
 		err = x.resume(strings.TrimPrefix(run.ResumeFrom.Step, "ask:"))
@@ -87,9 +84,9 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		err = x.start(x.userText())
 	}
 	if err != nil && !errdefs.IsInterrupted(err) {
-		_ = engine.PublishStepError(ctx, host, run.ID, step, err)
+		_ = host.Publish(ctx, engine.StepFailed{Step: step, Err: err})
 	} else if err == nil {
-		_ = engine.PublishStepComplete(ctx, host, run.ID, step)
+		_ = host.Publish(ctx, engine.StepCompleted{Step: step})
 	}
 	return board, err
 }
@@ -223,7 +220,7 @@ func (x *turn) answer(text string) error {
 		if err := x.interrupted(); err != nil {
 			return err
 		}
-		if err := engine.EmitStreamToken(x.ctx, x.host, x.run.ID, x.e.agentID, w); err != nil {
+		if err := x.host.Publish(x.ctx, engine.Token{Actor: x.e.agentID, Text: w}); err != nil {
 			return err
 		}
 	}
@@ -233,7 +230,7 @@ func (x *turn) answer(text string) error {
 
 func (x *turn) artifact(name string, p model.Part, last bool) error {
 	a := model.Artifact{ID: x.run.ID + "-" + name, Name: name, Parts: []model.Part{p}}
-	return engine.EmitArtifact(x.ctx, x.host, x.run.ID, engine.ArtifactPayload{Artifact: a, LastChunk: last})
+	return x.host.Publish(x.ctx, engine.ArtifactUpdate{Artifact: a, LastChunk: last})
 }
 
 func (x *turn) chunked() error {
@@ -244,7 +241,7 @@ func (x *turn) chunked() error {
 			return err
 		}
 		a := model.Artifact{ID: id, Name: "chunked-artifact", Parts: []model.Part{model.TextPart("chunk " + strconv.Itoa(i) + " ")}}
-		if err := engine.EmitArtifact(x.ctx, x.host, x.run.ID, engine.ArtifactPayload{Artifact: a, Append: i > 1, LastChunk: i == chunks}); err != nil {
+		if err := x.host.Publish(x.ctx, engine.ArtifactUpdate{Artifact: a, Append: i > 1, LastChunk: i == chunks}); err != nil {
 			return err
 		}
 	}

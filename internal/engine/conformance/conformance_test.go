@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -53,15 +52,11 @@ func last(b *engine.Board) model.Message {
 	return msgs[len(msgs)-1]
 }
 
-func artifacts(t *testing.T, h *enginetest.RecordingHost) []engine.ArtifactPayload {
-	var out []engine.ArtifactPayload
-	for _, env := range h.Envelopes() {
-		if env.Subject == engine.SubjectRunArtifact("r1") {
-			var p engine.ArtifactPayload
-			if err := json.Unmarshal(env.Payload, &p); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, p)
+func artifacts(t *testing.T, h *enginetest.RecordingHost) []engine.ArtifactUpdate {
+	var out []engine.ArtifactUpdate
+	for _, ev := range h.Events() {
+		if a, ok := ev.(engine.ArtifactUpdate); ok {
+			out = append(out, a)
 		}
 	}
 	return out

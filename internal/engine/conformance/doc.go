@@ -7,5 +7,5 @@
 // stream deltas through the Host, checkpoints before it asks the user, and
 // resumes from that checkpoint — and it passes enginetest.
 //
-// conformance imports engine, model and errdefs only.
+// Imports: engine, errdefs, model.
 package conformance

@@ -3,8 +3,9 @@
 //
 // An engine's test calls RunSuite with a factory that builds the engine
 // and the inputs that drive it down each exit path (see Case). The suite
-// then checks, on every path: run.start first and run.end last, exactly
-// once, with a run.end status that matches the returned error; interrupts
+// then checks, on every path: every event one a host accepts, every step
+// that starts ends (completed or failed), none ends that never started,
+// nothing published after Execute returns; interrupts
 // honoured with the sent Cause; cancellation and deadlines honoured; a
 // foreign ResumeFrom.ExecID rejected as Validation; a resume refused with
 // NotAvailable by engines that cannot resume, and completed from the
@@ -14,6 +15,5 @@
 // The suite proves it can fail: its own tests run it against deliberately
 // broken engines and assert each breakage is reported.
 //
-// enginetest imports engine, event, model, errdefs and the standard
-// library (testing included); only test code imports it.
+// Imports: engine, errdefs, model. Only test code imports it.
 package enginetest

@@ -8,12 +8,11 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
 // RecordingHost is an engine.Host that records what an engine does with
-// it — envelopes, checkpoints, prompts, usage — and lets a test fire
+// it — events, checkpoints, prompts, usage — and lets a test fire
 // interrupts. It is safe for concurrent use. Set the optional fields
 // before the engine runs.
 type RecordingHost struct {
@@ -27,7 +26,7 @@ type RecordingHost struct {
 
 	mu          sync.Mutex
 	changed     chan struct{} // closed and replaced on every publish
-	envelopes   []event.Envelope
+	events      []engine.Event
 	checkpoints []engine.Checkpoint
 	staged      []string // steps of the checkpoints staged
 	cpErrs      []error
@@ -48,10 +47,10 @@ func NewRecordingHost() *RecordingHost {
 	}
 }
 
-// Publish records env.
-func (h *RecordingHost) Publish(_ context.Context, env event.Envelope) error {
+// Publish records ev.
+func (h *RecordingHost) Publish(_ context.Context, ev engine.Event) error {
 	h.mu.Lock()
-	h.envelopes = append(h.envelopes, env)
+	h.events = append(h.events, ev)
 	close(h.changed)
 	h.changed = make(chan struct{})
 	h.mu.Unlock()
@@ -136,20 +135,19 @@ func (h *RecordingHost) ReportUsage(_ context.Context, _ string, usage model.Tok
 	return nil
 }
 
-// Envelopes returns the published envelopes, in order.
-func (h *RecordingHost) Envelopes() []event.Envelope {
+// Events returns the published events, in order.
+func (h *RecordingHost) Events() []engine.Event {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.envelopes)
+	return slices.Clone(h.events)
 }
 
-// Subjects returns the subjects of the published envelopes, in order.
-func (h *RecordingHost) Subjects() []event.Subject {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([]event.Subject, len(h.envelopes))
-	for i, e := range h.envelopes {
-		out[i] = e.Subject
+// Described returns Describe of each published event, in order.
+func (h *RecordingHost) Described() []string {
+	evs := h.Events()
+	out := make([]string, len(evs))
+	for i, ev := range evs {
+		out[i] = Describe(ev)
 	}
 	return out
 }
@@ -184,17 +182,17 @@ func (h *RecordingHost) Usage() model.TokenUsage {
 	return h.usage
 }
 
-// WaitFor blocks until an envelope matching match has been published (it
-// may already have been) and returns the first such envelope, or ctx's
+// WaitFor blocks until an event matching match has been published (it
+// may already have been) and returns the first such event, or ctx's
 // error.
-func (h *RecordingHost) WaitFor(ctx context.Context, match func(event.Envelope) bool) (event.Envelope, error) {
+func (h *RecordingHost) WaitFor(ctx context.Context, match func(engine.Event) bool) (engine.Event, error) {
 	seen := 0
 	for {
 		h.mu.Lock()
-		for ; seen < len(h.envelopes); seen++ {
-			if env := h.envelopes[seen]; match(env) {
+		for ; seen < len(h.events); seen++ {
+			if ev := h.events[seen]; match(ev) {
 				h.mu.Unlock()
-				return env, nil
+				return ev, nil
 			}
 		}
 		changed := h.changed
@@ -202,12 +200,15 @@ func (h *RecordingHost) WaitFor(ctx context.Context, match func(event.Envelope) 
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return event.Envelope{}, ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 }
 
-// WaitForSubject is WaitFor for an exact subject.
-func (h *RecordingHost) WaitForSubject(ctx context.Context, subject event.Subject) (event.Envelope, error) {
-	return h.WaitFor(ctx, func(env event.Envelope) bool { return env.Subject == subject })
+// WaitForStep waits for the start of the step of actor (WaitFor).
+func (h *RecordingHost) WaitForStep(ctx context.Context, actor string) (engine.Event, error) {
+	return h.WaitFor(ctx, func(ev engine.Event) bool {
+		s, ok := ev.(engine.StepStarted)
+		return ok && s.Actor == actor
+	})
 }

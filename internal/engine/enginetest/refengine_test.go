@@ -15,7 +15,7 @@ type flaw int
 
 const (
 	flawNone              flaw = iota
-	flawForgetsRunEnd          // skips run.end on every error path
+	flawEmptyToken             // publishes a token without text
 	flawIgnoresInterrupt       // waits on ctx only
 	flawRestartsOnResume       // declares SupportsResume, ignores ResumeFrom
 	flawNoResumeRestarts       // no SupportsResume, ignores ResumeFrom anyway
@@ -44,7 +44,7 @@ func (s stepper) Capabilities() engine.Capabilities {
 
 const stepCount = 3
 
-func (s stepper) Execute(ctx context.Context, run engine.Run, host engine.Host, board *engine.Board) (out *engine.Board, err error) {
+func (s stepper) Execute(ctx context.Context, run engine.Run, host engine.Host, board *engine.Board) (*engine.Board, error) {
 	begin := 0
 	switch {
 	case run.ResumeFrom == nil, s.flaw == flawRestartsOnResume, s.flaw == flawNoResumeRestarts:
@@ -62,12 +62,6 @@ func (s stepper) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		}
 		begin = n + 1
 	}
-	_ = engine.PublishRunStart(ctx, host, run)
-	defer func() {
-		if err == nil || s.flaw != flawForgetsRunEnd {
-			_ = engine.PublishRunEnd(ctx, host, run, err)
-		}
-	}()
 	if s.flaw == flawMutatesAttributes {
 		run.Attributes["touched"] = "yes"
 	}
@@ -80,22 +74,20 @@ func (s stepper) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 }
 
 func (s stepper) step(ctx context.Context, run engine.Run, host engine.Host, board *engine.Board, i int) error {
-	step := engine.StepInfo{Actor: engine.IterActor("ref", i), Kind: "step"}
-	_ = engine.PublishStepStart(ctx, host, run.ID, step)
-	mode := board.GetVarString("mode")
-	if i == 1 && mode == modeFail {
-		err := errdefs.Internalf("step %d failed as asked", i)
-		_ = engine.PublishStepError(ctx, host, run.ID, step, err)
+	step := engine.Step{RunID: run.ID, Actor: "ref.step" + strconv.Itoa(i), Kind: "step"}
+	_ = host.Publish(ctx, engine.StepStarted{Step: step})
+	err := s.work(ctx, host, board, i)
+	if err != nil {
+		_ = host.Publish(ctx, engine.StepFailed{Step: step, Err: err})
 		return err
 	}
-	if i == 1 && mode == modeBlock {
-		if err := s.block(ctx, host); err != nil {
-			return err
-		}
+	text := "t" + strconv.Itoa(i)
+	if s.flaw == flawEmptyToken {
+		text = ""
 	}
-	_ = engine.EmitStreamToken(ctx, host, run.ID, step.Actor, "t"+strconv.Itoa(i))
+	_ = host.Publish(ctx, engine.Token{Actor: step.Actor, Text: text})
 	board.SetVar("last_step", i)
-	_ = engine.PublishStepComplete(ctx, host, run.ID, step)
+	_ = host.Publish(ctx, engine.StepCompleted{Step: step})
 	if s.flaw == flawNoCheckpoint {
 		return nil
 	}
@@ -103,6 +95,18 @@ func (s stepper) step(ctx context.Context, run engine.Run, host engine.Host, boa
 		ExecID: run.ID, Step: strconv.Itoa(i), Board: board.Snapshot(),
 		Attributes: maps.Clone(run.Attributes), Timestamp: time.Now().UTC(),
 	})
+}
+
+// work does step i's work as the board's mode asks: fail, block or
+// nothing.
+func (s stepper) work(ctx context.Context, host engine.Host, board *engine.Board, i int) error {
+	switch mode := board.GetVarString("mode"); {
+	case i == 1 && mode == modeFail:
+		return errdefs.Internalf("step %d failed as asked", i)
+	case i == 1 && mode == modeBlock:
+		return s.block(ctx, host)
+	}
+	return nil
 }
 
 // block waits for what ends a blocked step: an interrupt or ctx.
@@ -142,10 +146,4 @@ func stepperCase(f flaw, timeout time.Duration) Case {
 		Timeout:  timeout,
 		Deadline: 20 * time.Millisecond,
 	}
-}
-
-// withCaps re-declares eng's capabilities through engine.WithCapabilities
-// around a closure, the way EngineFunc-based engines declare them.
-func withCaps(eng engine.Engine) engine.Engine {
-	return engine.WithCapabilities(engine.EngineFunc(eng.Execute), engine.CapabilitiesOf(eng))
 }

@@ -102,8 +102,7 @@ func resumeOnce(t suiteT, c Case, runID string, cp engine.Checkpoint, i int) {
 		t.Errorf("resume #%d from own checkpoint at step %q: %v", i, cp.Step, x.err)
 		return
 	}
-	checkLifecycle(t, x.host.Envelopes(), runID, x.err)
-	checkStartResumed(t, x.host.Envelopes())
+	checkEvents(t, x.host.Events())
 	if x.board == nil {
 		t.Errorf("resume #%d from step %q returned a nil board", i, cp.Step)
 		return
@@ -115,12 +114,10 @@ func resumeOnce(t suiteT, c Case, runID string, cp engine.Checkpoint, i int) {
 }
 
 // checkRejected: a refused Execute may publish nothing at all; if it
-// publishes, the lifecycle rules hold.
+// publishes, the event rules hold.
 func checkRejected(t suiteT, x *execution) {
 	t.Helper()
-	if envs := x.host.Envelopes(); len(envs) > 0 {
-		checkLifecycle(t, envs, x.run.ID, x.err)
-	}
+	checkEvents(t, x.host.Events())
 	if n := len(x.host.Checkpoints()); n > 0 {
 		t.Errorf("a refused resume wrote %d checkpoint(s)", n)
 	}

@@ -27,13 +27,13 @@ type Case struct {
 	// Fail returns inputs under which Execute fails with an error that is
 	// not an interrupt. Nil skips the failure path.
 	Fail func() Input
-	// Block returns inputs under which Execute publishes run.start and
-	// then keeps working until it is interrupted or its ctx ends (a step
+	// Block returns inputs under which Execute publishes an event (a
+	// step's start) and then keeps working until it is interrupted or its ctx ends (a step
 	// that waits on something that never comes). It drives the interrupt,
 	// cancel and deadline paths; nil skips them, which an engine that can
 	// run for long should never do.
 	Block func() Input
-	// Timeout bounds each wait of the suite: for run.start, and for
+	// Timeout bounds each wait of the suite: for the first event, and for
 	// Execute to return after an interrupt or cancellation. Default 5s.
 	Timeout time.Duration
 	// Deadline is the ctx deadline of the deadline path. Default 50ms.
@@ -102,7 +102,7 @@ type execution struct {
 	done   chan struct{}
 	board  *engine.Board
 	err    error
-	// published is how many envelopes existed when Execute returned.
+	// published is how many events existed when Execute returned.
 	published int
 }
 
@@ -132,7 +132,7 @@ func start(t suiteT, c Case, ctx context.Context, name string, in Input) *execut
 	go func() {
 		defer close(x.done)
 		x.board, x.err = c.Engine.Execute(ctx, in.Run, host, in.Board)
-		x.published = len(host.Envelopes())
+		x.published = len(host.Events())
 	}()
 	t.Cleanup(func() {
 		x.cancel()
@@ -182,19 +182,19 @@ func (x *execution) wait(after string) {
 	x.t.FailNow()
 }
 
-// awaitStart waits for run.start; an engine that never publishes it fails
-// the sub-test.
+// awaitStart waits for the first event; an engine that publishes none
+// before it blocks fails the sub-test.
 func (x *execution) awaitStart() {
 	x.t.Helper()
 	ctx, cancel := context.WithTimeout(x.t.Context(), x.c.timeout())
 	defer cancel()
-	if _, err := x.host.WaitForSubject(ctx, engine.SubjectRunStart(x.run.ID)); err != nil {
+	if _, err := x.host.WaitFor(ctx, func(engine.Event) bool { return true }); err != nil {
 		select {
 		case <-x.done:
-			x.t.Fatalf("Execute returned (err=%v) without publishing run.start", x.err)
+			x.t.Fatalf("Execute returned (err=%v) without publishing an event", x.err)
 		default:
 		}
-		x.t.Errorf("no run.start within %v", x.c.timeout())
+		x.t.Errorf("no event within %v", x.c.timeout())
 		x.cancel()
 		<-x.done
 		x.t.FailNow()
@@ -215,9 +215,9 @@ func (x *execution) checkInputsUntouched() {
 
 func (x *execution) checkNoLatePublish() {
 	x.t.Helper()
-	if n := len(x.host.Envelopes()); n > x.published {
-		x.t.Errorf("engine published %d envelope(s) after Execute returned (first: %s)",
-			n-x.published, x.host.Envelopes()[x.published].Subject)
+	if evs := x.host.Events(); len(evs) > x.published {
+		x.t.Errorf("engine published %d event(s) after Execute returned (first: %s)",
+			len(evs)-x.published, Describe(evs[x.published]))
 	}
 }
 
@@ -239,7 +239,7 @@ func checkSuccess(t suiteT, c Case) {
 	if x.board == nil {
 		t.Errorf("Execute succeeded but returned a nil board")
 	}
-	checkLifecycle(t, x.host.Envelopes(), x.run.ID, x.err)
+	checkEvents(t, x.host.Events())
 	checkCapabilitiesHonoured(t, c, x)
 }
 
@@ -254,7 +254,7 @@ func checkFailure(t suiteT, c Case) {
 	case errdefs.IsInterrupted(x.err):
 		t.Errorf("Execute on the Fail inputs returned an interrupt: %v", x.err)
 	}
-	checkLifecycle(t, x.host.Envelopes(), x.run.ID, x.err)
+	checkEvents(t, x.host.Events())
 }
 
 func checkInterrupt(t suiteT, c Case) {
@@ -274,7 +274,7 @@ func checkInterrupt(t suiteT, c Case) {
 	} else if ie.Interrupt != sent {
 		t.Errorf("InterruptedError carries %+v, want the sent %+v", ie.Interrupt, sent)
 	}
-	checkLifecycle(t, x.host.Envelopes(), x.run.ID, x.err)
+	checkEvents(t, x.host.Events())
 }
 
 func checkCancel(t suiteT, c Case) {
@@ -286,7 +286,7 @@ func checkCancel(t suiteT, c Case) {
 	if !errors.Is(x.err, context.Canceled) && !errdefs.IsAborted(x.err) {
 		t.Errorf("after ctx cancellation Execute returned %v, want context.Canceled (or an Aborted error)", x.err)
 	}
-	checkLifecycle(t, x.host.Envelopes(), x.run.ID, x.err)
+	checkEvents(t, x.host.Events())
 }
 
 func checkDeadline(t suiteT, c Case) {
@@ -302,7 +302,7 @@ func checkDeadline(t suiteT, c Case) {
 	if !errors.Is(x.err, context.DeadlineExceeded) && !errdefs.IsTimeout(x.err) {
 		t.Errorf("after the ctx deadline Execute returned %v, want context.DeadlineExceeded (or a Timeout error)", x.err)
 	}
-	checkLifecycle(t, x.host.Envelopes(), x.run.ID, x.err)
+	checkEvents(t, x.host.Events())
 }
 
 func requireSucceed(t suiteT, c Case) {

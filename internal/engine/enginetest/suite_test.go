@@ -15,16 +15,6 @@ func TestRunSuiteReferenceEngine(t *testing.T) {
 	RunSuite(t, func(testing.TB) Case { return stepperCase(flawNone, 5*time.Second) })
 }
 
-// The reference engine wrapped by WithCapabilities as a closure engine
-// still passes: the wrapper's claims are what the suite checks.
-func TestRunSuiteClosureEngine(t *testing.T) {
-	RunSuite(t, func(testing.TB) Case {
-		c := stepperCase(flawNone, 5*time.Second)
-		c.Engine = withCaps(c.Engine)
-		return c
-	})
-}
-
 // The suite catches each broken engine, in the sub-test that owns the
 // broken rule, and reports nothing for the reference engine.
 func TestRunSuiteCatchesBrokenEngines(t *testing.T) {
@@ -36,11 +26,9 @@ func TestRunSuiteCatchesBrokenEngines(t *testing.T) {
 		want map[string]string
 	}{
 		{name: "reference", flaw: flawNone, timeout: 5 * time.Second},
-		{name: "forgets run.end", flaw: flawForgetsRunEnd, timeout: 5 * time.Second, want: map[string]string{
-			"Failure":   "run.end must be published",
-			"Interrupt": "run.end must be published",
-			"Cancel":    "run.end must be published",
-			"Deadline":  "run.end must be published",
+		{name: "publishes an empty token", flaw: flawEmptyToken, timeout: 5 * time.Second, want: map[string]string{
+			"Success":             "empty text",
+			"ResumeOwnCheckpoint": "empty text",
 		}},
 		{name: "ignores interrupts", flaw: flawIgnoresInterrupt, timeout: 200 * time.Millisecond, want: map[string]string{
 			"Interrupt": "did not return within",

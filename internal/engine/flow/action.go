@@ -117,17 +117,19 @@ func (x *execution) approve(n *node) (bool, error) {
 // step events and its call and result deltas under node nodeID's actor.
 func (x *execution) call(nodeID, kind, name string, args any, key string, replay bool) (tool.Result, engine.Interrupt, bool) {
 	actor := x.actor(nodeID)
-	step := engine.StepInfo{Actor: actor, Kind: kind, Detail: toolDetail{Node: nodeID, Tool: name, IdempotencyKey: key, Replay: replay}}
-	_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, step)
+	step := engine.Step{RunID: x.run.ID, Actor: actor, Kind: kind, Detail: toolDetail{Node: nodeID, Tool: name, IdempotencyKey: key, Replay: replay}}
+	x.publish(engine.StepStarted{Step: step})
 	raw, err := jsonArgs(args)
 	if err != nil {
 		res := tool.Result{Content: name + ": arguments: " + err.Error(), IsError: true, Err: errdefs.Validation(err)}
-		_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, step, res.Err)
+		x.publish(engine.StepFailed{Step: step, Err: res.Err})
 		return res, engine.Interrupt{}, false
 	}
-	_ = engine.EmitStreamDelta(x.ctx, x.host, x.run.ID, actor, engine.StreamDeltaPayload{
-		Type: engine.StreamDeltaToolCall, ID: key, Name: name, Arguments: args,
-	})
+	shown := raw
+	if args == nil {
+		shown = nil // a call without arguments shows none
+	}
+	x.publish(engine.ToolCall{Actor: actor, ID: key, Name: name, Arguments: shown})
 	var res tool.Result
 	run := func(ctx context.Context) {
 		res = x.e.cfg.Tools.Execute(engine.WithHost(ctx, x.host), tool.Call{ID: key, Name: name, Arguments: raw, IdempotencyKey: key})
@@ -139,13 +141,11 @@ func (x *execution) call(nodeID, kind, name string, args any, key string, replay
 	} else {
 		intr, got = x.during(run)
 	}
-	_ = engine.EmitStreamDelta(x.ctx, x.host, x.run.ID, actor, engine.StreamDeltaPayload{
-		Type: engine.StreamDeltaToolResult, ToolCallID: key, Name: name, Content: res.Content, IsError: res.IsError,
-	})
+	x.publish(engine.ToolResult{Actor: actor, ToolCallID: key, Name: name, Content: res.Content, IsError: res.IsError})
 	if res.IsError {
-		_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, step, resultErr(name, res))
+		x.publish(engine.StepFailed{Step: step, Err: resultErr(name, res)})
 	} else {
-		_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, step)
+		x.publish(engine.StepCompleted{Step: step})
 	}
 	return res, intr, got
 }

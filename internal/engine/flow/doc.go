@@ -34,9 +34,8 @@
 // "flow-context" (metadata: history, last node); run.start and run.end
 // exactly once per Execute.
 //
-// Imports: engine, tool, model, errdefs, event, strictjson, cel-go,
-// sigs.k8s.io/yaml and the standard library. flow must not import agent,
-// runtime, store, api, config or any other engine.
+// Imports: engine, errdefs, model, strictjson, tool. flow must not import
+// agent, runtime, store, api, config or any other engine.
 //
 // Invariants:
 //   - the flow state (node, visit counts, context, sys, history, completed

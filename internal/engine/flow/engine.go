@@ -9,7 +9,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/tool"
 )
@@ -22,7 +21,7 @@ type Config struct {
 	Tools *tool.Registry
 	// AgentID starts the step actor of every event ("<agent>.node.<id>")
 	// and names the assistant messages. Empty falls back to the run's
-	// event.HeaderAgentID attribute, then to "flow".
+	// engine.AttrAgentID attribute, then to "flow".
 	AgentID string
 	// SpecVersion identifies the flow in checkpoints; a resume from a
 	// checkpoint of another non-empty version is refused as a Conflict.
@@ -49,7 +48,6 @@ type Engine struct {
 var (
 	_ engine.Engine    = (*Engine)(nil)
 	_ engine.Describer = (*Engine)(nil)
-	_ engine.Resumer   = (*Engine)(nil)
 )
 
 // New validates cfg: a flow, and a registry holding every tool the flow
@@ -145,9 +143,6 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 	if board == nil {
 		board = engine.NewBoard()
 	}
-	_ = engine.PublishRunStart(ctx, host, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, host, run, err) }()
-
 	x := &execution{e: e, f: e.cfg.Flow, ctx: ctx, run: run, host: host, board: board,
 		agent: e.agentID(run), intr: host.Interrupts(), startedAt: time.Now().UTC()}
 	if cp := run.ResumeFrom; cp != nil {
@@ -180,7 +175,7 @@ func (e *Engine) agentID(run engine.Run) string {
 	if e.cfg.AgentID != "" {
 		return e.cfg.AgentID
 	}
-	if id := run.Attributes[event.HeaderAgentID]; id != "" {
+	if id := run.Attributes[engine.AttrAgentID]; id != "" {
 		return id
 	}
 	return "flow"

@@ -41,22 +41,25 @@ type toolDetail struct {
 // actor is node n's step actor.
 func (x *execution) actor(nodeID string) string { return engine.NodeActor(x.agent, nodeID) }
 
-func (x *execution) nodeStep(n *node, d nodeDetail) engine.StepInfo {
+func (x *execution) nodeStep(n *node, d nodeDetail) engine.Step {
 	d.Node, d.Behaviour, d.Visit = n.id, n.behaviour, x.st.Visit
-	return engine.StepInfo{Actor: x.actor(n.id), Kind: StepKindNode, Detail: d}
+	return engine.Step{RunID: x.run.ID, Actor: x.actor(n.id), Kind: StepKindNode, Detail: d}
 }
 
-// Publish errors are observability problems, never control flow.
+// publish hands ev to the host. Publish errors are observability
+// problems, never control flow.
+func (x *execution) publish(ev engine.Event) { _ = x.host.Publish(x.ctx, ev) }
+
 func (x *execution) stepStart(n *node) {
-	_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, x.nodeStep(n, nodeDetail{}))
+	x.publish(engine.StepStarted{Step: x.nodeStep(n, nodeDetail{})})
 }
 
 func (x *execution) stepComplete(n *node, d nodeDetail) {
-	_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, x.nodeStep(n, d))
+	x.publish(engine.StepCompleted{Step: x.nodeStep(n, d)})
 }
 
 func (x *execution) stepError(n *node, err error) {
-	_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, x.nodeStep(n, nodeDetail{}), err)
+	x.publish(engine.StepFailed{Step: x.nodeStep(n, nodeDetail{}), Err: err})
 }
 
 // render renders node n's content over the context.
@@ -78,7 +81,7 @@ func (x *execution) say(n *node) error {
 	if err != nil || s == "" {
 		return err
 	}
-	_ = engine.EmitStreamToken(x.ctx, x.host, x.run.ID, x.actor(n.id), s)
+	x.publish(engine.Token{Actor: x.actor(n.id), Text: s})
 	msg := model.NewText(model.RoleAssistant, s)
 	msg.ID = x.e.cfg.NewMessageID()
 	msg.CreatedAt = time.Now().UTC()
@@ -94,7 +97,7 @@ func (x *execution) publishContext() {
 	if err != nil {
 		return
 	}
-	_ = engine.EmitArtifact(x.ctx, x.host, x.run.ID, engine.ArtifactPayload{
+	x.publish(engine.ArtifactUpdate{
 		Artifact: model.Artifact{
 			ID: ContextArtifactID, Name: "context", Parts: []model.Part{part},
 			Metadata: map[string]any{"history": x.st.History, "node": x.st.Node},

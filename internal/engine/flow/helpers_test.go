@@ -15,7 +15,6 @@ import (
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/flow"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/tool"
 )
@@ -163,24 +162,28 @@ func execute(t testing.TB, eng engine.Engine, run engine.Run, board *engine.Boar
 
 // stepTrail lists the step events as "verb kind node" ("start node
 // 01_hotel", "error undo 02_flight"), in order.
-func stepTrail(envs []event.Envelope) []string {
+func stepTrail(evs []engine.Event) []string {
 	var out []string
-	for _, env := range envs {
-		s := string(env.Subject)
-		i := strings.Index(s, ".step.")
-		if i < 0 {
-			continue
-		}
-		verb := s[strings.LastIndexByte(s, '.')+1:]
-		var p engine.StepPayload
-		if json.Unmarshal(env.Payload, &p) != nil {
+	for _, ev := range evs {
+		var verb string
+		var s engine.Step
+		switch e := ev.(type) {
+		case engine.StepStarted:
+			verb, s = "start", e.Step
+		case engine.StepCompleted:
+			verb, s = "complete", e.Step
+		case engine.StepFailed:
+			verb, s = "error", e.Step
+		default:
 			continue
 		}
 		var d struct {
 			Node string `json:"node"`
 		}
-		_ = json.Unmarshal(p.Detail, &d)
-		out = append(out, verb+" "+p.Kind+" "+d.Node)
+		if b, err := json.Marshal(s.Detail); err == nil {
+			_ = json.Unmarshal(b, &d)
+		}
+		out = append(out, verb+" "+s.Kind+" "+d.Node)
 	}
 	return out
 }
@@ -199,12 +202,13 @@ func said(b *engine.Board) []string {
 // finalContext decodes the flow-context artifact the run published.
 func finalContext(t testing.TB, h *enginetest.RecordingHost) (map[string]any, []string) {
 	t.Helper()
-	for _, env := range h.Envelopes() {
-		if env.Subject != engine.SubjectRunArtifact(env.RunID) {
+	for _, ev := range h.Events() {
+		a, ok := ev.(engine.ArtifactUpdate)
+		if !ok {
 			continue
 		}
-		var p engine.ArtifactPayload
-		if err := json.Unmarshal(env.Payload, &p); err != nil {
+		var p engine.ArtifactUpdate // as the log holds it: decoded JSON
+		if err := roundTrip(a, &p); err != nil {
 			t.Fatal(err)
 		}
 		var ctx map[string]any
@@ -223,4 +227,13 @@ func finalContext(t testing.TB, h *enginetest.RecordingHost) (map[string]any, []
 
 func replyOf(text string) *engine.UserReply {
 	return &engine.UserReply{Parts: []model.Part{model.TextPart(text)}}
+}
+
+// roundTrip decodes into out what v encodes to.
+func roundTrip(v, out any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
 }

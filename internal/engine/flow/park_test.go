@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +13,6 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
@@ -28,6 +28,7 @@ type parkingHost struct {
 	*enginetest.RecordingHost
 	mu    sync.Mutex
 	reply *engine.UserReply
+	marks []mark // the attempt frames (framed)
 }
 
 func newParkingHost() *parkingHost {
@@ -52,7 +53,7 @@ func newParkingHost() *parkingHost {
 func converse(t *testing.T, eng engine.Engine, h *parkingHost, runID, text string, answers ...string) (*engine.Board, int, error) {
 	t.Helper()
 	run := engine.Run{ID: runID}
-	board, err := execute(t, eng, run, userBoard(text), h)
+	board, err := h.framed(t, eng, run, userBoard(text))
 	used := 0
 	for errors.Is(err, errParked) || errdefs.IsInterrupted(err) && strings.Contains(fmt.Sprint(err), "input-required") {
 		if used == len(answers) {
@@ -65,52 +66,101 @@ func converse(t *testing.T, eng engine.Engine, h *parkingHost, runID, text strin
 		cps := h.Checkpoints()
 		cp := cps[len(cps)-1]
 		run.ResumeFrom = &cp
-		board, err = execute(t, eng, run, engine.NewBoard(), h)
+		board, err = h.framed(t, eng, run, engine.NewBoard())
 	}
 	return board, used, err
 }
 
-// trail renders a run's events one per line, for golden files: run
-// frames, steps with their node (and tool), deltas and artifacts.
-func trail(envs []event.Envelope) string {
+// trail renders a run's events one per line, for golden files: attempt
+// frames (as the host draws them, see framed), steps with their node (and
+// tool), deltas and artifacts.
+func trail(h *parkingHost) string {
 	var b strings.Builder
-	for _, env := range envs {
-		s := string(env.Subject)
-		rest := s[strings.Index(s, "."+engine.SanitiseID(env.RunID)+".")+len(engine.SanitiseID(env.RunID))+2:]
-		switch {
-		case rest == "start" || rest == "end":
-			var p struct {
-				Status string `json:"status"`
-				Cause  string `json:"cause"`
-				Resume string `json:"resume_step"`
-			}
-			_ = json.Unmarshal(env.Payload, &p)
-			fmt.Fprintf(&b, "run.%s %s%s%s\n", rest, p.Status, p.Cause, p.Resume)
-		case rest == "artifact":
-			var p engine.ArtifactPayload
-			_ = json.Unmarshal(env.Payload, &p)
-			fmt.Fprintf(&b, "artifact %s %s\n", p.Artifact.ID, p.Artifact.Parts[0].Data)
-		case strings.HasPrefix(rest, "step."):
-			var p engine.StepPayload
-			_ = json.Unmarshal(env.Payload, &p)
-			verb := rest[strings.LastIndexByte(rest, '.')+1:]
-			fmt.Fprintf(&b, "step.%s %s %s", verb, p.Kind, p.Detail)
-			if p.Error != "" {
-				fmt.Fprintf(&b, " error=%q", p.Error)
-			}
-			b.WriteByte('\n')
-		case strings.HasPrefix(rest, "stream."):
-			d, _ := engine.DecodeStreamDelta(env)
-			switch d.Type {
-			case engine.StreamDeltaToken:
-				fmt.Fprintf(&b, "say %q\n", d.Content)
-			case engine.StreamDeltaToolCall:
-				a, _ := json.Marshal(d.Arguments)
-				fmt.Fprintf(&b, "call %s %s %s\n", d.Name, d.ID, a)
-			case engine.StreamDeltaToolResult:
-				fmt.Fprintf(&b, "result %s error=%v %s\n", d.Name, d.IsError, d.Content)
-			}
+	h.mu.Lock()
+	marks := slices.Clone(h.marks)
+	h.mu.Unlock()
+	for i, ev := range h.Events() {
+		for len(marks) > 0 && marks[0].at == i {
+			b.WriteString(marks[0].line + "\n")
+			marks = marks[1:]
 		}
+		writeTrail(&b, ev)
+	}
+	for _, m := range marks {
+		b.WriteString(m.line + "\n")
 	}
 	return b.String()
+}
+
+func writeTrail(b *strings.Builder, ev engine.Event) {
+	step := func(verb string, s engine.Step, err error) {
+		detail, _ := json.Marshal(s.Detail)
+		fmt.Fprintf(b, "step.%s %s %s", verb, s.Kind, detail)
+		if err != nil {
+			fmt.Fprintf(b, " error=%q", err.Error())
+		}
+		b.WriteByte('\n')
+	}
+	switch e := ev.(type) {
+	case engine.ArtifactUpdate:
+		fmt.Fprintf(b, "artifact %s %s\n", e.Artifact.ID, e.Artifact.Parts[0].Data)
+	case engine.StepStarted:
+		step("start", e.Step, nil)
+	case engine.StepCompleted:
+		step("complete", e.Step, nil)
+	case engine.StepFailed:
+		step("error", e.Step, e.Err)
+	case engine.Token:
+		fmt.Fprintf(b, "say %q\n", e.Text)
+	case engine.ToolCall:
+		fmt.Fprintf(b, "call %s %s %s\n", e.Name, e.ID, e.Arguments)
+	case engine.ToolResult:
+		fmt.Fprintf(b, "result %s error=%v %s\n", e.Name, e.IsError, e.Content)
+	}
+}
+
+// mark is a line of the trail a host draws itself, before event at.
+type mark struct {
+	at   int
+	line string
+}
+
+// framed executes one attempt of run as agentd's runtime frames it: a
+// run.start line (with the step it resumes at) before the engine's
+// events, a run.end line (with the outcome and its cause) after them.
+func (h *parkingHost) framed(t testing.TB, eng engine.Engine, run engine.Run, board *engine.Board) (*engine.Board, error) {
+	t.Helper()
+	resume := ""
+	if run.ResumeFrom != nil {
+		resume = run.ResumeFrom.Step
+	}
+	h.mark("run.start " + resume)
+	out, err := execute(t, eng, run, board, h)
+	var cause engine.Cause
+	var ie engine.InterruptedError
+	if errors.As(err, &ie) {
+		cause = ie.Cause
+	}
+	h.mark("run.end " + outcome(err) + string(cause))
+	return out, err
+}
+
+func (h *parkingHost) mark(line string) {
+	at := len(h.Events())
+	h.mu.Lock()
+	h.marks = append(h.marks, mark{at: at, line: line})
+	h.mu.Unlock()
+}
+
+// outcome names how an attempt ended, as the runtime's run.end says it.
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "completed"
+	case errdefs.IsInterrupted(err):
+		return "interrupted"
+	case errdefs.IsAborted(err) || errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "failed"
 }

@@ -96,10 +96,10 @@ func TestEveryFlowEndsOrSaysWhy(t *testing.T) {
 		_, err = eng.Execute(ctx, engine.Run{ID: "p"}, h, userBoard("a"))
 		hung := ctx.Err() != nil
 		cancel()
-		outcomes[string(engine.RunStatusOf(err))+" "+string(errdefs.ClassOf(err))]++
+		outcomes[outcome(err)+" "+string(errdefs.ClassOf(err))]++
 		switch {
 		case hung:
-			t.Fatalf("seed %d: the run hung: %v\n%s", seed, err, strings.Join(stepTrail(h.Envelopes()), "\n"))
+			t.Fatalf("seed %d: the run hung: %v\n%s", seed, err, strings.Join(stepTrail(h.Events()), "\n"))
 		case err == nil:
 			cps := h.Checkpoints()
 			if !strings.Contains(string(cps[len(cps)-1].Payload), `"ended":true`) {

@@ -67,7 +67,7 @@ func TestRefundDemoGolden(t *testing.T) {
 			if s := said(board); len(s) == 0 || !strings.Contains(s[len(s)-1], tc.said) {
 				t.Errorf("said %q, want the last to contain %q", s, tc.said)
 			}
-			golden(t, filepath.Join("testdata", "refund-"+tc.name+".golden"), trail(h.Envelopes()))
+			golden(t, filepath.Join("testdata", "refund-"+tc.name+".golden"), trail(h))
 		})
 	}
 }
@@ -124,7 +124,7 @@ func TestRefundReplayAfterCrashKeepsOneEffect(t *testing.T) {
 	if issued, _, notified := shop.Counts(); issued != 1 || notified != 1 {
 		t.Errorf("issued %d refunds and sent %d notices, want 1 and 1", issued, notified)
 	}
-	if !strings.Contains(trail(h.Envelopes()), `"idempotency_key":"run-crash:refund:1","replay":true`) {
+	if !strings.Contains(trail(h), `"idempotency_key":"run-crash:refund:1","replay":true`) {
 		t.Errorf("the replayed call is not marked as a replay")
 	}
 }

@@ -36,7 +36,7 @@ func TestFailingCompensationIsSurfaced(t *testing.T) {
 	if got := strings.Join(eff.tools(), ","); got != "reserve_hotel,book_flight,rent_car,cancel_flight,cancel_hotel" {
 		t.Errorf("calls %s: the hotel must be cancelled after the flight's undo failed", got)
 	}
-	trail := strings.Join(stepTrail(h.Envelopes()), "|")
+	trail := strings.Join(stepTrail(h.Events()), "|")
 	if !strings.Contains(trail, "error undo 02_flight|start undo 01_hotel|complete undo 01_hotel") {
 		t.Errorf("step trail %s", trail)
 	}

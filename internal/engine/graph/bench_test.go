@@ -29,7 +29,7 @@ func (a benchAgents) Engine(AgentSpec) (engine.Engine, error) {
 			}
 		}
 		for _, tok := range []string{"step", " is", " done"} {
-			_ = engine.EmitStreamToken(ctx, h, run.ID, "worker", tok)
+			_ = h.Publish(ctx, engine.Token{Actor: "worker", Text: tok})
 		}
 		b.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleAssistant, "step is done"))
 		return b, nil

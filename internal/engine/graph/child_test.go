@@ -38,7 +38,7 @@ func (h *childRunner) RunChild(ctx context.Context, c engine.ChildRun, eng engin
 func TestStepsRunAsChildRunsOfTheHost(t *testing.T) {
 	calls := 0
 	agents := newFakeAgents(map[string]behaviour{"flaky": func(ctx context.Context, c call) (string, error) {
-		_ = engine.EmitStreamToken(ctx, c.host, c.RunID, "flaky", "tok")
+		_ = c.host.Publish(ctx, engine.Token{Actor: "flaky", Text: "tok"})
 		if calls++; calls == 1 {
 			return "", errors.New("first attempt fails")
 		}
@@ -61,9 +61,9 @@ func TestStepsRunAsChildRunsOfTheHost(t *testing.T) {
 	if want := []string{"a/1@a", "b/1@b", "b/2@b"}; !slices.Equal(keys, want) {
 		t.Fatalf("child runs %v, want %v", keys, want)
 	}
-	subjects := h.Subjects()
-	if i := slices.Index(subjects, "engine.run.run-1.plan"); i != 1 {
-		t.Fatalf("subjects %v, want the plan right after run.start", subjects)
+	events := h.Described()
+	if i := slices.Index(events, "plan wf"); i != 0 {
+		t.Fatalf("events %v, want the plan first", events)
 	}
 	var plan struct {
 		Workflow string `json:"workflow"`
@@ -72,10 +72,10 @@ func TestStepsRunAsChildRunsOfTheHost(t *testing.T) {
 			DependsOn []string `json:"dependsOn"`
 		} `json:"steps"`
 	}
-	if err := json.Unmarshal(h.Envelopes()[1].Payload, &plan); err != nil || plan.Workflow != "kids" || len(plan.Steps) != 2 || plan.Steps[1].DependsOn[0] != "a" {
+	if err := json.Unmarshal(h.Events()[0].(engine.Plan).Plan, &plan); err != nil || plan.Workflow != "kids" || len(plan.Steps) != 2 || plan.Steps[1].DependsOn[0] != "a" {
 		t.Fatalf("plan %+v (%v)", plan, err)
 	}
-	if !slices.Contains(subjects, "engine.run.run-1.stream.wf_node_b/flaky.delta") {
-		t.Fatalf("the child's token is not nested under step b: %v", subjects)
+	if !slices.Contains(events, "token wf.node.b/flaky") {
+		t.Fatalf("the child's token is not nested under step b: %v", events)
 	}
 }

@@ -22,8 +22,7 @@
 // Either way its events are also published in the workflow's run, nested
 // under the step's actor ("<agent>.node.<step>/<child actor>").
 //
-// Imports: engine, errdefs, event, model, strictjson, cel-go, jsonschema
-// and sigs.k8s.io/yaml. graph must not import runtime, store, api, a2a,
-// llm, tool or any other engine: a step's agent is reached through the
-// Agents interface the host wires in.
+// Imports: engine, errdefs, model, strictjson. graph must not import
+// runtime, store, api, a2a, llm, tool or any other engine: a step's agent is
+// reached through the Agents interface the host wires in.
 package graph

@@ -8,7 +8,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 )
 
 // Config describes one workflow agent. New validates it.
@@ -49,7 +48,6 @@ type Engine struct {
 var (
 	_ engine.Engine    = (*Engine)(nil)
 	_ engine.Describer = (*Engine)(nil)
-	_ engine.Resumer   = (*Engine)(nil)
 )
 
 // New checks cfg and resolves every agent the workflow uses.
@@ -121,9 +119,6 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 	if board == nil {
 		board = engine.NewBoard()
 	}
-	_ = engine.PublishRunStart(ctx, host, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, host, run, err) }()
-
 	st := newState()
 	startedAt := time.Now().UTC()
 	if cp := run.ResumeFrom; cp != nil {
@@ -155,7 +150,7 @@ func (e *Engine) actor(run engine.Run) string {
 	if e.cfg.AgentID != "" {
 		return e.cfg.AgentID
 	}
-	if id := run.Attributes[event.HeaderAgentID]; id != "" {
+	if id := run.Attributes[engine.AttrAgentID]; id != "" {
 		return id
 	}
 	return "workflow"

@@ -12,7 +12,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
@@ -289,10 +288,7 @@ func (x *execution) publishPlan() {
 	if err != nil {
 		return
 	}
-	_ = x.host.Publish(x.ctx, event.Envelope{
-		Subject: event.Subject(engine.SubjectPrefix + engine.SanitiseID(x.run.ID) + "." + engine.SubjectPlan),
-		Time:    time.Now().UTC(), RunID: x.run.ID, AgentID: x.actor, Payload: b,
-	})
+	_ = x.host.Publish(x.ctx, engine.Plan{Actor: x.actor, Plan: b})
 }
 
 func stepKind(s *Step) string {

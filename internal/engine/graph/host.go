@@ -2,12 +2,9 @@ package graph
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"sync"
 
 	"agentd/internal/engine"
-	"agentd/internal/event"
 	"agentd/internal/model"
 )
 
@@ -17,8 +14,7 @@ import (
 // child's events — whatever its run id — become the parent run's, nested
 // under the step: the child's actor <a> is published as
 // "<workflow agent>.node.<step>/<a>", its artifacts get the step's name in
-// front; its own run start and end are dropped (it frames no runs of its
-// own: engine.RunFramer). It receives the parent's interrupts, asks the
+// front. It receives the parent's interrupts, asks the
 // user through the parent's host (a prompt parks the whole workflow),
 // keeps the usage it reports while passing it on, and — in-process —
 // discards checkpoints: without a ChildRunner, a step that did not finish
@@ -32,10 +28,7 @@ type childHost struct {
 	usage model.TokenUsage
 }
 
-var (
-	_ engine.Host      = (*childHost)(nil)
-	_ engine.RunFramer = (*childHost)(nil)
-)
+var _ engine.Host = (*childHost)(nil)
 
 // newChildHost registers the child's interrupt inbox; release removes it.
 func (x *execution) newChildHost(stepID string) *childHost {
@@ -55,55 +48,43 @@ func (h *childHost) release() {
 	h.x.mu.Unlock()
 }
 
-// FramesRuns: the child's run start and end are not the parent's.
-func (h *childHost) FramesRuns() bool { return true }
-
-// Publish re-homes the child's envelope in the parent run.
-func (h *childHost) Publish(ctx context.Context, env event.Envelope) error {
-	rest, ok := strings.CutPrefix(string(env.Subject), engine.SubjectPrefix)
-	if ok {
-		_, rest, ok = strings.Cut(rest, ".") // the child's run id: one token
-	}
-	if !ok {
-		return nil
-	}
+// Publish re-homes the child's event in the parent run: its artifacts
+// under the step's name, its steps and stream under the step's actor
+// ("<workflow>.node.<step>/<child agent>"); the rest (its plan, its
+// progress, governance) stays in the child's own log.
+func (h *childHost) Publish(ctx context.Context, ev engine.Event) error {
 	x := h.x
-	if rest == "artifact" {
-		var a engine.ArtifactPayload
-		if err := json.Unmarshal(env.Payload, &a); err != nil {
-			return err
-		}
-		a.Artifact.ID = "step-" + h.stepID + "-" + a.Artifact.ID
-		return engine.EmitArtifact(ctx, x.host, x.run.ID, a)
+	actor := func(child string) string {
+		agent, _ := engine.ParseStepActor(child)
+		return engine.NodeActor(x.actor, h.stepID+"/"+agent)
 	}
-	kind, actorVerb, ok := strings.Cut(rest, ".")
-	if !ok || kind != "step" && kind != "stream" {
-		return nil // start, end: the child's own framing; its plan
+	step := func(s engine.Step) engine.Step {
+		s.RunID, s.Actor = x.run.ID, actor(s.Actor)
+		return s
 	}
-	i := strings.LastIndexByte(actorVerb, '.')
-	if i < 0 {
+	switch e := ev.(type) {
+	case engine.ArtifactUpdate:
+		e.Artifact.ID = "step-" + h.stepID + "-" + e.Artifact.ID
+		ev = e
+	case engine.StepStarted:
+		ev = engine.StepStarted{Step: step(e.Step)}
+	case engine.StepCompleted:
+		ev = engine.StepCompleted{Step: step(e.Step)}
+	case engine.StepFailed:
+		ev = engine.StepFailed{Step: step(e.Step), Err: e.Err}
+	case engine.Token:
+		e.Actor = actor(e.Actor)
+		ev = e
+	case engine.ToolCall:
+		e.Actor = actor(e.Actor)
+		ev = e
+	case engine.ToolResult:
+		e.Actor = actor(e.Actor)
+		ev = e
+	default:
 		return nil
 	}
-	child := env.AgentID
-	if child == "" {
-		child = actorVerb[:i]
-	}
-	actor := engine.NodeActor(x.actor, h.stepID+"/"+child)
-	out := env
-	out.Subject = event.Subject(engine.SubjectPrefix + engine.SanitiseID(x.run.ID) + "." + kind + "." +
-		engine.SanitiseID(actor) + "." + actorVerb[i+1:])
-	out.RunID = x.run.ID
-	out.AgentID, out.NodeID = engine.ParseStepActor(actor)
-	if kind == "step" {
-		var p engine.StepPayload
-		if err := json.Unmarshal(env.Payload, &p); err == nil {
-			p.RunID, p.Actor = x.run.ID, actor
-			if b, err := json.Marshal(p); err == nil {
-				out.Payload = b
-			}
-		}
-	}
-	return x.host.Publish(ctx, out)
+	return x.host.Publish(ctx, ev)
 }
 
 // Interrupts delivers the parent's interrupt to the child.

@@ -72,12 +72,12 @@ func (x *execution) unit(ctx context.Context, id, kind, agent string, run func(c
 	if r, ok := x.result(id); ok {
 		return r, nil
 	}
-	info := engine.StepInfo{Actor: engine.NodeActor(x.actor, id), Kind: kind, Detail: stepDetail{Step: id, Agent: agent, Attempt: 1}}
-	_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, info)
+	info := engine.Step{RunID: x.run.ID, Actor: engine.NodeActor(x.actor, id), Kind: kind, Detail: stepDetail{Step: id, Agent: agent, Attempt: 1}}
+	_ = x.host.Publish(x.ctx, engine.StepStarted{Step: info})
 	r, err := run(ctx)
 	if err != nil {
 		info.Detail = stepDetail{Step: id, Agent: agent, Attempt: 1, Status: StepFailed}
-		_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, info, err)
+		_ = x.host.Publish(x.ctx, engine.StepFailed{Step: info, Err: err})
 		if isStop(err) {
 			return nil, x.stopOr(err)
 		}
@@ -90,7 +90,7 @@ func (x *execution) unit(ctx context.Context, id, kind, agent string, run func(c
 		d.Usage = &r.Usage
 	}
 	info.Detail = d
-	_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, info)
+	_ = x.host.Publish(x.ctx, engine.StepCompleted{Step: info})
 	x.emitArtifact(id, r)
 	return r, x.record(id, r)
 }

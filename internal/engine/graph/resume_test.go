@@ -28,7 +28,7 @@ func TestResumeSkipsFinishedSteps(t *testing.T) {
 		_, err := newTestEngine(t, durableDoc, first).Execute(t.Context(), engine.Run{ID: "r"}, h, board)
 		done <- err
 	}()
-	if _, err := h.WaitForSubject(t.Context(), engine.SubjectStepStart("r", engine.NodeActor("wf", "s4"))); err != nil {
+	if _, err := h.WaitForStep(t.Context(), engine.NodeActor("wf", "s4")); err != nil {
 		t.Fatal(err)
 	}
 	h.Fire(engine.Interrupt{Cause: engine.CauseHostShutdown})

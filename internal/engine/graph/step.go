@@ -77,9 +77,9 @@ func (x *execution) runStep(ctx context.Context, sc *scope, s *Step) error {
 
 // attempt runs one attempt of s and publishes its step events.
 func (x *execution) attempt(ctx context.Context, sc *scope, s *Step, id string, n int) (*StepResult, error) {
-	info := engine.StepInfo{Actor: engine.NodeActor(x.actor, id), Kind: stepKind(s)}
+	info := engine.Step{RunID: x.run.ID, Actor: engine.NodeActor(x.actor, id), Kind: stepKind(s)}
 	info.Detail = stepDetail{Step: id, Agent: s.Agent, Attempt: n}
-	_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, info)
+	_ = x.host.Publish(x.ctx, engine.StepStarted{Step: info})
 	start := time.Now()
 	timeout := s.Timeout
 	if timeout == 0 {
@@ -114,13 +114,13 @@ func (x *execution) attempt(ctx context.Context, sc *scope, s *Step, id string, 
 	if err != nil {
 		d.Status = StepFailed
 		info.Detail = d
-		_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, info, err)
+		_ = x.host.Publish(x.ctx, engine.StepFailed{Step: info, Err: err})
 		return nil, err
 	}
 	r.Status, r.Attempts, r.DurationMS = StepCompleted, n, d.DurationMS
 	d.Status = StepCompleted
 	info.Detail = d
-	_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, info)
+	_ = x.host.Publish(x.ctx, engine.StepCompleted{Step: info})
 	x.emitArtifact(id, r)
 	return r, nil
 }
@@ -143,14 +143,14 @@ func (x *execution) fail(id string, s *Step, attempts int, cause error) error {
 // publishSettled publishes the events of a step that settles without
 // running: skipped, cancelled, or failed before its first attempt.
 func (x *execution) publishSettled(id string, s *Step, r *StepResult) {
-	info := engine.StepInfo{Actor: engine.NodeActor(x.actor, id), Kind: stepKind(s),
+	info := engine.Step{RunID: x.run.ID, Actor: engine.NodeActor(x.actor, id), Kind: stepKind(s),
 		Detail: stepDetail{Step: id, Agent: s.Agent, Status: r.Status, Reason: r.SkipReason}}
-	_ = engine.PublishStepStart(x.ctx, x.host, x.run.ID, info)
+	_ = x.host.Publish(x.ctx, engine.StepStarted{Step: info})
 	if r.Status == StepFailed {
-		_ = engine.PublishStepError(x.ctx, x.host, x.run.ID, info, errors.New(r.Error))
+		_ = x.host.Publish(x.ctx, engine.StepFailed{Step: info, Err: errors.New(r.Error)})
 		return
 	}
-	_ = engine.PublishStepComplete(x.ctx, x.host, x.run.ID, info)
+	_ = x.host.Publish(x.ctx, engine.StepCompleted{Step: info})
 }
 
 // emitArtifact publishes a completed step's content as an artifact named
@@ -159,7 +159,7 @@ func (x *execution) emitArtifact(id string, r *StepResult) {
 	if r.Content == "" {
 		return
 	}
-	_ = engine.EmitArtifact(x.ctx, x.host, x.run.ID, engine.ArtifactPayload{
+	_ = x.host.Publish(x.ctx, engine.ArtifactUpdate{
 		Artifact:  model.Artifact{ID: "step-" + id, Name: id, Parts: []model.Part{model.TextPart(r.Content)}},
 		LastChunk: true,
 	})

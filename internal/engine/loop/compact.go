@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"agentd/internal/engine"
-	"agentd/internal/event"
 	"agentd/internal/llm"
 	"agentd/internal/model"
 )
@@ -171,10 +169,7 @@ func (x *execution) publishCompaction(view *sized) {
 	if err != nil {
 		return
 	}
-	_ = x.host.Publish(x.ctx, event.Envelope{
-		Subject: engine.SubjectContextCompaction(x.run.ID, x.actor), Time: time.Now().UTC(),
-		RunID: x.run.ID, AgentID: x.actor, Payload: b,
-	})
+	x.publish(engine.Compaction{Actor: x.actor, Payload: b})
 }
 
 // summarise asks the model for a summary of prev (the summary so far) and
@@ -194,7 +189,7 @@ func (x *execution) summarise(prev string, msgs []model.Message) (string, model.
 			model.NewText(model.RoleUser, x.e.compactionInput(prev, msgs, capTokens)),
 		},
 		MaxTokens: capTokens,
-		Metadata: map[string]string{event.HeaderRunID: x.run.ID, event.HeaderAgentID: x.actor,
+		Metadata: map[string]string{engine.AttrRunID: x.run.ID, engine.AttrAgentID: x.actor,
 			llm.MetadataPurpose: llm.PurposeCompaction},
 	}
 	s, err := x.e.cfg.Provider.Stream(ctx, req)

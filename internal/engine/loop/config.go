@@ -93,7 +93,7 @@ type Config struct {
 	Now func() time.Time
 	// AgentID is the step actor of every event the engine publishes and
 	// the Name of its assistant messages. Empty falls back to the run's
-	// event.HeaderAgentID attribute, then to "agent".
+	// engine.AttrAgentID attribute, then to "agent".
 	AgentID string
 	// SpecVersion identifies this configuration in checkpoints; a resume
 	// from a checkpoint of another non-empty version is refused as a

@@ -10,7 +10,6 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/loop"
-	"agentd/internal/event"
 	"agentd/internal/llm"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/model"
@@ -178,10 +177,10 @@ func TestCompactionProperties(t *testing.T) {
 func checkSummaries(t *testing.T, board []model.Message, host *enginetest.RecordingHost) int {
 	t.Helper()
 	var events []map[string]any
-	for _, env := range host.Envelopes() {
-		if strings.HasSuffix(string(env.Subject), ".compaction") {
+	for _, ev := range host.Events() {
+		if c, ok := ev.(engine.Compaction); ok {
 			var p map[string]any
-			if err := json.Unmarshal(env.Payload, &p); err != nil {
+			if err := json.Unmarshal(c.Payload, &p); err != nil {
 				t.Fatal(err)
 			}
 			events = append(events, p)
@@ -241,10 +240,10 @@ func TestCompactionTriggerAndEvent(t *testing.T) {
 	if got := msgs[len(msgs)-1].Text(); got != "The answer is 42." {
 		t.Fatalf("final answer %q", got)
 	}
-	var compactions []event.Envelope
-	for _, env := range host.Envelopes() {
-		if env.Subject == engine.SubjectContextCompaction("run-compact", agentID) {
-			compactions = append(compactions, env)
+	var compactions []engine.Compaction
+	for _, ev := range host.Events() {
+		if c, ok := ev.(engine.Compaction); ok && c.Actor == agentID {
+			compactions = append(compactions, c)
 		}
 	}
 	if len(compactions) != 1 {
@@ -304,9 +303,9 @@ func TestCompactionNotTriggered(t *testing.T) {
 	if _, err := execute(t, eng, engine.Run{ID: "run-small"}, calcTurns(12), host); err != nil {
 		t.Fatal(err)
 	}
-	for _, env := range host.Envelopes() {
-		if strings.Contains(string(env.Subject), ".context.") {
-			t.Fatalf("unexpected %s", env.Subject)
+	for _, ev := range host.Events() {
+		if _, ok := ev.(engine.Compaction); ok {
+			t.Fatalf("unexpected %s", enginetest.Describe(ev))
 		}
 	}
 	if reqs := rec.requests(); len(reqs) != 2 || len(reqs[0].Messages) != 1+25 {

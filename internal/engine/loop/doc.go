@@ -27,9 +27,7 @@
 // delta per result; step.start/complete/error of kind "model" for each
 // turn and of kind "tool" for each call, whose Detail carries the
 // iteration (and tool name and call id), so consumers tell iterations and
-// parallel calls apart without a per-iteration actor (a plain agent id
-// also needs no sanitising copy when the subject of each token is built);
-// run.start and run.end exactly once per Execute.
+// parallel calls apart without a per-iteration actor.
 //
 // Requests are built from context regions (context.go): the system prompt,
 // the latest compaction summary, and the recent history after it. When a
@@ -45,9 +43,8 @@
 // iteration still run and are checkpointed before the run fails on
 // MaxIterations: an iteration ends when all its results are in.
 //
-// Imports: engine, llm, tool, model, errdefs, event and the standard
-// library. loop must not import agent, runtime, store, api or any other
-// engine.
+// Imports: engine, errdefs, llm, model, tool. loop must not import agent,
+// runtime, store, api or any other engine.
 //
 // Invariants:
 //   - a tool call on the board is always followed by its result: calls

@@ -8,7 +8,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/llm"
 	"agentd/internal/tool"
 )
@@ -28,7 +27,6 @@ type Engine struct {
 var (
 	_ engine.Engine    = (*Engine)(nil)
 	_ engine.Describer = (*Engine)(nil)
-	_ engine.Resumer   = (*Engine)(nil)
 )
 
 // New validates cfg and returns the engine. A nil provider, a negative
@@ -144,10 +142,6 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 	if board == nil {
 		board = engine.NewBoard()
 	}
-	// Publish errors are observability problems, never control flow.
-	_ = engine.PublishRunStart(ctx, host, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, host, run, err) }()
-
 	first := 1
 	startedAt := time.Now().UTC()
 	var waiting *pending
@@ -175,7 +169,6 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 	x := &execution{
 		e: e, ctx: ctx, run: run, host: host, board: board, actor: actor, startedAt: startedAt,
 		work:    interruptible{parent: ctx, ch: host.Interrupts()},
-		events:  engine.NewActorEvents(host, run.ID, actor),
 		waiting: waiting,
 	}
 	defer x.work.stop()
@@ -190,7 +183,7 @@ func (e *Engine) actor(run engine.Run) string {
 	if e.cfg.AgentID != "" {
 		return e.cfg.AgentID
 	}
-	if id := run.Attributes[event.HeaderAgentID]; id != "" {
+	if id := run.Attributes[engine.AttrAgentID]; id != "" {
 		return id
 	}
 	return "agent"

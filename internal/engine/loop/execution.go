@@ -26,8 +26,6 @@ type execution struct {
 	board     *engine.Board
 	actor     string
 	startedAt time.Time
-	// events publishes the run's step events and deltas.
-	events engine.ActorEvents
 	// schemaTries counts final answers the response schema refused.
 	schemaTries int
 	// toolCalls counts the run's tool calls (a resumed attempt starts

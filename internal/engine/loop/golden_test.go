@@ -17,7 +17,6 @@ import (
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/loop"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/llm"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/model"
@@ -38,12 +37,19 @@ type goldenHost struct {
 	encCP []string
 }
 
-func (h *goldenHost) Publish(ctx context.Context, env event.Envelope) error {
+func (h *goldenHost) Publish(ctx context.Context, ev engine.Event) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
 	h.mu.Lock()
-	fmt.Fprintf(&h.log, "event %s run=%q agent=%q node=%q headers=%v zero_time=%v\n  payload %s\n",
-		env.Subject, env.RunID, env.AgentID, env.NodeID, env.Headers, env.Time.IsZero(), env.Payload)
+	fmt.Fprintf(&h.log, "event %s\n  %T %s", enginetest.Describe(ev), ev, b)
+	if f, ok := ev.(engine.StepFailed); ok {
+		fmt.Fprintf(&h.log, " error=%q", f.Err)
+	}
+	h.log.WriteByte('\n')
 	h.mu.Unlock()
-	return h.RecordingHost.Publish(ctx, env)
+	return h.RecordingHost.Publish(ctx, ev)
 }
 
 func (h *goldenHost) ReportUsage(_ context.Context, _ string, u model.TokenUsage) error {
@@ -207,7 +213,7 @@ func runGolden(t *testing.T, c goldenCase) string {
 		done <- outcome{b, err}
 	}()
 	if c.interrupt != nil {
-		waitFor(t, host.RecordingHost, "the first token", func(env event.Envelope) bool { return engine.IsStreamDelta(env.Subject) })
+		waitFor(t, host.RecordingHost, "the first token", isToken)
 		host.Fire(*c.interrupt)
 	}
 	res := <-done

@@ -38,10 +38,10 @@ func lastToolResult(t *testing.T, b *engine.Board) string {
 func verdicts(t *testing.T, h *enginetest.RecordingHost) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, env := range h.Envelopes() {
-		if strings.Contains(string(env.Subject), ".governance.") {
+	for _, ev := range h.Events() {
+		if e, ok := ev.(engine.Verdict); ok {
 			var v map[string]any
-			if err := json.Unmarshal(env.Payload, &v); err != nil {
+			if err := json.Unmarshal(e.Payload, &v); err != nil {
 				t.Fatal(err)
 			}
 			out = append(out, v)

@@ -15,7 +15,6 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/loop"
-	"agentd/internal/event"
 	"agentd/internal/llm"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/model"
@@ -144,9 +143,9 @@ func execute(t testing.TB, eng engine.Engine, run engine.Run, board *engine.Boar
 	return eng.Execute(t.Context(), run, host, board)
 }
 
-// waitFor waits for the first envelope matching match, failing after a
+// waitFor waits for the first event matching match, failing after a
 // deadline.
-func waitFor(t testing.TB, h *enginetest.RecordingHost, what string, match func(event.Envelope) bool) event.Envelope {
+func waitFor(t testing.TB, h *enginetest.RecordingHost, what string, match func(engine.Event) bool) engine.Event {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -157,21 +156,44 @@ func waitFor(t testing.TB, h *enginetest.RecordingHost, what string, match func(
 	return env
 }
 
-// deltas decodes the run's stream deltas, in order.
-func deltas(t testing.TB, envs []event.Envelope) []engine.StreamDeltaPayload {
+// delta is a stream event of a run — a token, a tool call or a tool
+// result — flattened for comparisons: Type says which.
+type delta struct {
+	Type                     string // token, tool_call, tool_result
+	Actor, Content, ID, Name string
+	ToolCallID               string
+	IsError, Cancelled       bool
+}
+
+// deltas lists the run's stream events, in order.
+func deltas(t testing.TB, evs []engine.Event) []delta {
 	t.Helper()
-	var out []engine.StreamDeltaPayload
-	for _, env := range envs {
-		if !engine.IsStreamDelta(env.Subject) {
-			continue
+	var out []delta
+	for _, ev := range evs {
+		if d, ok := deltaOf(ev); ok {
+			out = append(out, d)
 		}
-		p, err := engine.DecodeStreamDelta(env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
 	}
 	return out
+}
+
+func deltaOf(ev engine.Event) (delta, bool) {
+	switch e := ev.(type) {
+	case engine.Token:
+		return delta{Type: "token", Actor: e.Actor, Content: e.Text}, true
+	case engine.ToolCall:
+		return delta{Type: "tool_call", Actor: e.Actor, ID: e.ID, Name: e.Name}, true
+	case engine.ToolResult:
+		return delta{Type: "tool_result", Actor: e.Actor, ToolCallID: e.ToolCallID, Name: e.Name,
+			Content: e.Content, IsError: e.IsError, Cancelled: e.Cancelled}, true
+	}
+	return delta{}, false
+}
+
+// isToken reports whether ev is a token (waitFor's "the first token").
+func isToken(ev engine.Event) bool {
+	_, ok := ev.(engine.Token)
+	return ok
 }
 
 // funcProvider adapts a function to llm.Provider.

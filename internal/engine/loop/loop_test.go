@@ -13,7 +13,6 @@ import (
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/loop"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/model"
 	"agentd/internal/tool"
@@ -88,7 +87,7 @@ func TestTwoRoundCalculatorConversation(t *testing.T) {
 	if u := host.Usage(); u.OutputTokens == 0 {
 		t.Errorf("no usage reported: %+v", u)
 	}
-	checkStepKinds(t, host.Envelopes(), []string{
+	checkStepKinds(t, host.Events(), []string{
 		"start model", "complete model", "start tool", "complete tool", "start model", "complete model",
 	})
 }
@@ -102,19 +101,18 @@ func steps(cps []engine.Checkpoint) []string {
 }
 
 // checkStepKinds compares the step events' verbs and kinds with want.
-func checkStepKinds(t *testing.T, envs []event.Envelope, want []string) {
+func checkStepKinds(t *testing.T, evs []engine.Event, want []string) {
 	t.Helper()
 	var got []string
-	for _, env := range envs {
-		s := string(env.Subject)
-		if !strings.Contains(s, ".step.") {
-			continue
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case engine.StepStarted:
+			got = append(got, "start "+e.Kind)
+		case engine.StepCompleted:
+			got = append(got, "complete "+e.Kind)
+		case engine.StepFailed:
+			got = append(got, "error "+e.Kind)
 		}
-		var p engine.StepPayload
-		if err := json.Unmarshal(env.Payload, &p); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s[strings.LastIndexByte(s, '.')+1:]+" "+p.Kind)
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("step events = %q, want %q", got, want)
@@ -129,21 +127,11 @@ func TestStreamDeltasInOrder(t *testing.T) {
 	}
 	var text strings.Builder
 	tokens := 0
-	for _, env := range host.Envelopes() {
-		if !engine.IsStreamDelta(env.Subject) {
-			continue
+	for _, d := range deltas(t, host.Events()) {
+		if d.Type != "token" || d.Actor != agentID {
+			t.Errorf("delta %+v, want a token of %q", d, agentID)
 		}
-		if want := engine.SubjectStreamDelta("run-say", agentID); env.Subject != want {
-			t.Errorf("delta on %q, want %q", env.Subject, want)
-		}
-		if env.RunID != "run-say" || env.AgentID != agentID {
-			t.Errorf("delta stamped run %q agent %q", env.RunID, env.AgentID)
-		}
-		p, err := engine.DecodeStreamDelta(env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text.WriteString(p.Content)
+		text.WriteString(d.Content)
 		tokens++
 	}
 	if text.String() != "alpha beta gamma delta" || tokens != 4 {
@@ -158,9 +146,9 @@ func TestToolCallAndResultDeltas(t *testing.T) {
 		t.Fatalf("Execute: %v", err)
 	}
 	var kinds []string
-	for _, d := range deltas(t, host.Envelopes()) {
-		kinds = append(kinds, string(d.Type))
-		if d.Type == engine.StreamDeltaToolResult && (d.Content != "2" || d.Name != tool.CalculatorName || d.ToolCallID == "") {
+	for _, d := range deltas(t, host.Events()) {
+		kinds = append(kinds, d.Type)
+		if d.Type == "tool_result" && (d.Content != "2" || d.Name != tool.CalculatorName || d.ToolCallID == "") {
 			t.Errorf("tool result delta = %+v", d)
 		}
 	}
@@ -187,9 +175,9 @@ func TestMaxIterationsFailsClearly(t *testing.T) {
 	if got := roles(out.Channel(engine.MainChannel)); got != "user assistant tool assistant tool assistant tool" {
 		t.Errorf("main channel roles = %q", got)
 	}
-	end := host.Envelopes()[len(host.Envelopes())-1]
-	if p, _ := engine.DecodeRunEnd(end); p.Status != engine.RunFailed || p.ErrorClass != errdefs.ClassBudgetExceeded {
-		t.Errorf("run.end = %+v, want failed with budget_exceeded", p)
+	evs := host.Events()
+	if last, ok := evs[len(evs)-1].(engine.ToolResult); !ok || last.Name != "counter" {
+		t.Errorf("last event %s, want the third iteration's tool result: nothing after the budget is spent", enginetest.Describe(evs[len(evs)-1]))
 	}
 }
 
@@ -214,8 +202,8 @@ func TestBudgetExceededStopsBeforeTools(t *testing.T) {
 	if r := msgs[2].Parts[0].ToolResult; !r.IsError || !strings.Contains(r.Content, "not run") {
 		t.Errorf("synthesised result = %+v, want an error saying the call was not run", r)
 	}
-	ds := deltas(t, host.Envelopes())
-	if last := ds[len(ds)-1]; last.Type != engine.StreamDeltaToolResult || !last.Cancelled {
+	ds := deltas(t, host.Events())
+	if last := ds[len(ds)-1]; last.Type != "tool_result" || !last.Cancelled {
 		t.Errorf("last delta = %+v, want a cancelled tool result", last)
 	}
 }
@@ -300,7 +288,7 @@ func TestDisallowedAndFailingToolsBecomeResults(t *testing.T) {
 	if !failed.IsError || !strings.HasPrefix(failed.Content, "calculator:") {
 		t.Errorf("failing calculator result = %+v", failed)
 	}
-	checkStepKinds(t, host.Envelopes(), []string{
+	checkStepKinds(t, host.Events(), []string{
 		"start model", "complete model", "start tool", "start tool", "error tool", "error tool",
 		"start model", "complete model",
 	})
@@ -318,15 +306,15 @@ func scriptedRule(prefix string, names ...string) scripted.Rule {
 
 func TestFailedCheckpointFailsTheRun(t *testing.T) {
 	rec := enginetest.NewRecordingHost()
-	host := engine.HostFuncs{Inner: rec, CheckpointFn: func(context.Context, engine.Checkpoint) error {
+	host := enginetest.HostFuncs{Inner: rec, CheckpointFn: func(context.Context, engine.Checkpoint) error {
 		return errdefs.NotAvailablef("checkpoint store down")
 	}}
 	_, err := newEngine(t, loop.Config{}).Execute(t.Context(), engine.Run{ID: "run-cp"}, host, userBoard("what is 3*3?"))
 	if !errdefs.IsNotAvailable(err) || !strings.Contains(err.Error(), "checkpoint after iteration 1") {
 		t.Errorf("err = %v, want the store's NotAvailable naming the iteration", err)
 	}
-	for _, d := range deltas(t, rec.Envelopes()) {
-		if d.Type == engine.StreamDeltaToken {
+	for _, d := range deltas(t, rec.Events()) {
+		if d.Type == "token" {
 			t.Errorf("token %q streamed: the run went on without its checkpoint", d.Content)
 		}
 	}

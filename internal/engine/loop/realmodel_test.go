@@ -183,8 +183,9 @@ func TestContentFilterFails(t *testing.T) {
 		t.Fatalf("a filtered answer: %v (class %q), want class content_filter", err, errdefs.ClassOf(err))
 	}
 	var seen bool
-	for _, env := range host.Envelopes() {
-		seen = seen || strings.Contains(string(env.Payload), `"finish_reason":"content_filter"`)
+	for _, ev := range host.Events() {
+		b, _ := json.Marshal(ev)
+		seen = seen || strings.Contains(string(b), `"finish_reason":"content_filter"`)
 	}
 	if !seen {
 		t.Error("no model step records finish_reason content_filter")

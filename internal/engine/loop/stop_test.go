@@ -11,7 +11,6 @@ import (
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/loop"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/llm"
 	"agentd/internal/llm/scripted"
 	"agentd/internal/model"
@@ -34,7 +33,7 @@ func startBlocked(t *testing.T, ctx context.Context, host *enginetest.RecordingH
 		b, err := eng.Execute(ctx, engine.Run{ID: "run-block"}, host, userBoard("block"))
 		done <- result{b, err}
 	}()
-	waitFor(t, host, "the first token", func(env event.Envelope) bool { return engine.IsStreamDelta(env.Subject) })
+	waitFor(t, host, "the first token", isToken)
 	return done
 }
 
@@ -68,9 +67,9 @@ func TestCancelMidStreamReturnsCtxErr(t *testing.T) {
 	if !errors.Is(res.err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", res.err)
 	}
-	envs := host.Envelopes()
-	if p, _ := engine.DecodeRunEnd(envs[len(envs)-1]); p.Status != engine.RunCanceled {
-		t.Errorf("run.end status = %q, want canceled", p.Status)
+	evs := host.Events()
+	if last, ok := evs[len(evs)-1].(engine.StepFailed); !ok || !errors.Is(last.Err, context.Canceled) {
+		t.Errorf("last event %s, want the model step failing with the cancellation", enginetest.Describe(evs[len(evs)-1]))
 	}
 }
 
@@ -182,7 +181,7 @@ func TestInterruptReachesAPollingProvider(t *testing.T) {
 		b, err := eng.Execute(t.Context(), engine.Run{ID: "run-poll"}, host, userBoard("hi"))
 		done <- result{b, err}
 	}()
-	waitFor(t, host, "the first token", func(env event.Envelope) bool { return engine.IsStreamDelta(env.Subject) })
+	waitFor(t, host, "the first token", isToken)
 	host.Fire(engine.Interrupt{Cause: engine.CauseUserCancel})
 	res := <-done
 	if !errdefs.IsInterrupted(res.err) {

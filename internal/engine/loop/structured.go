@@ -72,7 +72,7 @@ func (x *execution) acceptStructured(i int, answer model.Message, doc []byte) {
 	msgs[i] = answer
 	x.board.SetChannel(engine.MainChannel, msgs)
 	a := model.Artifact{ID: x.run.ID + "-result", Name: "result", Parts: answer.Parts}
-	_ = engine.EmitArtifact(x.ctx, x.host, x.run.ID, engine.ArtifactPayload{Artifact: a, LastChunk: true})
+	x.publish(engine.ArtifactUpdate{Artifact: a, LastChunk: true})
 }
 
 // answerJSON is the JSON of an answer, without the Markdown code fence

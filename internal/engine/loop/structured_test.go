@@ -51,8 +51,8 @@ func TestStructuredOutputRetriesThenAccepts(t *testing.T) {
 		t.Errorf("%d feedback messages, want 1", feedback)
 	}
 	var artifact bool
-	for _, env := range host.Envelopes() {
-		if strings.HasSuffix(string(env.Subject), ".artifact") && strings.Contains(string(env.Payload), `"name":"result"`) {
+	for _, ev := range host.Events() {
+		if a, ok := ev.(engine.ArtifactUpdate); ok && a.Artifact.Name == "result" {
 			artifact = true
 		}
 	}

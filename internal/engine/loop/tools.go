@@ -42,7 +42,7 @@ func (x *execution) runTools(n int, gates []gate) error {
 	var dispatched, clientAt []int // index in gates of each dispatch and client entry
 	for i, g := range gates {
 		c := g.Call
-		_ = x.events.StepStart(x.ctx, StepKindTool, stepDetail(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID}))
+		x.publish(engine.StepStarted{Step: x.step(StepKindTool, toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID})})
 		if g.forbidden {
 			results[i] = x.e.denied(c.Name)
 			continue
@@ -77,11 +77,11 @@ func (x *execution) runTools(n int, gates []gate) error {
 		if parked != nil && parks(r) {
 			continue // goes on when the run resumes
 		}
-		detail := stepDetail(toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID})
+		step := x.step(StepKindTool, toolDetail{Iteration: n, Tool: c.Name, CallID: c.ID})
 		if r.IsError {
-			_ = x.events.StepError(x.ctx, StepKindTool, detail, resultErr(c.Name, r))
+			x.publish(engine.StepFailed{Step: step, Err: resultErr(c.Name, r)})
 		} else {
-			_ = x.events.StepComplete(x.ctx, StepKindTool, detail)
+			x.publish(engine.StepCompleted{Step: step})
 		}
 		x.appendResult(c, r, false)
 	}
@@ -104,10 +104,8 @@ func (x *execution) abandonCalls(calls []model.ToolCall, why error) {
 func (x *execution) appendResult(c model.ToolCall, r tool.Result, cancelled bool) {
 	tr := r.ToolResult(tool.Call{ID: c.ID, Name: c.Name})
 	x.appendMessage(toolMessage(tr))
-	_ = x.events.Delta(x.ctx, engine.StreamDeltaPayload{
-		Type: engine.StreamDeltaToolResult, ToolCallID: tr.ToolCallID, Name: tr.Name,
-		Content: tr.Content, IsError: tr.IsError, Cancelled: cancelled,
-	})
+	x.publish(engine.ToolResult{Actor: x.actor, ToolCallID: tr.ToolCallID, Name: tr.Name,
+		Content: tr.Content, IsError: tr.IsError, Cancelled: cancelled})
 }
 
 // denied is the result of a call to a tool the agent may not use. It

@@ -2,14 +2,12 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/llm"
 	"agentd/internal/model"
 )
@@ -43,7 +41,7 @@ func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 	if err != nil {
 		return model.Message{}, model.TokenUsage{}, err
 	}
-	_ = x.events.StepStart(x.ctx, StepKindModel, stepDetail(modelDetail{Iteration: n}))
+	x.publish(engine.StepStarted{Step: x.step(StepKindModel, modelDetail{Iteration: n})})
 
 	var acc llm.Accumulator
 	if err := x.stream(&acc, history); err != nil {
@@ -54,34 +52,34 @@ func (x *execution) modelTurn(n int) (model.Message, model.TokenUsage, error) {
 			err = fmt.Errorf("loop agent %q: model turn %d: %w", x.actor, n, err)
 		}
 		u := acc.Usage()
-		_ = x.events.StepError(x.ctx, StepKindModel, stepDetail(modelDetail{Iteration: n, Model: x.e.cfg.Model,
-			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}), err)
+		x.publish(engine.StepFailed{Step: x.step(StepKindModel, modelDetail{Iteration: n, Model: x.e.cfg.Model,
+			InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}), Err: err})
 		return model.Message{}, u, err
 	}
 
 	msg := acc.Message()
 	calls := msg.ToolCalls()
 	for _, c := range calls {
-		_ = x.events.Delta(x.ctx, engine.StreamDeltaPayload{
-			Type: engine.StreamDeltaToolCall, ID: c.ID, Name: c.Name, Arguments: c.Arguments,
-		})
+		x.publish(engine.ToolCall{Actor: x.actor, ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	u := acc.Usage()
 	x.finish = acc.FinishReason()
 	x.cm.observe(u)
-	_ = x.events.StepComplete(x.ctx, StepKindModel, stepDetail(modelDetail{
+	x.publish(engine.StepCompleted{Step: x.step(StepKindModel, modelDetail{
 		Iteration: n, ToolCalls: len(calls), FinishReason: acc.FinishReason(),
 		Model: x.e.cfg.Model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-	}))
+	})})
 	return msg, acc.Usage(), nil
 }
 
-// stepDetail encodes the detail of a model or tool step (a struct of
-// strings and numbers, which always encodes).
-func stepDetail(d any) json.RawMessage {
-	b, _ := json.Marshal(d)
-	return b
+// step names a step of kind with detail for the step events.
+func (x *execution) step(kind string, detail any) engine.Step {
+	return engine.Step{RunID: x.run.ID, Actor: x.actor, Kind: kind, Detail: detail}
 }
+
+// publish hands ev to the host. Publish errors are observability
+// problems, never control flow.
+func (x *execution) publish(ev engine.Event) { _ = x.host.Publish(x.ctx, ev) }
 
 // stream runs one provider turn under the interruptible context, folding
 // chunks into acc and publishing text deltas at once: a subscriber sees
@@ -108,7 +106,7 @@ func (x *execution) stream(acc *llm.Accumulator, history []model.Message) error 
 		}
 		acc.Add(c)
 		if c.Text != "" {
-			_ = x.events.Token(x.ctx, c.Text)
+			x.publish(engine.Token{Actor: x.actor, Text: c.Text})
 		}
 	}
 }
@@ -129,7 +127,7 @@ func (e *Engine) request(history []model.Message, specs []llm.ToolSpec, runID, a
 		Temperature: e.cfg.Temperature,
 		MaxTokens:   e.cfg.MaxTokens,
 		TopP:        e.cfg.TopP,
-		Metadata:    map[string]string{event.HeaderRunID: runID, event.HeaderAgentID: agentID},
+		Metadata:    map[string]string{engine.AttrRunID: runID, engine.AttrAgentID: agentID},
 	}
 }
 

@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
-	"time"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/tool"
 )
@@ -163,10 +161,7 @@ func (x *execution) publishVerdict(v verdictEvent) {
 	if err != nil {
 		return
 	}
-	_ = x.host.Publish(x.ctx, event.Envelope{
-		Subject: engine.SubjectGovernance(x.run.ID, x.actor), Time: time.Now().UTC(),
-		RunID: x.run.ID, AgentID: x.actor, Payload: b,
-	})
+	x.publish(engine.Verdict{Actor: x.actor, Payload: b})
 }
 
 // result is the result a denied gate gives its call.

@@ -260,7 +260,7 @@ func (x *attempt) onArtifact(v *a2a.TaskArtifactUpdateEvent) error {
 	}
 	a := model.Artifact{ID: x.run.ID + "-" + string(v.Artifact.ID), Name: v.Artifact.Name, Parts: parts}
 	return x.forward(x.st, func(pub engine.Publisher) error {
-		return engine.EmitArtifact(x.ctx, pub, x.run.ID, engine.ArtifactPayload{Artifact: a, Append: v.Append, LastChunk: v.LastChunk})
+		return pub.Publish(x.ctx, engine.ArtifactUpdate{Artifact: a, Append: v.Append, LastChunk: v.LastChunk})
 	})
 }
 
@@ -273,7 +273,7 @@ func (x *attempt) token(text string) error {
 	next.Text += text
 	next.Answer += text
 	return x.forward(next, func(pub engine.Publisher) error {
-		return engine.EmitStreamToken(x.ctx, pub, x.run.ID, x.e.cfg.AgentID, text)
+		return pub.Publish(x.ctx, engine.Token{Actor: x.e.cfg.AgentID, Text: text})
 	})
 }
 

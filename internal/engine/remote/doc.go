@@ -6,7 +6,7 @@
 // the peer task into the run:
 //
 //   - text-only artifact chunks are the peer's answer: token deltas through
-//     the host (engine.EmitStreamToken); other artifacts become the run's
+//     the host (engine.Token); other artifacts become the run's
 //     artifacts, chunking kept;
 //   - the peer's input-required (auth-required) becomes the run's:
 //     host.AskUser parks the run, and the user's answer is sent to the peer
@@ -23,7 +23,7 @@
 // (tool kind a2a_peer): each call is one run of this engine, a child run of
 // the caller's when the host is an engine.ChildRunner, keyed by the call's
 // idempotency key; the peer's answer tokens, artifacts and states become
-// progress of the caller's run (engine.EmitToolProgress), the peer's
+// progress of the caller's run (engine.ToolProgress), the peer's
 // question is the caller's (Host.AskUser parks it, and the resumed caller
 // runs the call again, which continues the same peer task; a caller
 // canceled while parked calls CancelParked, which resumes the call's child
@@ -99,6 +99,7 @@
 //     on the peer client's transport, with OpenTelemetry's globals, which
 //     are no-ops unless the server turned tracing on).
 //
-// remote imports engine, model, errdefs, event, netguard, tool, a2a-go, otelhttp and
-// the standard library; never runtime, store or agentd's HTTP packages.
+// Imports: calltree, engine, errdefs, model, netguard, tool. Never runtime,
+// store or
+// agentd's HTTP packages.
 package remote

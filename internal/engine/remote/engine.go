@@ -81,20 +81,17 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 	if board == nil {
 		board = engine.NewBoard()
 	}
-	_ = engine.PublishRunStart(ctx, host, run)
-	defer func() { _ = engine.PublishRunEnd(ctx, host, run, err) }()
-
-	step := engine.StepInfo{Actor: e.cfg.AgentID}
-	_ = engine.PublishStepStart(ctx, host, run.ID, step)
+	step := engine.Step{RunID: run.ID, Actor: e.cfg.AgentID}
+	_ = host.Publish(ctx, engine.StepStarted{Step: step})
 	x := &attempt{e: e, ctx: ctx, run: run, host: host, board: board, st: st, known: make(chan struct{})}
 	if st.TaskID != "" {
 		x.markKnown() // a resumed attempt knows its peer task
 	}
 	err = x.execute()
 	if err != nil && !errdefs.IsInterrupted(err) {
-		_ = engine.PublishStepError(ctx, host, run.ID, step, err)
+		_ = host.Publish(ctx, engine.StepFailed{Step: step, Err: err})
 	} else if err == nil {
-		_ = engine.PublishStepComplete(ctx, host, run.ID, step)
+		_ = host.Publish(ctx, engine.StepCompleted{Step: step})
 	}
 	return board, err
 }

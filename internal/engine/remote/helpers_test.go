@@ -18,7 +18,6 @@ import (
 	"agentd/internal/engine/conformance"
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/engine/remote"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/runtime"
 	"agentd/internal/store/memstore"
@@ -127,7 +126,7 @@ func answerWith(text string) func(context.Context, engine.UserPrompt) (engine.Us
 // tokens concatenates the token deltas h recorded for run runID.
 func tokens(t testing.TB, h *enginetest.RecordingHost, runID string) []string {
 	t.Helper()
-	return tokensOf(h.Envelopes())
+	return tokensOf(h.Events())
 }
 
 func lastAnswer(b *engine.Board) string {
@@ -140,14 +139,12 @@ func lastAnswer(b *engine.Board) string {
 
 func joined(s []string) string { return strings.Join(s, "") }
 
-func tokensOf(envs []event.Envelope) []string {
+func tokensOf(evs []engine.Event) []string {
 	var out []string
-	for _, env := range envs {
-		d, err := engine.DecodeStreamDelta(env)
-		if err != nil || d.Type != engine.StreamDeltaToken {
-			continue
+	for _, ev := range evs {
+		if tok, ok := ev.(engine.Token); ok {
+			out = append(out, tok.Text)
 		}
-		out = append(out, d.Content)
 	}
 	return out
 }

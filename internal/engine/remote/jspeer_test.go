@@ -19,7 +19,6 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 )
 
 // jsPeer is interop/js/peer.mjs, an @a2a-js/sdk server, running as a
@@ -114,7 +113,7 @@ func TestJSPeer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		toks := tokensOf(h.Envelopes())
+		toks := tokensOf(h.Events())
 		if len(toks) != 30 || strings.Fields(joined(toks))[29] != "tok30" {
 			t.Fatalf("%d tokens %q, want tok1 … tok30 one by one", len(toks), joined(toks))
 		}
@@ -147,8 +146,8 @@ func TestJSPeer(t *testing.T) {
 			done <- err
 		}()
 		n := 0
-		if _, err := h.WaitFor(ctxT(t), func(env event.Envelope) bool {
-			if d, err := engine.DecodeStreamDelta(env); err == nil && d.Type == engine.StreamDeltaToken {
+		if _, err := h.WaitFor(ctxT(t), func(ev engine.Event) bool {
+			if _, ok := ev.(engine.Token); ok {
 				n++
 			}
 			return n >= 3

@@ -220,7 +220,7 @@ func (h *cutHost) Checkpoint(ctx context.Context, cp engine.Checkpoint) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.durable, h.last = len(h.Envelopes()), cp
+	h.durable, h.last = len(h.Events()), cp
 	if strings.Contains(string(cp.Payload), `"text"`) {
 		if h.seen++; h.seen == h.n {
 			h.cancel()
@@ -257,7 +257,7 @@ func TestReattachAfterCut(t *testing.T) {
 					t.Fatalf("cut attempt: %v", err)
 				}
 				h.mu.Lock()
-				log, last := h.Envelopes()[:h.durable], h.last
+				log, last := h.Events()[:h.durable], h.last
 				h.mu.Unlock()
 				if c.late {
 					peerTasks := peerClient(t, p, "echo")

@@ -7,7 +7,6 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/tool"
 )
@@ -31,7 +30,7 @@ type ToolConfig struct {
 // key, so that a caller resumed after a crash or an answer continues the
 // same peer task; in-process under the call otherwise. The peer's
 // streamed answer and its state changes are published as progress of the
-// caller's run (engine.EmitToolProgress); the peer's question is the
+// caller's run (engine.ToolProgress); the peer's question is the
 // caller's question to its user (Host.AskUser), which parks the caller,
 // and the answer reaches the peer when the caller resumes. Calls share the
 // engine's card cache, HTTP client and circuit breaker.
@@ -117,7 +116,7 @@ func (t *Tool) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, e
 // the host runs children, else here.
 func (t *Tool) run(ctx context.Context, parent engine.Host, h *toolHost, runID string, call tool.Call, board *engine.Board) (*engine.Board, error) {
 	key := childKey(call)
-	r := engine.Run{ParentRunID: runID, Attributes: map[string]string{event.HeaderAgentID: t.spec.Name}}
+	r := engine.Run{ParentRunID: runID, Attributes: map[string]string{engine.AttrAgentID: t.spec.Name}}
 	if cr, ok := parent.(engine.ChildRunner); ok && runID != "" {
 		return cr.RunChild(ctx, engine.ChildRun{Key: key, Step: "tool:" + t.spec.Name, Run: r, Host: h}, t.eng, board)
 	}
@@ -146,7 +145,7 @@ func (t *Tool) CancelParked(ctx context.Context) error {
 	h, runCtx := newToolHost(ctx, parent, runID, engine.ToolProgress{Tool: t.spec.Name, CallID: call.ID, Source: t.eng.cfg.Peer}, t.eng.cfg.Timeout)
 	defer h.stop()
 	_, err := cr.RunChild(runCtx, engine.ChildRun{Key: childKey(call), Step: "tool:" + t.spec.Name,
-		Run: engine.Run{ParentRunID: runID, Attributes: map[string]string{event.HeaderAgentID: t.spec.Name}}, Host: h, Cancel: true}, t.eng, nil)
+		Run: engine.Run{ParentRunID: runID, Attributes: map[string]string{engine.AttrAgentID: t.spec.Name}}, Host: h, Cancel: true}, t.eng, nil)
 	return err
 }
 

@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
 	"agentd/internal/engine"
-	"agentd/internal/event"
 	"agentd/internal/model"
 	"agentd/internal/tool"
 )
@@ -36,8 +34,7 @@ type toolHost struct {
 }
 
 var (
-	_ engine.Host      = (*toolHost)(nil)
-	_ engine.RunFramer = (*toolHost)(nil)
+	_ engine.Host = (*toolHost)(nil)
 )
 
 // newToolHost returns the host and the context the remote run runs
@@ -89,35 +86,26 @@ func (h *toolHost) progress(ctx context.Context, p engine.ToolProgress) {
 		return
 	}
 	p.Tool, p.CallID, p.Source = h.call.Tool, h.call.CallID, h.call.Source
-	_ = engine.EmitToolProgress(ctx, h.parent, h.runID, p)
+	_ = h.parent.Publish(ctx, p)
 }
-
-// FramesRuns: the remote run's start and end are not the caller's.
-func (h *toolHost) FramesRuns() bool { return true }
 
 // Publish turns the remote run's answer tokens and artifacts into
 // progress; its step events stay in its own log.
-func (h *toolHost) Publish(ctx context.Context, env event.Envelope) error {
-	if strings.HasSuffix(string(env.Subject), ".artifact") {
-		var a engine.ArtifactPayload
-		if err := json.Unmarshal(env.Payload, &a); err != nil {
-			return err
+func (h *toolHost) Publish(ctx context.Context, ev engine.Event) error {
+	switch e := ev.(type) {
+	case engine.ArtifactUpdate:
+		h.keep(e)
+		h.progress(ctx, engine.ToolProgress{Artifact: &e.Artifact})
+	case engine.Token:
+		if e.Text != "" {
+			h.progress(ctx, engine.ToolProgress{Text: e.Text})
 		}
-		h.keep(a)
-		h.progress(ctx, engine.ToolProgress{Artifact: &a.Artifact})
-		return nil
-	}
-	if !engine.IsStreamDelta(env.Subject) {
-		return nil
-	}
-	if d, err := engine.DecodeStreamDelta(env); err == nil && d.Type == engine.StreamDeltaToken && d.Content != "" {
-		h.progress(ctx, engine.ToolProgress{Text: d.Content})
 	}
 	return nil
 }
 
 // keep merges an artifact chunk into the result's artifacts.
-func (h *toolHost) keep(a engine.ArtifactPayload) {
+func (h *toolHost) keep(a engine.ArtifactUpdate) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for i := range h.artifacts {

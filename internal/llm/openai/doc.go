@@ -25,5 +25,5 @@
 //     package starts no goroutines of its own beyond the watchdog timer's
 //     callback.
 //
-// openai imports internal/llm, internal/model and internal/errdefs only.
+// Imports: errdefs, llm, model.
 package openai

@@ -23,5 +23,5 @@
 // New, so configuration errors surface at startup, naming the rule field at
 // fault (rules[2].match).
 //
-// scripted imports internal/llm, internal/model and internal/errdefs only.
+// Imports: errdefs, llm, model.
 package scripted

@@ -5,22 +5,22 @@ import (
 	"slices"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // ListTasksOfAllTenants implements store.Store: it matches every tenant's
 // tasks (a scan: the sweeps that call it read a page per round) and pages
 // them in one order, newest first, with ListTasks' cursors.
-func (s *Store) ListTasksOfAllTenants(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
+func (s *Store) ListTasksOfAllTenants(ctx context.Context, q run.TaskQuery) (run.TaskPage, error) {
 	if err := live(ctx); err != nil {
-		return store.TaskPage{}, err
+		return run.TaskPage{}, err
 	}
 	if q.ContextID != "" {
-		return store.TaskPage{}, errdefs.Validationf("list tasks of all tenants: a context id (%q) names one tenant's context", q.ContextID)
+		return run.TaskPage{}, errdefs.Validationf("list tasks of all tenants: a context id (%q) names one tenant's context", q.ContextID)
 	}
 	limit, after, err := checkTaskQuery(q)
 	if err != nil {
-		return store.TaskPage{}, err
+		return run.TaskPage{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -38,7 +38,7 @@ func (s *Store) ListTasksOfAllTenants(ctx context.Context, q store.TaskQuery) (s
 		}
 	}
 	slices.SortFunc(keys, func(a, b taskKey) int { return compareKeys(b, a) })
-	var page store.TaskPage
+	var page run.TaskPage
 	for i, k := range keys {
 		if i == limit {
 			page.NextCursor = encodeCursor(keys[i-1])

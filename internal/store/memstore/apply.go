@@ -2,12 +2,13 @@ package memstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/jsonscan"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -25,12 +26,12 @@ type prepared struct {
 	create       taskHeader
 	createRecord string
 	update       taskUpdate
-	events       []store.Event
+	events       []run.Event
 
 	// Found by check for commit: the run of the task to update and the
 	// header of its record, unless the change creates the task too; and
 	// the run and context looked up last.
-	updateRun    *run
+	updateRun    *runEntry
 	updateHeader taskHeader
 	look         lookups
 }
@@ -59,7 +60,7 @@ func (s *Store) Apply(ctx context.Context, c store.Change) error {
 	if err := live(ctx); err != nil {
 		return err
 	}
-	now, name := now(), store.TenantFrom(ctx)
+	now, name := now(), run.TenantFrom(ctx)
 	var room scratch
 	p, enc, err := prepare(c, name, now, &room)
 	if err != nil {
@@ -153,7 +154,7 @@ func prepare(c store.Change, tenantName string, now time.Time, room *scratch) (p
 // prepareCreate validates a task to create and returns its record: all of
 // it is known before the lock, for a new task is at its given version
 // plus one (store.Change.CreateTask), updated now.
-func prepareCreate(in store.Task, tenantName string, now time.Time) (taskHeader, string, error) {
+func prepareCreate(in run.Task, tenantName string, now time.Time) (taskHeader, string, error) {
 	field := func() string { return fmt.Sprintf("create task %q", in.ID) }
 	switch {
 	case in.ID == "" || in.ContextID == "" || in.AgentID == "":
@@ -176,7 +177,7 @@ func prepareCreate(in store.Task, tenantName string, now time.Time) (taskHeader,
 }
 
 // prepareUpdate validates a task update and appends its body to b.
-func prepareUpdate(in store.Task, b []byte) (taskUpdate, []byte, error) {
+func prepareUpdate(in run.Task, b []byte) (taskUpdate, []byte, error) {
 	field := func() string { return fmt.Sprintf("update task %q", in.ID) }
 	switch {
 	case in.ID == "":
@@ -193,7 +194,7 @@ func prepareUpdate(in store.Task, b []byte) (taskUpdate, []byte, error) {
 
 // prepareMessages validates msgs and encodes them for their transcripts,
 // appending them to out.
-func prepareMessages(out []storedMessage, msgs []store.Message, taskID string, now time.Time) ([]storedMessage, error) {
+func prepareMessages(out []storedMessage, msgs []run.Message, taskID string, now time.Time) ([]storedMessage, error) {
 	for i, m := range msgs {
 		if m.ContextID == "" {
 			return nil, errdefs.Validationf("messages[%d] (id %q): context id is required", i, m.ID)
@@ -216,12 +217,12 @@ func prepareMessages(out []storedMessage, msgs []store.Message, taskID string, n
 // promise it is valid JSON). They are copied into their logs under the
 // lock: a log stores events in its own buffers, so a copy made here would
 // be thrown away.
-func prepareEvents(evs []store.Event, valid bool) ([]store.Event, error) {
+func prepareEvents(evs []run.Event, valid bool) ([]run.Event, error) {
 	for i, e := range evs {
 		if e.RunID == "" || e.Type == "" {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): run id and type are required", i, e.RunID, e.Seq)
 		}
-		if len(e.Data) == 0 || !valid && !jsonscan.Valid(e.Data) {
+		if len(e.Data) == 0 || !valid && !json.Valid(e.Data) {
 			return nil, errdefs.Validationf("events[%d] (run %q, seq %d): data must be a valid JSON value", i, e.RunID, e.Seq)
 		}
 	}
@@ -259,7 +260,7 @@ func (t *tenant) check(p *prepared) error {
 // checkEvents reports an event of evs that does not continue its log. A
 // change's events mostly belong to one run, and seq then follows seq; the
 // next seq of each run is kept in a map only when evs turn to another run.
-func (t *tenant) checkEvents(m *lookups, evs []store.Event) error {
+func (t *tenant) checkEvents(m *lookups, evs []run.Event) error {
 	var next map[string]int64 // for runs of evs that evs have turned away from
 	for i, e := range evs {
 		var want int64
@@ -288,7 +289,7 @@ func (t *tenant) checkEvents(m *lookups, evs []store.Event) error {
 
 // commit writes a checked change. It returns the run and header of the
 // task the change finished (moved into a terminal state), if any.
-func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (doneRun *run, finished taskHeader) {
+func (t *tenant) commit(p *prepared, enc encoded, now time.Time) (doneRun *runEntry, finished taskHeader) {
 	if p.key.ContextID != "" {
 		t.keys[p.key] = p.taskID
 		t.runOf(&p.look, p.taskID).addKey(p.key)

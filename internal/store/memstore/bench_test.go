@@ -12,6 +12,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -33,22 +34,22 @@ func newEchoFixture(n int) echoFixture {
 }
 
 // ev is event seq of the run, of type typ, with body's members.
-func (f echoFixture) ev(seq int64, typ, body string) store.Event {
+func (f echoFixture) ev(seq int64, typ, body string) run.Event {
 	data := `{"run_id":"` + f.id + `","seq":` + strconv.FormatInt(seq, 10) + `,"type":"` + typ + `","time":"` + f.atText + `",` + body + `}`
-	return store.Event{RunID: f.id, Seq: seq, Type: typ, Time: f.at, Data: json.RawMessage(data)}
+	return run.Event{RunID: f.id, Seq: seq, Type: typ, Time: f.at, Data: json.RawMessage(data)}
 }
 
 // create stores the run's task with the idempotency key of its user
 // message, the message, run.start and the status events evs (at most two).
-func (f echoFixture) create(ctx context.Context, s *memstore.Store, task *store.Task, eventsValid bool, evs ...store.Event) error {
-	var all [3]store.Event
+func (f echoFixture) create(ctx context.Context, s *memstore.Store, task *run.Task, eventsValid bool, evs ...run.Event) error {
+	var all [3]run.Event
 	all[0] = f.ev(1, "run.start", `"context_id":"`+f.contextID+`","agent_id":"echo","attempt":1`)
 	n := 1 + copy(all[1:], evs)
 	return s.Apply(ctx, store.Change{
 		Idempotency: &store.IdempotencyKey{ContextID: f.contextID, MessageID: f.user.ID},
 		TaskID:      f.id,
 		CreateTask:  task,
-		Messages:    []store.Message{{ContextID: f.contextID, TaskID: f.id, Message: f.user}},
+		Messages:    []run.Message{{ContextID: f.contextID, TaskID: f.id, Message: f.user}},
 		Events:      all[:n],
 		EventsValid: eventsValid,
 	})
@@ -76,7 +77,7 @@ func echoRun(ctx context.Context, s *memstore.Store, n int) error {
 	id, contextID, at, reply, ev := f.id, f.contextID, f.at, f.reply, f.ev
 	payload := `"payload":{"run_id":"` + id + `","actor":"echo","kind":"model","detail":{"iteration":1}}`
 
-	task := store.Task{ID: id, ContextID: contextID, AgentID: "echo", State: store.StateSubmitted, CreatedAt: at, UpdatedAt: at}
+	task := run.Task{ID: id, ContextID: contextID, AgentID: "echo", State: run.StateSubmitted, CreatedAt: at, UpdatedAt: at}
 	err := f.create(ctx, s, &task, false, ev(2, "status", `"state":"submitted"`))
 	if err != nil {
 		return err
@@ -88,18 +89,18 @@ func echoRun(ctx context.Context, s *memstore.Store, n int) error {
 	if err != nil {
 		return err
 	}
-	task.State, task.Attempt, task.Version = store.StateWorking, 1, 1
-	if err := s.Apply(ctx, store.Change{UpdateTask: &task, Events: []store.Event{ev(3, "status", `"state":"working"`)}}); err != nil {
+	task.State, task.Attempt, task.Version = run.StateWorking, 1, 1
+	if err := s.Apply(ctx, store.Change{UpdateTask: &task, Events: []run.Event{ev(3, "status", `"state":"working"`)}}); err != nil {
 		return err
 	}
-	if _, err := s.ListMessages(ctx, store.MessageQuery{ContextID: contextID, Last: 200}); err != nil {
+	if _, err := s.ListMessages(ctx, run.MessageQuery{ContextID: contextID, Last: 200}); err != nil {
 		return err
 	}
 	err = f.checkpoint(ctx, s)
 	if err != nil {
 		return err
 	}
-	err = s.Apply(ctx, store.Change{Events: []store.Event{
+	err = s.Apply(ctx, store.Change{Events: []run.Event{
 		ev(4, "step.start", `"actor":"echo",`+payload),
 		ev(5, "delta", `"actor":"echo","text":"hello"`),
 		ev(6, "delta", `"actor":"echo","text":" world"`),
@@ -108,15 +109,15 @@ func echoRun(ctx context.Context, s *memstore.Store, n int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.ListMessages(ctx, store.MessageQuery{ContextID: contextID, Last: 1000}); err != nil {
+	if _, err := s.ListMessages(ctx, run.MessageQuery{ContextID: contextID, Last: 1000}); err != nil {
 		return err
 	}
-	task.State, task.Version = store.StateCompleted, 2
+	task.State, task.Version = run.StateCompleted, 2
 	task.Usage = model.TokenUsage{InputTokens: 2, OutputTokens: 2, TotalTokens: 4}
 	err = s.Apply(ctx, store.Change{
 		UpdateTask: &task,
-		Messages:   []store.Message{{ContextID: contextID, TaskID: id, Message: reply}},
-		Events: []store.Event{
+		Messages:   []run.Message{{ContextID: contextID, TaskID: id, Message: reply}},
+		Events: []run.Event{
 			ev(8, "status", `"state":"completed"`),
 			ev(9, "run.end", `"state":"completed","usage":{"input_tokens":2,"output_tokens":2,"total_tokens":4}`),
 		},
@@ -127,7 +128,7 @@ func echoRun(ctx context.Context, s *memstore.Store, n int) error {
 	if _, err := s.GetTask(ctx, id); err != nil {
 		return err
 	}
-	if _, err := s.ListMessages(ctx, store.MessageQuery{ContextID: contextID, TaskID: id}); err != nil {
+	if _, err := s.ListMessages(ctx, run.MessageQuery{ContextID: contextID, TaskID: id}); err != nil {
 		return err
 	}
 	return s.ReleaseLease(ctx, lease)
@@ -211,7 +212,7 @@ func BenchmarkReadEchoRun(b *testing.B) {
 		if _, err := s.GetTask(ctx, id); err != nil {
 			b.Fatal(err)
 		}
-		page, err := s.ListMessages(ctx, store.MessageQuery{ContextID: contextID})
+		page, err := s.ListMessages(ctx, run.MessageQuery{ContextID: contextID})
 		if err != nil || len(page.Messages) != 2 {
 			b.Fatalf("ListMessages: %d messages, %v", len(page.Messages), err)
 		}
@@ -228,7 +229,7 @@ func BenchmarkReadEchoRun(b *testing.B) {
 func sendRun(ctx context.Context, s *memstore.Store, n int) error {
 	f := newEchoFixture(n)
 	id, contextID, at, reply, ev := f.id, f.contextID, f.at, f.reply, f.ev
-	task := store.Task{ID: id, ContextID: contextID, AgentID: "echo", State: store.StateWorking, Attempt: 1, CreatedAt: at, UpdatedAt: at}
+	task := run.Task{ID: id, ContextID: contextID, AgentID: "echo", State: run.StateWorking, Attempt: 1, CreatedAt: at, UpdatedAt: at}
 	err := f.create(ctx, s, &task, true, ev(2, "status", `"state":"submitted"`), ev(3, "status", `"state":"working"`))
 	if err != nil {
 		return err
@@ -241,12 +242,12 @@ func sendRun(ctx context.Context, s *memstore.Store, n int) error {
 	if err != nil {
 		return err
 	}
-	task.State, task.Version = store.StateCompleted, 1
+	task.State, task.Version = run.StateCompleted, 1
 	task.Usage = model.TokenUsage{InputTokens: 2, OutputTokens: 2, TotalTokens: 4}
 	err = s.Apply(ctx, store.Change{
 		UpdateTask: &task,
-		Messages:   []store.Message{{ContextID: contextID, TaskID: id, Message: reply}},
-		Events: []store.Event{
+		Messages:   []run.Message{{ContextID: contextID, TaskID: id, Message: reply}},
+		Events: []run.Event{
 			ev(4, "delta", `"actor":"echo","text":"hello world"`),
 			ev(5, "status", `"state":"completed"`),
 			ev(6, "run.end", `"state":"completed"`),

@@ -35,6 +35,6 @@
 //     the bound the heap — and the garbage collector's work — would grow
 //     with every run the process ever served.
 //
-// memstore imports store, engine, model and errdefs; it must not import
-// runtime, api, a2a or pgstore.
+// Imports: engine, errdefs, model, run, store. It must not import runtime,
+// api, a2a or pgstore.
 package memstore

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Event page limits (ReadEvents).
@@ -97,7 +97,7 @@ type logRoom struct {
 // to hold all of evs and as much again as it held: growing event by event
 // would copy it several times in one call, and the doubling keeps the
 // copies of a long log to one per byte on average.
-func (l *eventLog) append(evs []store.Event, now time.Time) {
+func (l *eventLog) append(evs []run.Event, now time.Time) {
 	size := 0
 	for _, e := range evs {
 		size += storedSize(e)
@@ -128,7 +128,7 @@ func (l *eventLog) append(evs []store.Event, now time.Time) {
 }
 
 // storedSize is how many bytes of arena e takes.
-func storedSize(e store.Event) int {
+func storedSize(e run.Event) int {
 	if knownType(e.Type) > 0 {
 		return len(e.Data)
 	}
@@ -154,13 +154,13 @@ func (l *eventLog) event(i int) (typ string, data []byte) {
 }
 
 // ReadEvents returns up to limit events of run with seq > after.
-func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit int) (store.EventPage, error) {
+func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error) {
 	if err := live(ctx); err != nil {
-		return store.EventPage{}, err
+		return run.EventPage{}, err
 	}
 	switch {
 	case after < 0 || limit < 0:
-		return store.EventPage{}, errdefs.Validationf("read events of run %q: after (%d) and limit (%d) must not be negative", runID, after, limit)
+		return run.EventPage{}, errdefs.Validationf("read events of run %q: after (%d) and limit (%d) must not be negative", runID, after, limit)
 	case limit == 0:
 		limit = defaultEventLimit
 	case limit > maxEventLimit:
@@ -170,10 +170,10 @@ func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit
 	defer s.mu.RUnlock()
 	t := s.readTenant(ctx)
 	if t == nil || t.runs[runID] == nil {
-		return store.EventPage{}, nil
+		return run.EventPage{}, nil
 	}
 	l := &t.runs[runID].log
-	page := store.EventPage{LastSeq: l.lastSeq(), PrunedThrough: l.pruned}
+	page := run.EventPage{LastSeq: l.lastSeq(), PrunedThrough: l.pruned}
 	from := int(max(after, l.pruned) - l.pruned) // index of seq max(after, pruned)+1
 	if from < len(l.index) {
 		page.Events = l.read(from, min(from+limit, len(l.index)))
@@ -184,19 +184,19 @@ func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit
 // read copies out the events index[from:to], with all their Data in one
 // buffer; each Data is capped so that appending to one cannot overwrite
 // the next.
-func (l *eventLog) read(from, to int) []store.Event {
+func (l *eventLog) read(from, to int) []run.Event {
 	end := len(l.arena)
 	if to < len(l.index) {
 		end = l.index[to].start
 	}
 	buf := make([]byte, 0, end-l.index[from].start)
-	out := make([]store.Event, to-from)
+	out := make([]run.Event, to-from)
 	for i := range out {
 		x := l.index[from+i]
 		typ, data := l.event(from + i)
 		start := len(buf)
 		buf = append(buf, data...)
-		out[i] = store.Event{
+		out[i] = run.Event{
 			RunID: l.runID,
 			Seq:   l.pruned + 1 + int64(from+i),
 			Type:  typ,

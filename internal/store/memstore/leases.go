@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -31,7 +32,7 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, err := s.nextLease(runID, owner, store.TenantFrom(ctx), ttl, now())
+	l, err := s.nextLease(runID, owner, run.TenantFrom(ctx), ttl, now())
 	if err != nil {
 		return store.Lease{}, err
 	}

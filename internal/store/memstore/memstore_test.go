@@ -14,6 +14,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 	"agentd/internal/store/storetest"
@@ -32,11 +33,11 @@ func TestContract(t *testing.T) {
 // fixture is a value of every kind the store keeps, each holding nested
 // mutable parts (maps, slices, byte slices).
 type fixture struct {
-	Task  store.Task
-	Msg   store.Message
-	Event store.Event
+	Task  run.Task
+	Msg   run.Message
+	Event run.Event
 	CP    engine.Checkpoint
-	Push  store.PushConfig
+	Push  run.PushConfig
 }
 
 func newFixture() fixture {
@@ -50,22 +51,22 @@ func newFixture() fixture {
 	}
 	status := model.Message{Role: model.RoleAssistant, Parts: parts(), Metadata: map[string]any{"k": map[string]any{"n": "v"}}}
 	return fixture{
-		Task: store.Task{
-			ID: "t-1", ContextID: "c-1", AgentID: "a", State: store.StateWorking,
+		Task: run.Task{
+			ID: "t-1", ContextID: "c-1", AgentID: "a", State: run.StateWorking,
 			StatusMessage: &status,
-			Error:         &store.TaskError{Class: "c", Message: "m"},
+			Error:         &run.TaskError{Class: "c", Message: "m"},
 			Artifacts:     []model.Artifact{{ID: "art", Parts: parts(), Metadata: map[string]any{"l": []any{"x"}}}},
 			Metadata:      map[string]any{"nested": map[string]any{"list": []any{"a"}}},
 		},
-		Msg:   store.Message{ContextID: "c-1", Message: model.Message{ID: "m-1", Role: model.RoleUser, Parts: parts(), Metadata: map[string]any{"k": []any{"v"}}}},
-		Event: store.Event{RunID: "t-1", Seq: 1, Type: "step", Data: json.RawMessage(`{"seq":1}`)},
+		Msg:   run.Message{ContextID: "c-1", Message: model.Message{ID: "m-1", Role: model.RoleUser, Parts: parts(), Metadata: map[string]any{"k": []any{"v"}}}},
+		Event: run.Event{RunID: "t-1", Seq: 1, Type: "step", Data: json.RawMessage(`{"seq":1}`)},
 		CP: engine.Checkpoint{
 			ExecID:     "t-1",
 			Board:      &engine.BoardSnapshot{Vars: map[string]any{"v": map[string]any{"x": []any{"y"}}}, Channels: map[string][]model.Message{"main": {{Role: model.RoleUser, Parts: parts()}}}},
 			Payload:    json.RawMessage(`{"p":1}`),
 			Attributes: map[string]string{store.AttrAttempt: "1"},
 		},
-		Push: store.PushConfig{TaskID: "t-1", ID: "p-1", Config: json.RawMessage(`{"url":"u"}`)},
+		Push: run.PushConfig{TaskID: "t-1", ID: "p-1", Config: json.RawMessage(`{"url":"u"}`)},
 	}
 }
 
@@ -102,7 +103,7 @@ func read(t *testing.T, ctx context.Context, s *memstore.Store) fixture {
 	if f.Task, err = s.GetTask(ctx, "t-1"); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := s.ListMessages(ctx, store.MessageQuery{ContextID: "c-1"})
+	msgs, err := s.ListMessages(ctx, run.MessageQuery{ContextID: "c-1"})
 	if err != nil || len(msgs.Messages) != 1 {
 		t.Fatalf("ListMessages: %d messages, %v; want 1", len(msgs.Messages), err)
 	}
@@ -126,7 +127,7 @@ func read(t *testing.T, ctx context.Context, s *memstore.Store) fixture {
 func write(t *testing.T, ctx context.Context, s *memstore.Store, f fixture) {
 	t.Helper()
 	task := f.Task
-	err := s.Apply(ctx, store.Change{TaskID: "t-1", CreateTask: &task, Messages: []store.Message{f.Msg}, Events: []store.Event{f.Event}})
+	err := s.Apply(ctx, store.Change{TaskID: "t-1", CreateTask: &task, Messages: []run.Message{f.Msg}, Events: []run.Event{f.Event}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestOutputsAreCopied(t *testing.T) {
 // cannot overwrite the next event's, though they share one buffer.
 func TestEventDataIsCapped(t *testing.T) {
 	s, ctx := memstore.New(), t.Context()
-	evs := []store.Event{
+	evs := []run.Event{
 		{RunID: "r", Seq: 1, Type: "x", Data: json.RawMessage(`{"n":1}`)},
 		{RunID: "r", Seq: 2, Type: "x", Data: json.RawMessage(`{"n":2}`)},
 	}
@@ -195,14 +196,14 @@ func TestEventDataIsCapped(t *testing.T) {
 // events of several runs, each continuing its own log.
 func TestEventsOfSeveralRuns(t *testing.T) {
 	s, ctx := memstore.New(), t.Context()
-	ev := func(run string, seq int64) store.Event {
-		return store.Event{RunID: run, Seq: seq, Type: "x", Data: json.RawMessage(`{}`)}
+	ev := func(runID string, seq int64) run.Event {
+		return run.Event{RunID: runID, Seq: seq, Type: "x", Data: json.RawMessage(`{}`)}
 	}
-	ok := []store.Event{ev("a", 1), ev("b", 1), ev("b", 2), ev("a", 2), ev("c", 1), ev("a", 3), ev("b", 3)}
+	ok := []run.Event{ev("a", 1), ev("b", 1), ev("b", 2), ev("a", 2), ev("c", 1), ev("a", 3), ev("b", 3)}
 	if err := s.Apply(ctx, store.Change{Events: ok}); err != nil {
 		t.Fatalf("interleaved runs: %v", err)
 	}
-	for _, bad := range [][]store.Event{
+	for _, bad := range [][]run.Event{
 		{ev("a", 4), ev("b", 4), ev("a", 4)},
 		{ev("a", 4), ev("b", 4), ev("a", 6)},
 		{ev("a", 4), ev("b", 5)},
@@ -225,20 +226,20 @@ func TestEventsOfSeveralRuns(t *testing.T) {
 // update.
 func TestCreateAndUpdateInOneChange(t *testing.T) {
 	s, ctx := memstore.New(), t.Context()
-	task := store.Task{ID: "t", ContextID: "c", AgentID: "a", State: store.StateSubmitted}
+	task := run.Task{ID: "t", ContextID: "c", AgentID: "a", State: run.StateSubmitted}
 	upd := task
-	upd.State, upd.Version, upd.Attempt = store.StateCompleted, 1, 2
+	upd.State, upd.Version, upd.Attempt = run.StateCompleted, 1, 2
 	if err := s.Apply(ctx, store.Change{CreateTask: &task, UpdateTask: &upd}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.GetTask(ctx, "t")
-	if err != nil || got.Version != 2 || got.State != store.StateCompleted || got.Attempt != 2 {
+	if err != nil || got.Version != 2 || got.State != run.StateCompleted || got.Attempt != 2 {
 		t.Fatalf("GetTask = version %d, state %s, attempt %d, %v; want 2, completed, 2", got.Version, got.State, got.Attempt, err)
 	}
-	if err := s.Apply(ctx, store.Change{Events: []store.Event{{RunID: "r", Seq: 1, Type: "x", Data: json.RawMessage(`{}`)}}}); err != nil {
+	if err := s.Apply(ctx, store.Change{Events: []run.Event{{RunID: "r", Seq: 1, Type: "x", Data: json.RawMessage(`{}`)}}}); err != nil {
 		t.Fatal(err)
 	}
-	ghost := store.Task{ID: "r", State: store.StateWorking}
+	ghost := run.Task{ID: "r", State: run.StateWorking}
 	if err := s.Apply(ctx, store.Change{UpdateTask: &ghost}); !errdefs.IsNotFound(err) {
 		t.Fatalf("updating a run without a task: %v, want not found", err)
 	}
@@ -248,7 +249,7 @@ func TestCreateAndUpdateInOneChange(t *testing.T) {
 // maps come back as float64.
 func TestMapsAreJSONNormalised(t *testing.T) {
 	s, ctx := memstore.New(), t.Context()
-	task := store.Task{ID: "t", ContextID: "c", AgentID: "a", State: store.StateSubmitted, Metadata: map[string]any{"n": 3, "s": []string{"x"}}}
+	task := run.Task{ID: "t", ContextID: "c", AgentID: "a", State: run.StateSubmitted, Metadata: map[string]any{"n": 3, "s": []string{"x"}}}
 	if err := s.Apply(ctx, store.Change{CreateTask: &task}); err != nil {
 		t.Fatal(err)
 	}
@@ -281,8 +282,8 @@ func BenchmarkApplyOneEvent(b *testing.B) {
 	var seq int64
 	for b.Loop() {
 		seq++
-		ev := store.Event{RunID: "r", Seq: seq, Type: "delta", Time: time.Unix(0, 0), Data: data}
-		if err := s.Apply(ctx, store.Change{Events: []store.Event{ev}}); err != nil {
+		ev := run.Event{RunID: "r", Seq: seq, Type: "delta", Time: time.Unix(0, 0), Data: data}
+		if err := s.Apply(ctx, store.Change{Events: []run.Event{ev}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -291,9 +292,9 @@ func BenchmarkApplyOneEvent(b *testing.B) {
 func BenchmarkReadEvents100Of10k(b *testing.B) {
 	s, ctx := memstore.New(), b.Context()
 	const total = 10_000
-	evs := make([]store.Event, 0, 1000)
+	evs := make([]run.Event, 0, 1000)
 	for seq := int64(1); seq <= total; seq++ {
-		evs = append(evs, store.Event{RunID: "r", Seq: seq, Type: "delta", Time: time.Unix(0, 0), Data: json.RawMessage(fmt.Sprintf(`{"seq":%d,"text":"token"}`, seq))})
+		evs = append(evs, run.Event{RunID: "r", Seq: seq, Type: "delta", Time: time.Unix(0, 0), Data: json.RawMessage(fmt.Sprintf(`{"seq":%d,"text":"token"}`, seq))})
 		if len(evs) == cap(evs) {
 			if err := s.Apply(ctx, store.Change{Events: evs}); err != nil {
 				b.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/jsonscan"
 	"agentd/internal/store"
 )
 
@@ -38,7 +37,7 @@ func inJSONMap(m map[string]any, field fieldName) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	if jsonscan.Flat(m) {
+	if store.Flat(m) {
 		return maps.Clone(m), nil
 	}
 	b, err := json.Marshal(m)
@@ -57,7 +56,7 @@ func inRaw(b json.RawMessage, field fieldName) (json.RawMessage, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	if !jsonscan.Valid(b) {
+	if !json.Valid(b) {
 		return nil, errdefs.Validationf("%s: invalid JSON", field())
 	}
 	return slices.Clone(b), nil

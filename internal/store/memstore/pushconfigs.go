@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // PutPushConfig creates or replaces the config (TaskID, ID).
-func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
+func (s *Store) PutPushConfig(ctx context.Context, c run.PushConfig) error {
 	if err := live(ctx); err != nil {
 		return err
 	}
@@ -27,40 +27,40 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 	defer s.mu.Unlock()
 	r := s.writeTenant(ctx).run(c.TaskID)
 	if r.push == nil {
-		r.push = map[string]store.PushConfig{}
+		r.push = map[string]run.PushConfig{}
 	}
 	// A replace ends the claim on the old config: a new generation, free.
-	c.Claim = store.PushClaim{Generation: r.push[c.ID].Claim.Generation + 1}
+	c.Claim = run.PushClaim{Generation: r.push[c.ID].Claim.Generation + 1}
 	r.push[c.ID] = c
-	s.markPending(pushKey{store.TenantFrom(ctx), c.TaskID, c.ID}, true)
+	s.markPending(pushKey{run.TenantFrom(ctx), c.TaskID, c.ID}, true)
 	return nil
 }
 
 // GetPushConfig returns the config (taskID, id).
-func (s *Store) GetPushConfig(ctx context.Context, taskID, id string) (store.PushConfig, error) {
+func (s *Store) GetPushConfig(ctx context.Context, taskID, id string) (run.PushConfig, error) {
 	if err := live(ctx); err != nil {
-		return store.PushConfig{}, err
+		return run.PushConfig{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if c, ok := s.pushConfigs(ctx, taskID)[id]; ok {
 		return outPushConfig(c), nil
 	}
-	return store.PushConfig{}, errdefs.NotFoundf("push config %q of task %q not found", id, taskID)
+	return run.PushConfig{}, errdefs.NotFoundf("push config %q of task %q not found", id, taskID)
 }
 
 // ListPushConfigs returns the configs of taskID, ordered by id.
-func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]store.PushConfig, error) {
+func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]run.PushConfig, error) {
 	if err := live(ctx); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []store.PushConfig
+	var out []run.PushConfig
 	for _, c := range s.pushConfigs(ctx, taskID) {
 		out = append(out, outPushConfig(c))
 	}
-	slices.SortFunc(out, func(a, b store.PushConfig) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b run.PushConfig) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -77,7 +77,7 @@ func (s *Store) DeletePushConfig(ctx context.Context, taskID, id string) error {
 	t := s.readTenant(ctx)
 	r := t.runs[taskID]
 	delete(r.push, id)
-	s.markPending(pushKey{store.TenantFrom(ctx), taskID, id}, false)
+	s.markPending(pushKey{run.TenantFrom(ctx), taskID, id}, false)
 	if len(r.push) == 0 {
 		r.push = nil
 		t.dropIfEmpty(taskID)
@@ -86,7 +86,7 @@ func (s *Store) DeletePushConfig(ctx context.Context, taskID, id string) error {
 }
 
 // pushConfigs returns the configs of taskID by id. Callers hold s.mu.
-func (s *Store) pushConfigs(ctx context.Context, taskID string) map[string]store.PushConfig {
+func (s *Store) pushConfigs(ctx context.Context, taskID string) map[string]run.PushConfig {
 	if t := s.readTenant(ctx); t != nil && t.runs[taskID] != nil {
 		return t.runs[taskID].push
 	}
@@ -95,8 +95,8 @@ func (s *Store) pushConfigs(ctx context.Context, taskID string) map[string]store
 
 // outPushConfig is a copy of a stored config as readers see it: without
 // its claim, which only ClaimPushDeliveries hands out.
-func outPushConfig(c store.PushConfig) store.PushConfig {
+func outPushConfig(c run.PushConfig) run.PushConfig {
 	c.Config = slices.Clone(c.Config)
-	c.Claim = store.PushClaim{}
+	c.Claim = run.PushClaim{}
 	return c
 }

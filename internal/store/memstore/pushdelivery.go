@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // pushKey names a push config across tenants.
@@ -27,10 +27,10 @@ func (s *Store) markPending(k pushKey, pending bool) {
 
 // storedPush returns the stored config k and the map holding it. Callers
 // hold s.mu.
-func (s *Store) storedPush(k pushKey) (store.PushConfig, map[string]store.PushConfig, bool) {
+func (s *Store) storedPush(k pushKey) (run.PushConfig, map[string]run.PushConfig, bool) {
 	t := s.tenants[k.tenant]
 	if t == nil || t.runs[k.task] == nil {
-		return store.PushConfig{}, nil, false
+		return run.PushConfig{}, nil, false
 	}
 	m := t.runs[k.task].push
 	c, ok := m[k.id]
@@ -39,7 +39,7 @@ func (s *Store) storedPush(k pushKey) (store.PushConfig, map[string]store.PushCo
 
 // parkedAtVersion reports whether c is parked at its task's current
 // version. Callers hold s.mu.
-func (s *Store) parkedAtVersion(k pushKey, c store.PushConfig) bool {
+func (s *Store) parkedAtVersion(k pushKey, c run.PushConfig) bool {
 	if c.ParkedVersion == 0 {
 		return false
 	}
@@ -49,7 +49,7 @@ func (s *Store) parkedAtVersion(k pushKey, c store.PushConfig) bool {
 
 // ClaimPushDeliveries claims up to limit pending configs whose claim is
 // free or expired for owner until now+ttl.
-func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]store.PushConfig, error) {
+func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]run.PushConfig, error) {
 	if err := live(ctx); err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.
 	at := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []store.PushConfig
+	var out []run.PushConfig
 	for k := range s.pushPending {
 		if len(out) == limit {
 			break
@@ -72,7 +72,7 @@ func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.
 		if (c.Claim.Owner != "" && c.Claim.ExpiresAt.After(at)) || s.parkedAtVersion(k, c) {
 			continue
 		}
-		c.Claim = store.PushClaim{Owner: owner, Generation: c.Claim.Generation + 1, ExpiresAt: at.Add(ttl)}
+		c.Claim = run.PushClaim{Owner: owner, Generation: c.Claim.Generation + 1, ExpiresAt: at.Add(ttl)}
 		m[k.id] = c
 		c.Config, c.Tenant = slices.Clone(c.Config), k.tenant
 		out = append(out, c)
@@ -81,22 +81,22 @@ func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.
 }
 
 // SavePushDelivery records c's cursor if its claim is still held.
-func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl time.Duration) (store.PushConfig, error) {
+func (s *Store) SavePushDelivery(ctx context.Context, c run.PushConfig, ttl time.Duration) (run.PushConfig, error) {
 	if err := live(ctx); err != nil {
-		return store.PushConfig{}, err
+		return run.PushConfig{}, err
 	}
 	if ttl <= 0 {
-		return store.PushConfig{}, errdefs.Validationf("save push delivery of config %q of task %q: ttl %v is not positive", c.ID, c.TaskID, ttl)
+		return run.PushConfig{}, errdefs.Validationf("save push delivery of config %q of task %q: ttl %v is not positive", c.ID, c.TaskID, ttl)
 	}
-	k := pushKey{store.TenantFrom(ctx), c.TaskID, c.ID}
+	k := pushKey{run.TenantFrom(ctx), c.TaskID, c.ID}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, m, ok := s.storedPush(k)
 	if !ok {
-		return store.PushConfig{}, errdefs.NotFoundf("push config %q of task %q not found", c.ID, c.TaskID)
+		return run.PushConfig{}, errdefs.NotFoundf("push config %q of task %q not found", c.ID, c.TaskID)
 	}
 	if cur.Claim.Owner != c.Claim.Owner || cur.Claim.Generation != c.Claim.Generation || c.Claim.Owner == "" {
-		return store.PushConfig{}, errdefs.Conflictf("the delivery claim on push config %q of task %q is held by another owner than %q", c.ID, c.TaskID, c.Claim.Owner)
+		return run.PushConfig{}, errdefs.Conflictf("the delivery claim on push config %q of task %q is held by another owner than %q", c.ID, c.TaskID, c.Claim.Owner)
 	}
 	cur.Delivered, cur.Done, cur.ParkedVersion = c.Delivered, c.Done, c.ParkedVersion
 	cur.Claim.ExpiresAt = time.Now().Add(ttl)
@@ -113,13 +113,13 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 }
 
 // SavePushDeliveries saves each config of cs in its own tenant.
-func (s *Store) SavePushDeliveries(ctx context.Context, cs []store.PushConfig, ttl time.Duration) ([]bool, error) {
+func (s *Store) SavePushDeliveries(ctx context.Context, cs []run.PushConfig, ttl time.Duration) ([]bool, error) {
 	if err := live(ctx); err != nil {
 		return nil, err
 	}
 	saved := make([]bool, len(cs))
 	for i, c := range cs {
-		_, err := s.SavePushDelivery(store.WithTenant(ctx, c.Tenant), c, ttl)
+		_, err := s.SavePushDelivery(run.WithTenant(ctx, c.Tenant), c, ttl)
 		switch {
 		case err == nil:
 			saved[i] = true

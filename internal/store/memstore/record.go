@@ -2,12 +2,12 @@ package memstore
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"strconv"
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/jsonscan"
 	"agentd/internal/model"
 	"agentd/internal/store"
 )
@@ -136,7 +136,7 @@ func putJSONMap(b []byte, m map[string]any, field fieldName) ([]byte, error) {
 	case len(m) == 0:
 		return putUint(b, 1), nil
 	}
-	if !jsonscan.Flat(m) {
+	if !store.Flat(m) {
 		var err error
 		if m, err = inJSONMap(m, field); err != nil {
 			return b, err
@@ -154,7 +154,7 @@ func putRaw(b []byte, raw []byte, field fieldName) ([]byte, error) {
 	if len(raw) == 0 {
 		return putBytes(b, nil), nil
 	}
-	if !jsonscan.Valid(raw) {
+	if !json.Valid(raw) {
 		return b, errdefs.Validationf("%s: invalid JSON", field())
 	}
 	return putBytes(b, raw), nil

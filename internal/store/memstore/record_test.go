@@ -10,6 +10,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -27,11 +28,11 @@ func TestRecordsKnowEveryField(t *testing.T) {
 		{reflect.TypeFor[model.ToolCall](), 3},
 		{reflect.TypeFor[model.ToolResult](), 4},
 		{reflect.TypeFor[model.Artifact](), 5},
-		{reflect.TypeFor[store.Message](), 4},
+		{reflect.TypeFor[run.Message](), 4},
 		{reflect.TypeFor[model.TokenUsage](), 3},
-		{reflect.TypeFor[store.Task](), 17},
-		{reflect.TypeFor[store.PendingSignal](), 4},
-		{reflect.TypeFor[store.TaskError](), 2},
+		{reflect.TypeFor[run.Task](), 17},
+		{reflect.TypeFor[run.PendingSignal](), 4},
+		{reflect.TypeFor[run.TaskError](), 2},
 		{reflect.TypeFor[engine.Checkpoint](), 9},
 		{reflect.TypeFor[engine.BoardSnapshot](), 2},
 	} {
@@ -228,10 +229,10 @@ func normalCheckpoint(t *testing.T, cp engine.Checkpoint) engine.Checkpoint {
 func TestTaskRecordRoundTrip(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
 	status := everyMessage()
-	for name, task := range map[string]store.Task{
+	for name, task := range map[string]run.Task{
 		"every field": {
-			ID: "t", ContextID: "c", AgentID: "a", Tenant: "acme", State: store.StateInputRequired,
-			StatusMessage: &status, Error: &store.TaskError{Class: "c", Message: "m"},
+			ID: "t", ContextID: "c", AgentID: "a", Tenant: "acme", State: run.StateInputRequired,
+			StatusMessage: &status, Error: &run.TaskError{Class: "c", Message: "m"},
 			Artifacts: []model.Artifact{
 				{ID: "art", Name: "n", Description: "d", Parts: everyPart(), Metadata: map[string]any{"n": 1}},
 				{ID: "empty", Parts: []model.Part{}, Metadata: map[string]any{}},
@@ -242,9 +243,9 @@ func TestTaskRecordRoundTrip(t *testing.T) {
 			Attempt:    2, CancelRequested: true, Metadata: map[string]any{"k": []any{"v", 1}},
 			Version: 7, CreatedAt: at, UpdatedAt: at.Add(time.Second),
 		},
-		"nil slices and maps": {ID: "t", ContextID: "c", AgentID: "a", State: store.StateWorking, Version: 1, CreatedAt: at, UpdatedAt: at},
+		"nil slices and maps": {ID: "t", ContextID: "c", AgentID: "a", State: run.StateWorking, Version: 1, CreatedAt: at, UpdatedAt: at},
 		"empty slices and maps": {
-			ID: "t", ContextID: "c", AgentID: "a", State: store.StateWorking, Version: 1, CreatedAt: at, UpdatedAt: at,
+			ID: "t", ContextID: "c", AgentID: "a", State: run.StateWorking, Version: 1, CreatedAt: at, UpdatedAt: at,
 			Artifacts: []model.Artifact{}, Metadata: map[string]any{},
 		},
 	} {
@@ -281,9 +282,9 @@ func TestTaskRecordRoundTrip(t *testing.T) {
 // times and data survive appends and a prune.
 func TestEventLogTypesAndPrune(t *testing.T) {
 	zone := time.FixedZone("x", -7200)
-	var want []store.Event
+	var want []run.Event
 	for i, typ := range []string{"run.start", "custom.type", "delta", strings.Repeat("long.", 40), "run.end", "x"} {
-		want = append(want, store.Event{
+		want = append(want, run.Event{
 			RunID: "r", Seq: int64(i + 1), Type: typ,
 			Time: time.Date(2026, 1, 2, 3, 4, i, 123456789, zone),
 			Data: json.RawMessage(`{"i":` + string(rune('0'+i)) + `}`),
@@ -311,9 +312,9 @@ func TestEventLogTypesAndPrune(t *testing.T) {
 	if l.arena != nil || len(l.index) != 0 {
 		t.Fatalf("a log pruned through its last event keeps %d bytes and %d entries", len(l.arena), len(l.index))
 	}
-	next := store.Event{RunID: "r", Seq: int64(len(want) + 1), Type: "status", Time: want[0].Time, Data: json.RawMessage(`{"i":9}`)}
-	l.append([]store.Event{next}, now)
-	if got := l.read(0, 1); l.lastSeq() != next.Seq || !reflect.DeepEqual(got, []store.Event{next}) {
+	next := run.Event{RunID: "r", Seq: int64(len(want) + 1), Type: "status", Time: want[0].Time, Data: json.RawMessage(`{"i":9}`)}
+	l.append([]run.Event{next}, now)
+	if got := l.read(0, 1); l.lastSeq() != next.Seq || !reflect.DeepEqual(got, []run.Event{next}) {
 		t.Fatalf("appended after pruning everything: last seq %d, read back %v, want %v", l.lastSeq(), got, next)
 	}
 }

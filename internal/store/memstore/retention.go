@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // DefaultRetention is how many finished runs a Store keeps unless
@@ -29,7 +29,7 @@ func WithRetention(n int) Option {
 // its place in the task indexes, which never change while its run does.
 type finishedRun struct {
 	tenant    *tenant
-	run       *run
+	run       *runEntry
 	contextID string
 	key       taskKey
 	// at is when the run finished (PruneFinished).
@@ -41,7 +41,7 @@ type finishedRun struct {
 // Eviction works in batches — down to 3/4 of the retention — so that the
 // task indexes are rebuilt once per batch rather than once per run. Callers
 // hold the write lock.
-func (s *Store) noteFinished(t *tenant, r *run, h taskHeader) {
+func (s *Store) noteFinished(t *tenant, r *runEntry, h taskHeader) {
 	s.finished = append(s.finished, finishedRun{t, r, h.contextID, h.key(), h.updated})
 	if s.retain <= 0 || len(s.finished)-s.finishedHead <= s.retain {
 		return
@@ -79,7 +79,7 @@ func (s *Store) noteFinished(t *tenant, r *run, h taskHeader) {
 // run may have been forgotten and its id used anew) or its task no longer
 // terminal (one that moved on after it finished). Callers hold the write
 // lock.
-func (t *tenant) forget(fr *run, contextID string, key taskKey) bool {
+func (t *tenant) forget(fr *runEntry, contextID string, key taskKey) bool {
 	id := key.id
 	if r := t.runs[id]; r != fr || !r.terminal {
 		return false
@@ -117,6 +117,6 @@ func (t *tenant) dropIfEmpty(runID string) {
 
 // finishedBy reports whether the committed change moved a task into a
 // terminal state: created terminal, or updated from a non-terminal state.
-func finishedBy(prev, next store.TaskState, created bool) bool {
+func finishedBy(prev, next run.TaskState, created bool) bool {
 	return next.Terminal() && (created || !prev.Terminal())
 }

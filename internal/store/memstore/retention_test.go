@@ -14,6 +14,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/memstore"
 )
@@ -21,14 +22,14 @@ import (
 // runIn writes a run the way the runtime does — created with an
 // idempotency key, a transcript message and an event, checkpointed, with a
 // push config — and leaves it in state.
-func runIn(t *testing.T, ctx context.Context, s *memstore.Store, id, contextID string, state store.TaskState) {
+func runIn(t *testing.T, ctx context.Context, s *memstore.Store, id, contextID string, state run.TaskState) {
 	t.Helper()
-	task := store.Task{ID: id, ContextID: contextID, AgentID: "a", State: store.StateWorking}
-	msg := store.Message{ContextID: contextID, Message: model.Message{ID: "m-" + id, Role: model.RoleUser, Parts: []model.Part{model.TextPart("hi")}}}
+	task := run.Task{ID: id, ContextID: contextID, AgentID: "a", State: run.StateWorking}
+	msg := run.Message{ContextID: contextID, Message: model.Message{ID: "m-" + id, Role: model.RoleUser, Parts: []model.Part{model.TextPart("hi")}}}
 	err := s.Apply(ctx, store.Change{
-		TaskID: id, CreateTask: &task, Messages: []store.Message{msg},
+		TaskID: id, CreateTask: &task, Messages: []run.Message{msg},
 		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: "m-" + id},
-		Events:      []store.Event{{RunID: id, Seq: 1, Type: "run.start", Data: json.RawMessage(`{}`)}},
+		Events:      []run.Event{{RunID: id, Seq: 1, Type: "run.start", Data: json.RawMessage(`{}`)}},
 	})
 	if err != nil {
 		t.Fatalf("create %s: %v", id, err)
@@ -37,16 +38,16 @@ func runIn(t *testing.T, ctx context.Context, s *memstore.Store, id, contextID s
 	if err := s.SaveCheckpoint(ctx, cp); err != nil {
 		t.Fatalf("checkpoint %s: %v", id, err)
 	}
-	if err := s.PutPushConfig(ctx, store.PushConfig{TaskID: id, ID: "p", Config: json.RawMessage(`{}`)}); err != nil {
+	if err := s.PutPushConfig(ctx, run.PushConfig{TaskID: id, ID: "p", Config: json.RawMessage(`{}`)}); err != nil {
 		t.Fatalf("push config %s: %v", id, err)
 	}
-	if state == store.StateWorking {
+	if state == run.StateWorking {
 		return
 	}
 	task.State, task.Version = state, 1
 	err = s.Apply(ctx, store.Change{
 		UpdateTask: &task,
-		Events:     []store.Event{{RunID: id, Seq: 2, Type: "run.end", Data: json.RawMessage(`{}`)}},
+		Events:     []run.Event{{RunID: id, Seq: 2, Type: "run.end", Data: json.RawMessage(`{}`)}},
 	})
 	if err != nil {
 		t.Fatalf("finish %s: %v", id, err)
@@ -65,7 +66,7 @@ func kept(t *testing.T, ctx context.Context, s *memstore.Store, id, contextID st
 	evs, _ := s.ReadEvents(ctx, id, 0, 10)
 	cp, _ := s.LoadCheckpoint(ctx, id)
 	push, _ := s.ListPushConfigs(ctx, id)
-	msgs, _ := s.ListMessages(ctx, store.MessageQuery{ContextID: contextID, TaskID: id})
+	msgs, _ := s.ListMessages(ctx, run.MessageQuery{ContextID: contextID, TaskID: id})
 	parts := []bool{len(evs.Events) > 0, cp != nil, len(push) > 0, len(msgs.Messages) > 0}
 	for i, p := range parts {
 		if p != task {
@@ -80,7 +81,7 @@ func TestRetentionForgetsOldestFinishedRuns(t *testing.T) {
 	s := memstore.New(memstore.WithRetention(3))
 	for i := 1; i <= 5; i++ {
 		id := fmt.Sprintf("t-%d", i)
-		runIn(t, ctx, s, id, "c-"+id, store.StateCompleted)
+		runIn(t, ctx, s, id, "c-"+id, run.StateCompleted)
 	}
 	for i := 1; i <= 5; i++ {
 		id := fmt.Sprintf("t-%d", i)
@@ -88,12 +89,12 @@ func TestRetentionForgetsOldestFinishedRuns(t *testing.T) {
 			t.Errorf("run %s kept = %v, want %v (retention 3 of 5 finished runs)", id, got, want)
 		}
 	}
-	page, err := s.ListTasks(ctx, store.TaskQuery{})
+	page, err := s.ListTasks(ctx, run.TaskQuery{})
 	if err != nil || page.Total != 3 {
 		t.Fatalf("ListTasks: total %d, %v; want 3", page.Total, err)
 	}
 	// The forgotten run's idempotency record went with it.
-	again := store.Task{ID: "t-1b", ContextID: "c-t-1", AgentID: "a", State: store.StateSubmitted}
+	again := run.Task{ID: "t-1b", ContextID: "c-t-1", AgentID: "a", State: run.StateSubmitted}
 	err = s.Apply(ctx, store.Change{TaskID: again.ID, CreateTask: &again, Idempotency: &store.IdempotencyKey{ContextID: "c-t-1", MessageID: "m-t-1"}})
 	if err != nil {
 		t.Fatalf("resubmitting a forgotten run's key: %v, want a new task", err)
@@ -103,10 +104,10 @@ func TestRetentionForgetsOldestFinishedRuns(t *testing.T) {
 func TestRetentionKeepsUnfinishedRunsAndSharedContexts(t *testing.T) {
 	ctx := t.Context()
 	s := memstore.New(memstore.WithRetention(1))
-	runIn(t, ctx, s, "working", "shared", store.StateWorking)
-	runIn(t, ctx, s, "parked", "other", store.StateInputRequired)
-	runIn(t, ctx, s, "old", "shared", store.StateFailed)
-	runIn(t, ctx, s, "new", "fresh", store.StateCompleted)
+	runIn(t, ctx, s, "working", "shared", run.StateWorking)
+	runIn(t, ctx, s, "parked", "other", run.StateInputRequired)
+	runIn(t, ctx, s, "old", "shared", run.StateFailed)
+	runIn(t, ctx, s, "new", "fresh", run.StateCompleted)
 	for _, tc := range []struct {
 		id, context string
 		want        bool
@@ -121,11 +122,11 @@ func TestRetentionKeepsUnfinishedRunsAndSharedContexts(t *testing.T) {
 		}
 	}
 	// A context keeps its transcript while one of its tasks is kept.
-	page, err := s.ListMessages(ctx, store.MessageQuery{ContextID: "shared"})
+	page, err := s.ListMessages(ctx, run.MessageQuery{ContextID: "shared"})
 	if err != nil || len(page.Messages) != 2 {
 		t.Fatalf("transcript of the shared context: %d messages, %v; want both", len(page.Messages), err)
 	}
-	tasks, err := s.ListTasks(ctx, store.TaskQuery{ContextID: "shared"})
+	tasks, err := s.ListTasks(ctx, run.TaskQuery{ContextID: "shared"})
 	if err != nil || tasks.Total != 1 {
 		t.Fatalf("ListTasks(context shared): total %d, %v; want 1", tasks.Total, err)
 	}
@@ -147,8 +148,8 @@ func TestRetentionBoundsFinishedRuns(t *testing.T) {
 			s := memstore.New(tc.opts...)
 			for i := range tc.finish {
 				id := fmt.Sprintf("t-%03d", i)
-				runIn(t, ctx, s, id, "c-"+id, store.StateCompleted)
-				page, err := s.ListTasks(ctx, store.TaskQuery{Limit: 1})
+				runIn(t, ctx, s, id, "c-"+id, run.StateCompleted)
+				page, err := s.ListTasks(ctx, run.TaskQuery{Limit: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -174,7 +175,7 @@ func TestRetentionInAnyOrder(t *testing.T) {
 	const n = 40
 	for i := range n {
 		id := fmt.Sprintf("t-%02d", i)
-		task := store.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: store.StateWorking, CreatedAt: base.Add(time.Duration(r.IntN(8)) * time.Second)}
+		task := run.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: run.StateWorking, CreatedAt: base.Add(time.Duration(r.IntN(8)) * time.Second)}
 		if err := s.Apply(ctx, store.Change{CreateTask: &task}); err != nil {
 			t.Fatal(err)
 		}
@@ -186,20 +187,20 @@ func TestRetentionInAnyOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		task.State = store.StateCompleted
+		task.State = run.StateCompleted
 		if err := s.Apply(ctx, store.Change{UpdateTask: &task}); err != nil {
 			t.Fatal(err)
 		}
 		if kept = append(kept, id); len(kept) > 4 {
 			kept = kept[len(kept)-3:]
 		}
-		page, err := s.ListTasks(ctx, store.TaskQuery{})
+		page, err := s.ListTasks(ctx, run.TaskQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got, unfinished []string
 		for _, task := range page.Tasks {
-			if task.State == store.StateCompleted {
+			if task.State == run.StateCompleted {
 				got = append(got, task.ID)
 			} else {
 				unfinished = append(unfinished, task.ID)
@@ -214,7 +215,7 @@ func TestRetentionInAnyOrder(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("finished tasks listed %v, want %v", got, want)
 		}
-		if !slices.IsSortedFunc(page.Tasks, func(a, b store.Task) int {
+		if !slices.IsSortedFunc(page.Tasks, func(a, b run.Task) int {
 			return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.ID, a.ID))
 		}) {
 			t.Fatalf("ListTasks is not newest first")
@@ -230,7 +231,7 @@ func TestRetentionReusedID(t *testing.T) {
 	s, ctx := memstore.New(memstore.WithRetention(4)), context.Background()
 	finish := func(id, contextID string) {
 		t.Helper()
-		runIn(t, ctx, s, id, contextID, store.StateCompleted)
+		runIn(t, ctx, s, id, contextID, run.StateCompleted)
 	}
 	// Finished: a, b0, b1, a again (it moved on in between), b2; a and b0
 	// are forgotten, down to 3.
@@ -241,7 +242,7 @@ func TestRetentionReusedID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range []store.TaskState{store.StateWorking, store.StateFailed} {
+	for _, st := range []run.TaskState{run.StateWorking, run.StateFailed} {
 		task.State = st
 		if err := s.Apply(ctx, store.Change{UpdateTask: &task}); err != nil {
 			t.Fatalf("update a to %s: %v", st, err)
@@ -259,7 +260,7 @@ func TestRetentionReusedID(t *testing.T) {
 	if !kept(t, ctx, s, "a", "ctx-a2") {
 		t.Fatal("new a forgotten by the old a's second finish")
 	}
-	page, err := s.ListTasks(ctx, store.TaskQuery{})
+	page, err := s.ListTasks(ctx, run.TaskQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -35,7 +36,7 @@ type Store struct {
 
 // tenant holds one tenant's records.
 type tenant struct {
-	runs     map[string]*run
+	runs     map[string]*runEntry
 	allTasks taskIndex
 	contexts map[string]*contextRecords
 	keys     map[store.IdempotencyKey]string
@@ -43,19 +44,19 @@ type tenant struct {
 	usage map[usageKey]int64
 }
 
-// run is everything a tenant keeps of one run, so that a finished run
+// runEntry is everything a tenant keeps of one run, so that a finished run
 // costs one map entry: its task record (taskrecord.go), if it has a task
 // (the store lets events, checkpoints and push configs name any run), its
 // event log, checkpoint history, push configs and the idempotency keys
 // recorded for it.
-type run struct {
+type runEntry struct {
 	task string
 	// terminal says whether task is in a terminal state (setTask), so
 	// that eviction need not read the record.
 	terminal    bool
 	log         eventLog
 	checkpoints []storedCheckpoint
-	push        map[string]store.PushConfig
+	push        map[string]run.PushConfig
 	keys        []store.IdempotencyKey
 	// Room for a run's first checkpoint and key, where checkpoints and
 	// keys start (addCheckpoint, addKey): most runs have one of each, and
@@ -65,12 +66,12 @@ type run struct {
 }
 
 // setTask stores the task record rec, whose state is state.
-func (r *run) setTask(rec string, state store.TaskState) {
+func (r *runEntry) setTask(rec string, state run.TaskState) {
 	r.task, r.terminal = rec, state.Terminal()
 }
 
 // addCheckpoint appends cp to the run's checkpoint history.
-func (r *run) addCheckpoint(cp storedCheckpoint) {
+func (r *runEntry) addCheckpoint(cp storedCheckpoint) {
 	if r.checkpoints == nil {
 		r.checkpoints = r.firstCheckpoint[:0]
 	}
@@ -78,12 +79,12 @@ func (r *run) addCheckpoint(cp storedCheckpoint) {
 }
 
 // deleteCheckpoints empties the run's checkpoint history.
-func (r *run) deleteCheckpoints() {
+func (r *runEntry) deleteCheckpoints() {
 	r.checkpoints, r.firstCheckpoint = nil, [1]storedCheckpoint{}
 }
 
 // addKey records k for the run.
-func (r *run) addKey(k store.IdempotencyKey) {
+func (r *runEntry) addKey(k store.IdempotencyKey) {
 	if r.keys == nil {
 		r.keys = r.firstKey[:0]
 	}
@@ -129,6 +130,10 @@ func New(opts ...Option) *Store {
 // unless ctx is done.
 func (s *Store) Ping(ctx context.Context) error { return live(ctx) }
 
+// Volatile declares the store volatile (store.Volatile): its data lives in
+// this process's memory, and no other process can reach it.
+func (s *Store) Volatile() bool { return true }
+
 // Close releases nothing: the store holds no external resources. It is
 // idempotent, and the store stays usable after it.
 func (s *Store) Close() error { return nil }
@@ -136,13 +141,13 @@ func (s *Store) Close() error { return nil }
 // readTenant returns the tenant of ctx for reading, or nil if it has never
 // written anything. Callers hold s.mu.
 func (s *Store) readTenant(ctx context.Context) *tenant {
-	return s.tenants[store.TenantFrom(ctx)]
+	return s.tenants[run.TenantFrom(ctx)]
 }
 
 // writeTenant returns the tenant of ctx, creating it. Callers hold s.mu for
 // writing.
 func (s *Store) writeTenant(ctx context.Context) *tenant {
-	return s.tenant(store.TenantFrom(ctx))
+	return s.tenant(run.TenantFrom(ctx))
 }
 
 // tenant returns the tenant called name, creating it. Callers hold s.mu
@@ -151,7 +156,7 @@ func (s *Store) tenant(name string) *tenant {
 	t := s.tenants[name]
 	if t == nil {
 		t = &tenant{
-			runs:     map[string]*run{},
+			runs:     map[string]*runEntry{},
 			contexts: map[string]*contextRecords{},
 			keys:     map[store.IdempotencyKey]string{},
 		}
@@ -162,7 +167,7 @@ func (s *Store) tenant(name string) *tenant {
 
 // run returns the records of runID, creating them. Callers hold s.mu for
 // writing.
-func (t *tenant) run(runID string) *run {
+func (t *tenant) run(runID string) *runEntry {
 	r := t.runs[runID]
 	if r == nil {
 		r = t.newRun(runID)
@@ -172,8 +177,8 @@ func (t *tenant) run(runID string) *run {
 
 // newRun creates the records of runID, which has none. Callers hold s.mu
 // for writing.
-func (t *tenant) newRun(runID string) *run {
-	r := &run{log: eventLog{runID: runID}}
+func (t *tenant) newRun(runID string) *runEntry {
+	r := &runEntry{log: eventLog{runID: runID}}
 	t.runs[runID] = r
 	return r
 }
@@ -183,14 +188,14 @@ func (t *tenant) newRun(runID string) *run {
 // then looks each up once.
 type lookups struct {
 	runID     string
-	run       *run
+	run       *runEntry
 	runFound  bool
 	contextID string
 	context   *contextRecords
 }
 
 // findRun returns the records of runID, or nil, through m.
-func (t *tenant) findRun(m *lookups, runID string) *run {
+func (t *tenant) findRun(m *lookups, runID string) *runEntry {
 	if !m.runFound || m.runID != runID {
 		m.runID, m.run, m.runFound = runID, t.runs[runID], true
 	}
@@ -199,7 +204,7 @@ func (t *tenant) findRun(m *lookups, runID string) *run {
 
 // runOf returns the records of runID through m, creating them. Callers
 // hold s.mu for writing.
-func (t *tenant) runOf(m *lookups, runID string) *run {
+func (t *tenant) runOf(m *lookups, runID string) *runEntry {
 	r := t.findRun(m, runID)
 	if r == nil {
 		r = t.newRun(runID)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -22,7 +23,7 @@ import (
 // taskHeader is the head of a task record.
 type taskHeader struct {
 	agentID       string
-	state         store.TaskState
+	state         run.TaskState
 	updated       time.Time
 	id, contextID string
 	tenant        string
@@ -36,7 +37,7 @@ func (h taskHeader) key() taskKey { return taskKey{h.created.UnixMicro(), h.id} 
 // taskUpdate is a task update, validated.
 type taskUpdate struct {
 	id    string
-	state store.TaskState
+	state run.TaskState
 	// version is the version the update replaces.
 	version int64
 }
@@ -52,7 +53,7 @@ func taskRecord(h taskHeader, body []byte) string {
 
 // putTaskBody validates the caller's fields of t but for its state,
 // normalising them as messages are, and appends them.
-func putTaskBody(b []byte, t store.Task, field fieldName) ([]byte, error) {
+func putTaskBody(b []byte, t run.Task, field fieldName) ([]byte, error) {
 	b = putBool(putInt(b, int64(t.Attempt)), t.CancelRequested)
 	b = putInt(putInt(putInt(b, t.Usage.InputTokens), t.Usage.OutputTokens), t.Usage.TotalTokens)
 	b = putBool(b, t.Error != nil)
@@ -104,7 +105,7 @@ func (r *reader) modelUsage() map[string]model.TokenUsage {
 }
 
 // putSignals appends a task's pending signals (count+1, 0 for none).
-func putSignals(b []byte, sigs []store.PendingSignal) []byte {
+func putSignals(b []byte, sigs []run.PendingSignal) []byte {
 	if len(sigs) == 0 {
 		return putUint(b, 0)
 	}
@@ -116,14 +117,14 @@ func putSignals(b []byte, sigs []store.PendingSignal) []byte {
 }
 
 // signals reads what putSignals wrote.
-func (r *reader) signals() []store.PendingSignal {
+func (r *reader) signals() []run.PendingSignal {
 	n := int(r.uint())
 	if n == 0 {
 		return nil
 	}
-	out := make([]store.PendingSignal, n-1)
+	out := make([]run.PendingSignal, n-1)
 	for i := range out {
-		out[i] = store.PendingSignal{ID: r.str(), Type: r.str(), Text: r.str(), At: r.time()}
+		out[i] = run.PendingSignal{ID: r.str(), Type: r.str(), Text: r.str(), At: r.time()}
 	}
 	return out
 }
@@ -150,19 +151,19 @@ func putArtifacts(b []byte, arts []model.Artifact, field fieldName) ([]byte, err
 // taskHeader reads the header of a task record.
 func (r *reader) taskHeader() taskHeader {
 	return taskHeader{
-		agentID: r.str(), state: store.TaskState(r.str()), updated: r.time(),
+		agentID: r.str(), state: run.TaskState(r.str()), updated: r.time(),
 		id: r.str(), contextID: r.str(), tenant: r.str(), version: r.int(), created: r.time(),
 	}
 }
 
 // matches reports whether the task record rec matches the filters of q,
 // reading no more of it than it needs.
-func matches(rec string, q store.TaskQuery) bool {
+func matches(rec string, q run.TaskQuery) bool {
 	r := reader{s: rec}
 	if agent := r.str(); q.AgentID != "" && agent != q.AgentID {
 		return false
 	}
-	if state := store.TaskState(r.str()); len(q.States) > 0 && !slices.Contains(q.States, state) {
+	if state := run.TaskState(r.str()); len(q.States) > 0 && !slices.Contains(q.States, state) {
 		return false
 	}
 	return q.UpdatedAfter.IsZero() || r.time().After(q.UpdatedAfter)
@@ -176,17 +177,17 @@ func headerOf(rec string) taskHeader {
 
 // readTask decodes the task record rec into a task that shares nothing
 // mutable with the store.
-func readTask(rec string) store.Task {
+func readTask(rec string) run.Task {
 	r := reader{s: rec}
 	h := r.taskHeader()
-	t := store.Task{
+	t := run.Task{
 		ID: h.id, ContextID: h.contextID, AgentID: h.agentID, Tenant: h.tenant,
 		Version: h.version, CreatedAt: h.created, UpdatedAt: h.updated, State: h.state,
 		Attempt: int(r.int()), CancelRequested: r.bool(),
 		Usage: model.TokenUsage{InputTokens: r.int(), OutputTokens: r.int(), TotalTokens: r.int()},
 	}
 	if r.bool() {
-		t.Error = &store.TaskError{Class: r.str(), Message: r.str()}
+		t.Error = &run.TaskError{Class: r.str(), Message: r.str()}
 	}
 	if r.bool() {
 		m := r.message(nil)

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
-// Task listing limits (store.TaskQuery).
+// Task listing limits (run.TaskQuery).
 const (
 	defaultTaskLimit = 50
 	maxTaskLimit     = 100
@@ -68,16 +68,16 @@ func (x *taskIndex) removeSorted(gone []taskKey) {
 
 // insertTask stores a new task in its run r and indexes it, in the
 // tenant's index and its context c's. Callers hold the write lock.
-func (t *tenant) insertTask(r *run, c *contextRecords, h taskHeader, record string) {
+func (t *tenant) insertTask(r *runEntry, c *contextRecords, h taskHeader, record string) {
 	r.setTask(record, h.state)
 	t.allTasks.insert(h.key())
 	c.tasks.insert(h.key())
 }
 
 // GetTask returns the task id of ctx's tenant.
-func (s *Store) GetTask(ctx context.Context, id string) (store.Task, error) {
+func (s *Store) GetTask(ctx context.Context, id string) (run.Task, error) {
 	if err := live(ctx); err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -86,24 +86,24 @@ func (s *Store) GetTask(ctx context.Context, id string) (store.Task, error) {
 			return readTask(task), nil
 		}
 	}
-	return store.Task{}, errdefs.NotFoundf("task %q not found", id)
+	return run.Task{}, errdefs.NotFoundf("task %q not found", id)
 }
 
 // ListTasks returns a page of ctx's tenant's tasks matching q, newest first
 // (ties by id, descending).
-func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
+func (s *Store) ListTasks(ctx context.Context, q run.TaskQuery) (run.TaskPage, error) {
 	if err := live(ctx); err != nil {
-		return store.TaskPage{}, err
+		return run.TaskPage{}, err
 	}
 	limit, after, err := checkTaskQuery(q)
 	if err != nil {
-		return store.TaskPage{}, err
+		return run.TaskPage{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	t := s.readTenant(ctx)
 	if t == nil {
-		return store.TaskPage{}, nil
+		return run.TaskPage{}, nil
 	}
 	idx := t.allTasks
 	if q.ContextID != "" {
@@ -118,12 +118,12 @@ func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPag
 // listTasks returns the page of idx below after. When only the context
 // filters, the page is a slice of idx and Total its size; otherwise every
 // task of idx is matched to count Total.
-func (t *tenant) listTasks(idx taskIndex, q store.TaskQuery, limit int, after *taskKey) store.TaskPage {
+func (t *tenant) listTasks(idx taskIndex, q run.TaskQuery, limit int, after *taskKey) run.TaskPage {
 	end := len(idx) // idx[:end] is below the cursor
 	if after != nil {
 		end, _ = slices.BinarySearchFunc(idx, *after, compareKeys)
 	}
-	var page store.TaskPage
+	var page run.TaskPage
 	more := false
 	if q.AgentID == "" && len(q.States) == 0 && q.UpdatedAfter.IsZero() {
 		page.Total = len(idx)
@@ -157,7 +157,7 @@ func (t *tenant) listTasks(idx taskIndex, q store.TaskQuery, limit int, after *t
 
 // checkTaskQuery validates q and returns its effective limit and the key
 // its cursor continues after (nil for the first page).
-func checkTaskQuery(q store.TaskQuery) (int, *taskKey, error) {
+func checkTaskQuery(q run.TaskQuery) (int, *taskKey, error) {
 	for _, st := range q.States {
 		if !st.Valid() {
 			return 0, nil, errdefs.Validationf("list tasks: unknown state %q", st)

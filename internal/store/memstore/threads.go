@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -21,7 +22,7 @@ type threadTable struct {
 }
 
 type threadRecord struct {
-	thread   store.Thread // Metadata nil: see meta
+	thread   run.Thread // Metadata nil: see meta
 	meta     []byte
 	sequence int64 // creation order, to sort newest first
 }
@@ -29,21 +30,21 @@ type threadRecord struct {
 var _ store.Threads = (*Store)(nil)
 
 // CreateThread stores a new thread; an existing id is a Conflict.
-func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+func (s *Store) CreateThread(ctx context.Context, t run.Thread) (run.Thread, error) {
 	if err := live(ctx); err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	if t.ID == "" {
-		return store.Thread{}, errdefs.Validationf("memstore: create thread: id is required")
+		return run.Thread{}, errdefs.Validationf("memstore: create thread: id is required")
 	}
 	meta, err := json.Marshal(t.Metadata)
 	if err != nil {
-		return store.Thread{}, errdefs.Validationf("memstore: create thread %q: metadata: %v", t.ID, err)
+		return run.Thread{}, errdefs.Validationf("memstore: create thread %q: metadata: %v", t.ID, err)
 	}
 	tt := &s.threads
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	if tt.byTenant == nil {
 		tt.byTenant = map[string]map[string]threadRecord{}
 	}
@@ -53,10 +54,10 @@ func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread,
 		tt.byTenant[tenant] = m
 	}
 	if _, ok := m[t.ID]; ok {
-		return store.Thread{}, errdefs.Conflictf("thread %q already exists", t.ID)
+		return run.Thread{}, errdefs.Conflictf("thread %q already exists", t.ID)
 	}
 	at := store.StoredTime(now())
-	rec := threadRecord{thread: store.Thread{ID: t.ID, CreatedAt: at, UpdatedAt: at}, meta: meta, sequence: int64(len(m)) + 1}
+	rec := threadRecord{thread: run.Thread{ID: t.ID, CreatedAt: at, UpdatedAt: at}, meta: meta, sequence: int64(len(m)) + 1}
 	for _, o := range m {
 		rec.sequence = max(rec.sequence, o.sequence+1)
 	}
@@ -65,32 +66,32 @@ func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread,
 }
 
 // GetThread returns the thread of the context's tenant.
-func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
+func (s *Store) GetThread(ctx context.Context, id string) (run.Thread, error) {
 	if err := live(ctx); err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	tt := &s.threads
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	rec, ok := tt.byTenant[store.TenantFrom(ctx)][id]
+	rec, ok := tt.byTenant[run.TenantFrom(ctx)][id]
 	if !ok {
-		return store.Thread{}, errdefs.NotFoundf("thread %q not found", id)
+		return run.Thread{}, errdefs.NotFoundf("thread %q not found", id)
 	}
 	return rec.decode(), nil
 }
 
 // UpdateThreadMetadata merges metadata into the thread's.
-func (s *Store) UpdateThreadMetadata(ctx context.Context, id string, metadata map[string]any) (store.Thread, error) {
+func (s *Store) UpdateThreadMetadata(ctx context.Context, id string, metadata map[string]any) (run.Thread, error) {
 	if err := live(ctx); err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	tt := &s.threads
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	m := tt.byTenant[store.TenantFrom(ctx)]
+	m := tt.byTenant[run.TenantFrom(ctx)]
 	rec, ok := m[id]
 	if !ok {
-		return store.Thread{}, errdefs.NotFoundf("thread %q not found", id)
+		return run.Thread{}, errdefs.NotFoundf("thread %q not found", id)
 	}
 	merged := rec.decode().Metadata
 	if merged == nil {
@@ -105,7 +106,7 @@ func (s *Store) UpdateThreadMetadata(ctx context.Context, id string, metadata ma
 	}
 	meta, err := json.Marshal(merged)
 	if err != nil {
-		return store.Thread{}, errdefs.Validationf("memstore: update thread %q: metadata: %v", id, err)
+		return run.Thread{}, errdefs.Validationf("memstore: update thread %q: metadata: %v", id, err)
 	}
 	rec.meta = meta
 	rec.thread.UpdatedAt = store.StoredTime(now())
@@ -121,7 +122,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	tt := &s.threads
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	m := tt.byTenant[store.TenantFrom(ctx)]
+	m := tt.byTenant[run.TenantFrom(ctx)]
 	if _, ok := m[id]; !ok {
 		return errdefs.NotFoundf("thread %q not found", id)
 	}
@@ -130,7 +131,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 }
 
 // SearchThreads returns one page of the matching threads, newest first.
-func (s *Store) SearchThreads(ctx context.Context, q store.ThreadQuery) ([]store.Thread, int, error) {
+func (s *Store) SearchThreads(ctx context.Context, q run.ThreadQuery) ([]run.Thread, int, error) {
 	if err := live(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -141,7 +142,7 @@ func (s *Store) SearchThreads(ctx context.Context, q store.ThreadQuery) ([]store
 	tt := &s.threads
 	tt.mu.Lock()
 	var matches []threadRecord
-	for id, rec := range tt.byTenant[store.TenantFrom(ctx)] {
+	for id, rec := range tt.byTenant[run.TenantFrom(ctx)] {
 		if (len(q.IDs) == 0 || contains(q.IDs, id)) && rec.holds(want) {
 			matches = append(matches, rec)
 		}
@@ -151,14 +152,14 @@ func (s *Store) SearchThreads(ctx context.Context, q store.ThreadQuery) ([]store
 	total := len(matches)
 	from := min(max(q.Offset, 0), total)
 	to := min(from+q.ThreadPageLimit(), total)
-	page := make([]store.Thread, 0, to-from)
+	page := make([]run.Thread, 0, to-from)
 	for _, rec := range matches[from:to] {
 		page = append(page, rec.decode())
 	}
 	return page, total, nil
 }
 
-func (r threadRecord) decode() store.Thread {
+func (r threadRecord) decode() run.Thread {
 	t := r.thread
 	_ = json.Unmarshal(r.meta, &t.Metadata) // encoded by us
 	return t

@@ -6,10 +6,10 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
-// Transcript page limits (store.MessageQuery).
+// Transcript page limits (run.MessageQuery).
 const (
 	defaultMessageLimit = 100
 	maxMessageLimit     = 1000
@@ -40,15 +40,15 @@ type storedMessage struct {
 // putStoredMessage appends a transcript message to a record: its task id,
 // then the message. Its position is that of the record in the transcript,
 // its context the transcript's.
-func putStoredMessage(b []byte, m store.Message, field fieldName) ([]byte, error) {
+func putStoredMessage(b []byte, m run.Message, field fieldName) ([]byte, error) {
 	return putMessage(putString(b, m.TaskID), m.Message, field)
 }
 
 // message decodes the record at position pos of the transcript of
 // contextID, taking its parts from parts while they fit (newParts).
-func (tr *transcript) message(contextID string, pos int64, parts *[]model.Part) store.Message {
+func (tr *transcript) message(contextID string, pos int64, parts *[]model.Part) run.Message {
 	r := reader{s: tr.msgs[pos-1]}
-	return store.Message{ContextID: contextID, TaskID: r.str(), Position: pos, Message: r.message(parts)}
+	return run.Message{ContextID: contextID, TaskID: r.str(), Position: pos, Message: r.message(parts)}
 }
 
 // taskOf returns the task id of the message at position pos.
@@ -92,26 +92,26 @@ func (tr *transcript) forgetTask(taskID string) {
 }
 
 // ListMessages returns a page of a context's transcript in position order.
-func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
+func (s *Store) ListMessages(ctx context.Context, q run.MessageQuery) (run.MessagePage, error) {
 	if err := live(ctx); err != nil {
-		return store.MessagePage{}, err
+		return run.MessagePage{}, err
 	}
 	limit, err := checkMessageQuery(q)
 	if err != nil {
-		return store.MessagePage{}, err
+		return run.MessagePage{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	t := s.readTenant(ctx)
 	if t == nil || t.contexts[q.ContextID] == nil {
-		return store.MessagePage{}, nil
+		return run.MessagePage{}, nil
 	}
 	return t.contexts[q.ContextID].transcript.page(q, limit), nil
 }
 
 // page selects the matching positions after q.After, then their head (up
 // to limit) or, with q.Last, their tail.
-func (tr *transcript) page(q store.MessageQuery, limit int) store.MessagePage {
+func (tr *transcript) page(q run.MessageQuery, limit int) run.MessagePage {
 	// The candidates are positions at(0) … at(n-1).
 	var (
 		n  int
@@ -137,9 +137,9 @@ func (tr *transcript) page(q store.MessageQuery, limit int) store.MessagePage {
 	if q.Last > 0 {
 		lo, hi = max(0, n-q.Last), n
 	}
-	var page store.MessagePage
+	var page run.MessagePage
 	if hi > lo {
-		page.Messages = make([]store.Message, 0, hi-lo)
+		page.Messages = make([]run.Message, 0, hi-lo)
 	}
 	parts := make([]model.Part, 0, hi-lo) // most messages have one part
 	for i := lo; i < hi; i++ {
@@ -151,7 +151,7 @@ func (tr *transcript) page(q store.MessageQuery, limit int) store.MessagePage {
 	return page
 }
 
-func checkMessageQuery(q store.MessageQuery) (int, error) {
+func checkMessageQuery(q run.MessageQuery) (int, error) {
 	switch {
 	case q.ContextID == "":
 		return 0, errdefs.Validationf("list messages: context id is required")

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -33,7 +34,7 @@ const notifyChannel = "agentd_events"
 // with ErrCommitUnknown. Once queued, a change is written whatever becomes
 // of ctx: the transaction is others' too.
 func (s *Store) Apply(ctx context.Context, c store.Change) error {
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	p, err := s.plan(tenant, c)
 	if err != nil {
 		// The key is checked before anything else, so a retried

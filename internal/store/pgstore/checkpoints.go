@@ -8,6 +8,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -27,7 +28,7 @@ func (s *Store) SaveCheckpoint(ctx context.Context, cp engine.Checkpoint) error 
 	if err != nil {
 		return err
 	}
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	var saved bool
 	err = s.retry(ctx, func(ctx context.Context) error {
 		ct, err := s.pool.Exec(ctx, saveCheckpointSQL, tenant, row.runID, row.attempt, row.doc)
@@ -123,7 +124,7 @@ func (s *Store) ListCheckpoints(ctx context.Context, runID string) ([]engine.Che
 }
 
 func (s *Store) checkpoints(ctx context.Context, runID, order string) ([]engine.Checkpoint, error) {
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	var cps []engine.Checkpoint
 	err := s.retry(ctx, func(ctx context.Context) error {
 		cps = nil
@@ -154,7 +155,7 @@ func (s *Store) checkpoints(ctx context.Context, runID, order string) ([]engine.
 // DeleteCheckpoints deletes every checkpoint of run and resets the fence,
 // so that the next save of any attempt starts a new history.
 func (s *Store) DeleteCheckpoints(ctx context.Context, runID string) error {
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	err := s.retry(ctx, func(ctx context.Context) error {
 		_, err := s.pool.Exec(ctx, `
 WITH head AS (

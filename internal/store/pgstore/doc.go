@@ -4,7 +4,7 @@
 // starting together do not race) and returns a Store; it passes the same
 // storetest contract suite as memstore.
 //
-// pgstore imports store, engine, model, errdefs and migrations; it must not
+// Imports: engine, errdefs, migrations, model, run, store. It must not
 // import runtime, api, a2a or memstore.
 //
 // # Schema, from the access paths

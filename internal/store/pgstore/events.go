@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/runlog/jsonfast"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // maxFrameEvents caps the events of one frame (the schema checks it too).
@@ -26,11 +25,12 @@ type frameEvent struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// encodeFrame writes evs as a JSON array of frameEvent by hand: Data was
+// encodeFrame writes evs as a JSON array of frameEvent: Data was
 // validated by plan and is copied verbatim, never re-encoded — encoding/json
 // would compact it, and a replayed event must be byte for byte the one the
-// writer gave (TestReadEventsKeepsDataBytes).
-func encodeFrame(evs []store.Event) []byte {
+// writer gave (TestReadEventsKeepsDataBytes). Every string is encoded by
+// encoding/json; frame_test.go fuzzes the whole against encoding/json.
+func encodeFrame(evs []run.Event) []byte {
 	n := 2
 	for _, e := range evs {
 		n += len(e.Data) + len(e.Type) + 80
@@ -44,7 +44,8 @@ func encodeFrame(evs []store.Event) []byte {
 		b = append(b, `{"seq":`...)
 		b = strconv.AppendInt(b, e.Seq, 10)
 		b = append(b, `,"type":`...)
-		b = jsonfast.AppendString(b, e.Type)
+		typ, _ := json.Marshal(e.Type) // a string always encodes
+		b = append(b, typ...)
 		b = append(b, `,"time":"`...)
 		b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `","data":`...)
@@ -57,15 +58,15 @@ func encodeFrame(evs []store.Event) []byte {
 // ReadEvents returns up to limit events of run with seq > max(after,
 // PrunedThrough), and the log's bounds, all from one snapshot: the head
 // row and the frames overlapping (from, from+limit] come in one query.
-func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit int) (store.EventPage, error) {
+func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error) {
 	if after < 0 || limit < 0 {
-		return store.EventPage{}, errdefs.Validationf("pgstore: read events of run %q: after (%d) and limit (%d) must not be negative", runID, after, limit)
+		return run.EventPage{}, errdefs.Validationf("pgstore: read events of run %q: after (%d) and limit (%d) must not be negative", runID, after, limit)
 	}
 	limit = pageSize(limit, 100, 1000)
-	tenant := store.TenantFrom(ctx)
-	var page store.EventPage
+	tenant := run.TenantFrom(ctx)
+	var page run.EventPage
 	err := s.retry(ctx, func(ctx context.Context) error {
-		page = store.EventPage{}
+		page = run.EventPage{}
 		rows, err := s.pool.Query(ctx, readEventsSQL, tenant, runID, after, limit, maxFrameEvents)
 		if err != nil {
 			return err
@@ -87,7 +88,7 @@ func (s *Store) ReadEvents(ctx context.Context, runID string, after int64, limit
 		return rows.Err()
 	})
 	if err != nil {
-		return store.EventPage{}, s.classify(fmt.Sprintf("read events of run %q after %d", runID, after), err)
+		return run.EventPage{}, s.classify(fmt.Sprintf("read events of run %q after %d", runID, after), err)
 	}
 	return page, nil
 }
@@ -110,7 +111,7 @@ ORDER BY f.seq_to`
 
 // decodeFrame appends to dst the events of frame with seq > start, until dst
 // holds limit events.
-func decodeFrame(dst []store.Event, frame []byte, runID string, start int64, limit int) ([]store.Event, error) {
+func decodeFrame(dst []run.Event, frame []byte, runID string, start int64, limit int) ([]run.Event, error) {
 	var evs []frameEvent
 	if err := json.Unmarshal(frame, &evs); err != nil {
 		return dst, errdefs.Internalf("pgstore: run %q: corrupt event frame: %w", runID, err)
@@ -122,7 +123,7 @@ func decodeFrame(dst []store.Event, frame []byte, runID string, start int64, lim
 		if len(dst) >= limit {
 			break
 		}
-		dst = append(dst, store.Event{RunID: runID, Seq: e.Seq, Type: e.Type, Time: e.Time, Data: e.Data})
+		dst = append(dst, run.Event{RunID: runID, Seq: e.Seq, Type: e.Type, Time: e.Time, Data: e.Data})
 	}
 	return dst, nil
 }
@@ -135,7 +136,7 @@ func (s *Store) PruneEvents(ctx context.Context, runID string, through int64) er
 	if through < 0 {
 		return errdefs.Validationf("pgstore: prune events of run %q: through (%d) must not be negative", runID, through)
 	}
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	err := s.retry(ctx, func(ctx context.Context) error {
 		_, err := s.pool.Exec(ctx, `
 WITH head AS (

@@ -10,22 +10,23 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
 // events returns the events from..to of runID; Data has spaces and an
 // unsorted key order, which a JSONB column would not keep.
-func events(runID string, from, to int64) []store.Event {
-	var evs []store.Event
+func events(runID string, from, to int64) []run.Event {
+	var evs []run.Event
 	for seq := from; seq <= to; seq++ {
 		data := fmt.Sprintf(`{"seq": %d,  "run_id": %q, "z": 1, "a": [true]}`, seq, runID)
-		evs = append(evs, store.Event{RunID: runID, Seq: seq, Type: "delta",
+		evs = append(evs, run.Event{RunID: runID, Seq: seq, Type: "delta",
 			Time: time.Unix(1_700_000_000, int64(seq)).UTC(), Data: json.RawMessage(data)})
 	}
 	return evs
 }
 
-func seqsOf(evs []store.Event) []int64 {
+func seqsOf(evs []run.Event) []int64 {
 	out := make([]int64, len(evs))
 	for i, e := range evs {
 		out[i] = e.Seq

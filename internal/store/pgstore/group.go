@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -42,7 +43,7 @@ const (
 type member struct {
 	p       *plan
 	granted store.Lease // the lease claim's answer
-	stored  store.Task  // the created or updated task's answer, when asked for
+	stored  run.Task    // the created or updated task's answer, when asked for
 
 	// Guarded by committer.mu.
 	leading  bool // handed a group to write

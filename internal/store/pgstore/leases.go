@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -29,7 +30,7 @@ func (s *Store) AcquireLease(ctx context.Context, runID, owner string, ttl time.
 		return store.Lease{}, err
 	}
 	now := s.now()
-	l := store.Lease{RunID: runID, Tenant: store.TenantFrom(ctx), Owner: owner, ExpiresAt: now.Add(ttl)}
+	l := store.Lease{RunID: runID, Tenant: run.TenantFrom(ctx), Owner: owner, ExpiresAt: now.Add(ttl)}
 	var won bool
 	err := s.retry(ctx, func(ctx context.Context) error {
 		err := s.pool.QueryRow(ctx, claimLeaseSQL, runID, owner, l.ExpiresAt, now, l.Tenant, ttl.Microseconds()).Scan(&l.Generation, &l.Tenant)

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // ListTasks pages through the tasks matching q, newest first (created_at
@@ -22,8 +22,8 @@ import (
 // holds only the filters q sets, so each shape of query gets a plan that
 // uses the context index when there is a context, else the agent index
 // when there is an agent (A2A ListTasks).
-func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
-	tenant := store.TenantFrom(ctx)
+func (s *Store) ListTasks(ctx context.Context, q run.TaskQuery) (run.TaskPage, error) {
+	tenant := run.TenantFrom(ctx)
 	return s.listTasks(ctx, q, &tenant)
 }
 
@@ -32,17 +32,17 @@ func (s *Store) ListTasks(ctx context.Context, q store.TaskQuery) (store.TaskPag
 // the SQL (they are validated names), so that the planner can prove a
 // listing of waiting tasks matches the partial index tasks_waiting
 // (migration 00008) whatever plan it caches.
-func (s *Store) ListTasksOfAllTenants(ctx context.Context, q store.TaskQuery) (store.TaskPage, error) {
+func (s *Store) ListTasksOfAllTenants(ctx context.Context, q run.TaskQuery) (run.TaskPage, error) {
 	if q.ContextID != "" {
-		return store.TaskPage{}, errdefs.Validationf("pgstore: list tasks of all tenants: a context id (%q) names one tenant's context", q.ContextID)
+		return run.TaskPage{}, errdefs.Validationf("pgstore: list tasks of all tenants: a context id (%q) names one tenant's context", q.ContextID)
 	}
 	return s.listTasks(ctx, q, nil)
 }
 
 // listTasks lists q in tenant, or in every tenant when tenant is nil.
-func (s *Store) listTasks(ctx context.Context, q store.TaskQuery, tenant *string) (store.TaskPage, error) {
+func (s *Store) listTasks(ctx context.Context, q run.TaskQuery, tenant *string) (run.TaskPage, error) {
 	if q.Limit < 0 {
-		return store.TaskPage{}, errdefs.Validationf("pgstore: list tasks: limit %d must not be negative", q.Limit)
+		return run.TaskPage{}, errdefs.Validationf("pgstore: list tasks: limit %d must not be negative", q.Limit)
 	}
 	limit := pageSize(q.Limit, 50, 100)
 	var w whereClause
@@ -59,7 +59,7 @@ func (s *Store) listTasks(ctx context.Context, q store.TaskQuery, tenant *string
 		states := make([]string, len(q.States))
 		for i, st := range q.States {
 			if !st.Valid() {
-				return store.TaskPage{}, errdefs.Validationf("pgstore: list tasks: unknown state %q", st)
+				return run.TaskPage{}, errdefs.Validationf("pgstore: list tasks: unknown state %q", st)
 			}
 			states[i] = string(st)
 		}
@@ -76,16 +76,16 @@ func (s *Store) listTasks(ctx context.Context, q store.TaskQuery, tenant *string
 	if q.Cursor != "" {
 		at, id, err := decodeCursor(q.Cursor)
 		if err != nil {
-			return store.TaskPage{}, err
+			return run.TaskPage{}, err
 		}
 		w.add("(created_at, id) < (?, ?)", at, id)
 	}
 	pageSQL := fmt.Sprintf("SELECT %s FROM tasks WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d",
 		taskColumns, w.String(), limit+1)
 
-	var page store.TaskPage
+	var page run.TaskPage
 	err := s.retry(ctx, func(ctx context.Context) error {
-		page = store.TaskPage{}
+		page = run.TaskPage{}
 		b := &pgx.Batch{}
 		b.Queue(pageSQL, w.args...).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
@@ -103,7 +103,7 @@ func (s *Store) listTasks(ctx context.Context, q store.TaskQuery, tenant *string
 		return s.pool.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		return store.TaskPage{}, s.classify("list tasks", err)
+		return run.TaskPage{}, s.classify("list tasks", err)
 	}
 	if len(page.Tasks) > limit {
 		page.Tasks = page.Tasks[:limit]
@@ -154,12 +154,12 @@ func decodeCursor(c string) (time.Time, string, error) {
 
 // ListMessages pages through a context's transcript in position order, or
 // returns its last q.Last messages.
-func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.MessagePage, error) {
+func (s *Store) ListMessages(ctx context.Context, q run.MessageQuery) (run.MessagePage, error) {
 	switch {
 	case q.ContextID == "":
-		return store.MessagePage{}, errdefs.Validationf("pgstore: list messages: context id is required")
+		return run.MessagePage{}, errdefs.Validationf("pgstore: list messages: context id is required")
 	case q.After < 0 || q.Last < 0 || q.Limit < 0:
-		return store.MessagePage{}, errdefs.Validationf("pgstore: list messages of context %q: after (%d), last (%d) and limit (%d) must not be negative",
+		return run.MessagePage{}, errdefs.Validationf("pgstore: list messages of context %q: after (%d), last (%d) and limit (%d) must not be negative",
 			q.ContextID, q.After, q.Last, q.Limit)
 	}
 	sql := `SELECT position, task_id, message FROM messages
@@ -173,8 +173,8 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 	} else {
 		sql += ` ORDER BY position LIMIT $5`
 	}
-	tenant := store.TenantFrom(ctx)
-	var msgs []store.Message
+	tenant := run.TenantFrom(ctx)
+	var msgs []run.Message
 	err := s.retry(ctx, func(ctx context.Context) error {
 		msgs = nil
 		rows, err := s.pool.Query(ctx, sql, tenant, q.ContextID, q.After, q.TaskID, n)
@@ -183,7 +183,7 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 		}
 		defer rows.Close()
 		for rows.Next() {
-			m := store.Message{ContextID: q.ContextID}
+			m := run.Message{ContextID: q.ContextID}
 			var body []byte
 			if err := rows.Scan(&m.Position, &m.TaskID, &body); err != nil {
 				return err
@@ -196,9 +196,9 @@ func (s *Store) ListMessages(ctx context.Context, q store.MessageQuery) (store.M
 		return rows.Err()
 	})
 	if err != nil {
-		return store.MessagePage{}, s.classify(fmt.Sprintf("list messages of context %q", q.ContextID), err)
+		return run.MessagePage{}, s.classify(fmt.Sprintf("list messages of context %q", q.ContextID), err)
 	}
-	var page store.MessagePage
+	var page run.MessagePage
 	if q.Last > 0 {
 		slices.Reverse(msgs)
 	} else if len(msgs) == n {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/pgtest"
+	"agentd/internal/run"
 	"agentd/internal/store"
 	"agentd/internal/store/pgstore"
 )
@@ -129,7 +130,7 @@ func TestListenSkipsTheCreatingApply(t *testing.T) {
 	writer, got := listening(t)
 
 	ctx := t.Context()
-	task := &store.Task{ID: "c", ContextID: "ctx", AgentID: "a", State: store.StateWorking}
+	task := &run.Task{ID: "c", ContextID: "ctx", AgentID: "a", State: run.StateWorking}
 	if err := writer.Apply(ctx, store.Change{TaskID: "c", CreateTask: task, Events: events("c", 1, 2)}); err != nil {
 		t.Fatalf("Apply create with events 1..2: %v", err)
 	}

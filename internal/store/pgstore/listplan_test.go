@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/pgtest"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // A2A ListTasks is always scoped to one agent: on a table of a few thousand
@@ -27,14 +27,14 @@ func TestListTasksByAgentUsesTheAgentIndex(t *testing.T) {
 INSERT INTO tasks (tenant, id, context_id, agent_id, state, usage, attempt, cancel_requested, version, created_at, updated_at)
 SELECT $1, 't-' || i, 'c-' || (i % 500), 'agent-' || (i % 40), 'completed', '{}', 1, false, 1,
 	now() - i * interval '1 second', now()
-FROM generate_series(1, 6000) AS i`, store.DefaultTenant)
+FROM generate_series(1, 6000) AS i`, run.DefaultTenant)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Exec(ctx, `ANALYZE tasks`); err != nil {
 		t.Fatal(err)
 	}
-	page, err := s.ListTasks(ctx, store.TaskQuery{AgentID: "agent-7", Limit: 20})
+	page, err := s.ListTasks(ctx, run.TaskQuery{AgentID: "agent-7", Limit: 20})
 	if err != nil || len(page.Tasks) != 20 || page.Total != 150 {
 		t.Fatalf("ListTasks(agent-7): %d tasks of %d, err %v; want 20 of 150", len(page.Tasks), page.Total, err)
 	}
@@ -44,9 +44,9 @@ FROM generate_series(1, 6000) AS i`, store.DefaultTenant)
 		args []any
 	}{
 		"first page": {`SELECT * FROM tasks WHERE tenant = $1 AND agent_id = $2 ORDER BY created_at DESC, id DESC LIMIT 21`,
-			[]any{store.DefaultTenant, "agent-7"}},
+			[]any{run.DefaultTenant, "agent-7"}},
 		"next page": {`SELECT * FROM tasks WHERE tenant = $1 AND agent_id = $2 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT 21`,
-			[]any{store.DefaultTenant, "agent-7", last.CreatedAt, last.ID}},
+			[]any{run.DefaultTenant, "agent-7", last.CreatedAt, last.ID}},
 	} {
 		var plan strings.Builder
 		rows, err := conn.Query(ctx, "EXPLAIN "+q.sql, q.args...)

@@ -8,6 +8,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -19,7 +20,7 @@ type plan struct {
 	key      *store.IdempotencyKey
 	create   *taskRow
 	update   *taskRow
-	stored   *store.Task     // Change.Stored: the created or updated task as stored
+	stored   *run.Task       // Change.Stored: the created or updated task as stored
 	contexts []contextAppend // sorted by context id: a fixed lock order
 	runs     []runAppend     // sorted by run id: a fixed lock order
 	lease    *store.LeaseClaim
@@ -160,8 +161,8 @@ func planMessages(c store.Change, now time.Time) ([]contextAppend, error) {
 // planEvents groups events by run, keeping their order, checks each run's
 // seqs are consecutive (and their data, unless the writer promised it is
 // valid JSON), and encodes them into frames.
-func planEvents(events []store.Event, valid bool, now time.Time) ([]runAppend, error) {
-	byRun := map[string][]store.Event{}
+func planEvents(events []run.Event, valid bool, now time.Time) ([]runAppend, error) {
+	byRun := map[string][]run.Event{}
 	var runIDs []string
 	for i, e := range events {
 		if e.RunID == "" || e.Type == "" {

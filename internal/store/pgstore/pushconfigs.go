@@ -8,13 +8,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // PutPushConfig creates or replaces the config (TaskID, ID). The task must
 // exist in the context's tenant (else NotFound): a config can never point
 // at another tenant's task.
-func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
+func (s *Store) PutPushConfig(ctx context.Context, c run.PushConfig) error {
 	if c.TaskID == "" || c.ID == "" {
 		return errdefs.Validationf("pgstore: put push config %q of task %q: task id and id are required", c.ID, c.TaskID)
 	}
@@ -24,7 +24,7 @@ func (s *Store) PutPushConfig(ctx context.Context, c store.PushConfig) error {
 	if c.CreatedAt.IsZero() {
 		c.CreatedAt = s.now()
 	}
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	var stored bool
 	err := s.retry(ctx, func(ctx context.Context) error {
 		ct, err := s.pool.Exec(ctx, `
@@ -47,34 +47,34 @@ ON CONFLICT (tenant, task_id, id) DO UPDATE SET config = EXCLUDED.config, create
 }
 
 // GetPushConfig returns the config (taskID, id).
-func (s *Store) GetPushConfig(ctx context.Context, taskID, id string) (store.PushConfig, error) {
+func (s *Store) GetPushConfig(ctx context.Context, taskID, id string) (run.PushConfig, error) {
 	cs, err := s.pushConfigs(ctx, taskID, id)
 	if err != nil {
-		return store.PushConfig{}, err
+		return run.PushConfig{}, err
 	}
 	if len(cs) == 0 {
-		return store.PushConfig{}, errdefs.NotFoundf("pgstore: push config %q of task %q not found", id, taskID)
+		return run.PushConfig{}, errdefs.NotFoundf("pgstore: push config %q of task %q not found", id, taskID)
 	}
 	return cs[0], nil
 }
 
 // ListPushConfigs returns the task's configs ordered by ID.
-func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]store.PushConfig, error) {
+func (s *Store) ListPushConfigs(ctx context.Context, taskID string) ([]run.PushConfig, error) {
 	return s.pushConfigs(ctx, taskID, "")
 }
 
 // pushConfigs reads the configs of taskID, only id's when id is set.
-func (s *Store) pushConfigs(ctx context.Context, taskID, id string) ([]store.PushConfig, error) {
-	tenant := store.TenantFrom(ctx)
-	var cs []store.PushConfig
+func (s *Store) pushConfigs(ctx context.Context, taskID, id string) ([]run.PushConfig, error) {
+	tenant := run.TenantFrom(ctx)
+	var cs []run.PushConfig
 	err := s.retry(ctx, func(ctx context.Context) error {
 		rows, err := s.pool.Query(ctx, `SELECT task_id, id, config, created_at, delivered_seq, done, parked_version FROM push_configs
 			WHERE tenant = $1 AND task_id = $2 AND ($3 = '' OR id = $3) ORDER BY id`, tenant, taskID, id)
 		if err != nil {
 			return err
 		}
-		cs, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.PushConfig, error) {
-			var c store.PushConfig
+		cs, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (run.PushConfig, error) {
+			var c run.PushConfig
 			var config []byte
 			err := row.Scan(&c.TaskID, &c.ID, &config, &c.CreatedAt, &c.Delivered, &c.Done, &c.ParkedVersion)
 			c.Config = config
@@ -87,7 +87,7 @@ func (s *Store) pushConfigs(ctx context.Context, taskID, id string) ([]store.Pus
 
 // DeletePushConfig deletes the config (taskID, id); NotFound if absent.
 func (s *Store) DeletePushConfig(ctx context.Context, taskID, id string) error {
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	var deleted bool
 	err := s.retry(ctx, func(ctx context.Context) error {
 		ct, err := s.pool.Exec(ctx, `DELETE FROM push_configs WHERE tenant = $1 AND task_id = $2 AND id = $3`, tenant, taskID, id)

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/errdefs"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // Push delivery claims are global, like leases: a replica claims pending
@@ -29,20 +29,20 @@ WHERE p.tenant = c.tenant AND p.task_id = c.task_id AND p.id = c.id
 RETURNING p.tenant, p.task_id, p.id, p.config, p.created_at, p.delivered_seq, p.claim_generation, p.parked_version`
 
 // ClaimPushDeliveries claims pending configs whose claim is free or expired.
-func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]store.PushConfig, error) {
+func (s *Store) ClaimPushDeliveries(ctx context.Context, owner string, ttl time.Duration, limit int) ([]run.PushConfig, error) {
 	if owner == "" || ttl <= 0 || limit <= 0 {
 		return nil, errdefs.Validationf("pgstore: claim push deliveries: owner %q, ttl %v and limit %d must be set and positive", owner, ttl, limit)
 	}
 	now := s.now()
 	until := now.Add(ttl)
-	var cs []store.PushConfig
+	var cs []run.PushConfig
 	err := s.retry(ctx, func(ctx context.Context) error {
 		rows, err := s.pool.Query(ctx, claimPushSQL, owner, until, now, limit)
 		if err != nil {
 			return err
 		}
-		cs, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.PushConfig, error) {
-			c := store.PushConfig{Claim: store.PushClaim{Owner: owner, ExpiresAt: until}}
+		cs, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (run.PushConfig, error) {
+			c := run.PushConfig{Claim: run.PushClaim{Owner: owner, ExpiresAt: until}}
 			var config []byte
 			err := row.Scan(&c.Tenant, &c.TaskID, &c.ID, &config, &c.CreatedAt, &c.Delivered, &c.Claim.Generation, &c.ParkedVersion)
 			c.Config = config
@@ -74,12 +74,12 @@ UPDATE push_configs SET delivered_seq = $6, done = $7, parked_version = $9::bigi
 WHERE tenant = $1 AND task_id = $2 AND id = $3 AND claim_owner = $4 AND claim_generation = $5`
 
 // SavePushDelivery records c's cursor if its claim is still held.
-func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl time.Duration) (store.PushConfig, error) {
+func (s *Store) SavePushDelivery(ctx context.Context, c run.PushConfig, ttl time.Duration) (run.PushConfig, error) {
 	what := fmt.Sprintf("save push delivery of config %q of task %q", c.ID, c.TaskID)
 	if ttl <= 0 || c.Claim.Owner == "" {
-		return store.PushConfig{}, errdefs.Validationf("pgstore: %s: ttl %v must be positive and the claim's owner set", what, ttl)
+		return run.PushConfig{}, errdefs.Validationf("pgstore: %s: ttl %v must be positive and the claim's owner set", what, ttl)
 	}
-	tenant := store.TenantFrom(ctx)
+	tenant := run.TenantFrom(ctx)
 	until := s.now().Add(ttl)
 	var saved bool
 	err := s.retry(ctx, func(ctx context.Context) error {
@@ -88,13 +88,13 @@ func (s *Store) SavePushDelivery(ctx context.Context, c store.PushConfig, ttl ti
 		return err
 	})
 	if err != nil {
-		return store.PushConfig{}, s.classify(what, err)
+		return run.PushConfig{}, s.classify(what, err)
 	}
 	if !saved {
 		if _, err := s.GetPushConfig(ctx, c.TaskID, c.ID); err != nil {
-			return store.PushConfig{}, err
+			return run.PushConfig{}, err
 		}
-		return store.PushConfig{}, errdefs.Conflictf("pgstore: the delivery claim on push config %q of task %q is held by another owner than %q", c.ID, c.TaskID, c.Claim.Owner)
+		return run.PushConfig{}, errdefs.Conflictf("pgstore: the delivery claim on push config %q of task %q is held by another owner than %q", c.ID, c.TaskID, c.Claim.Owner)
 	}
 	c.Tenant = tenant
 	c.Claim.ExpiresAt = until
@@ -128,7 +128,7 @@ WHERE p.tenant = v.tenant AND p.task_id = v.task_id AND p.id = v.id
 RETURNING p.tenant, p.task_id, p.id`
 
 // SavePushDeliveries saves many configs' cursors in one statement.
-func (s *Store) SavePushDeliveries(ctx context.Context, cs []store.PushConfig, ttl time.Duration) ([]bool, error) {
+func (s *Store) SavePushDeliveries(ctx context.Context, cs []run.PushConfig, ttl time.Duration) ([]bool, error) {
 	if ttl <= 0 {
 		return nil, errdefs.Validationf("pgstore: save push deliveries: ttl %v is not positive", ttl)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/pgtest"
-	"agentd/internal/store"
+	"agentd/internal/run"
 	"agentd/internal/store/pgstore"
 )
 
@@ -37,7 +37,7 @@ func TestClaimSweepSkipsParkedConfigs(t *testing.T) {
 	_, err = conn.Exec(ctx, `
 INSERT INTO tasks (tenant, id, context_id, agent_id, state, usage, attempt, cancel_requested, version, created_at, updated_at)
 SELECT $1, 't-' || i, 'c-' || i, 'a', 'input-required', '{}', 1, false, 3, now(), now() FROM generate_series(0, $2) AS i;
-`, store.DefaultTenant, parked)
+`, run.DefaultTenant, parked)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ SELECT $1, 't-' || i, 'c-' || i, 'a', 'input-required', '{}', 1, false, 3, now()
 INSERT INTO push_configs (tenant, task_id, id, config, created_at, delivered_seq, parked_version, claim_expires_at)
 SELECT $1, 't-' || i, 'p', '{}', now(), 6, CASE WHEN i = 0 THEN 0 ELSE 3 END,
 	CASE WHEN i = 0 THEN '-infinity'::timestamptz ELSE 'infinity'::timestamptz END
-FROM generate_series(0, $2) AS i`, store.DefaultTenant, parked)
+FROM generate_series(0, $2) AS i`, run.DefaultTenant, parked)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // Store is the PostgreSQL implementation of store.Store. It is safe for
-// concurrent use; every method is scoped by store.TenantFrom(ctx).
+// concurrent use; every method is scoped by run.TenantFrom(ctx).
 type Store struct {
 	pool   *pgxpool.Pool
 	cfg    config

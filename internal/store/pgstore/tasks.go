@@ -10,19 +10,19 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
-	"agentd/internal/store"
+	"agentd/internal/run"
 )
 
 // taskRow is a task validated and encoded for its columns.
 type taskRow struct {
-	store.Task
+	run.Task
 	statusMessage, taskError, artifacts, usage, metadata, signals, modelUsage []byte // json; nil is NULL
 }
 
 // newTaskRow validates t for creation (create) or update and encodes it.
 // It stamps the store's clock: CreatedAt when zero on create, UpdatedAt
 // always.
-func newTaskRow(t store.Task, now time.Time, create bool) (*taskRow, error) {
+func newTaskRow(t run.Task, now time.Time, create bool) (*taskRow, error) {
 	op := "update"
 	if create {
 		op = "create"
@@ -92,23 +92,23 @@ const taskColumns = `id, context_id, agent_id, tenant, state, status_message, er
 	usage, attempt, cancel_requested, metadata, version, created_at, updated_at, signals, model_usage`
 
 // scanTask decodes one row of taskColumns.
-func scanTask(row pgx.Row) (store.Task, error) {
+func scanTask(row pgx.Row) (run.Task, error) {
 	var (
-		t                                                                         store.Task
+		t                                                                         run.Task
 		state                                                                     string
 		statusMessage, taskError, artifacts, usage, metadata, signals, modelUsage []byte
 	)
 	err := row.Scan(&t.ID, &t.ContextID, &t.AgentID, &t.Tenant, &state, &statusMessage, &taskError,
 		&artifacts, &usage, &t.Attempt, &t.CancelRequested, &metadata, &t.Version, &t.CreatedAt, &t.UpdatedAt, &signals, &modelUsage)
 	if err != nil {
-		return store.Task{}, err
+		return run.Task{}, err
 	}
-	t.State = store.TaskState(state)
+	t.State = run.TaskState(state)
 	if statusMessage != nil {
 		t.StatusMessage = new(model.Message)
 	}
 	if taskError != nil {
-		t.Error = new(store.TaskError)
+		t.Error = new(run.TaskError)
 	}
 	for _, f := range []struct {
 		b []byte
@@ -118,22 +118,22 @@ func scanTask(row pgx.Row) (store.Task, error) {
 			continue
 		}
 		if err := json.Unmarshal(f.b, f.v); err != nil {
-			return store.Task{}, errdefs.Internalf("pgstore: task %q: corrupt column: %w", t.ID, err)
+			return run.Task{}, errdefs.Internalf("pgstore: task %q: corrupt column: %w", t.ID, err)
 		}
 	}
 	return t, nil
 }
 
 // GetTask returns the task id of the context's tenant.
-func (s *Store) GetTask(ctx context.Context, id string) (store.Task, error) {
-	tenant := store.TenantFrom(ctx)
-	var t store.Task
+func (s *Store) GetTask(ctx context.Context, id string) (run.Task, error) {
+	tenant := run.TenantFrom(ctx)
+	var t run.Task
 	err := s.retry(ctx, func(ctx context.Context) (err error) {
 		t, err = scanTask(s.pool.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks WHERE tenant = $1 AND id = $2`, tenant, id))
 		return err
 	})
 	if errNoRows(err) {
-		return store.Task{}, errdefs.NotFoundf("pgstore: task %q not found", id)
+		return run.Task{}, errdefs.NotFoundf("pgstore: task %q not found", id)
 	}
 	return t, s.classify(fmt.Sprintf("get task %q", id), err)
 }

@@ -8,53 +8,54 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
 var _ store.Threads = (*Store)(nil)
 
 // CreateThread stores a new thread; an existing id is a Conflict.
-func (s *Store) CreateThread(ctx context.Context, t store.Thread) (store.Thread, error) {
+func (s *Store) CreateThread(ctx context.Context, t run.Thread) (run.Thread, error) {
 	if t.ID == "" {
-		return store.Thread{}, errdefs.Validationf("pgstore: create thread: id is required")
+		return run.Thread{}, errdefs.Validationf("pgstore: create thread: id is required")
 	}
 	meta, err := metadataJSON(t.Metadata)
 	if err != nil {
-		return store.Thread{}, errdefs.Validationf("pgstore: create thread %q: metadata: %v", t.ID, err)
+		return run.Thread{}, errdefs.Validationf("pgstore: create thread %q: metadata: %v", t.ID, err)
 	}
 	at := s.now()
-	var out store.Thread
+	var out run.Thread
 	err = s.retry(ctx, func(ctx context.Context) error {
 		row := s.pool.QueryRow(ctx, `
 INSERT INTO threads (tenant, id, metadata, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
-RETURNING id, metadata, created_at, updated_at`, store.TenantFrom(ctx), t.ID, meta, at)
+RETURNING id, metadata, created_at, updated_at`, run.TenantFrom(ctx), t.ID, meta, at)
 		out, err = scanThread(row)
 		return err
 	})
 	if err = s.classify(fmt.Sprintf("create thread %q", t.ID), err); errdefs.IsConflict(err) {
-		return store.Thread{}, errdefs.Conflictf("thread %q already exists", t.ID)
+		return run.Thread{}, errdefs.Conflictf("thread %q already exists", t.ID)
 	}
 	return out, err
 }
 
 // GetThread returns the thread of the context's tenant.
-func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
-	var out store.Thread
+func (s *Store) GetThread(ctx context.Context, id string) (run.Thread, error) {
+	var out run.Thread
 	err := s.retry(ctx, func(ctx context.Context) error {
 		var err error
 		out, err = scanThread(s.pool.QueryRow(ctx, `
-SELECT id, metadata, created_at, updated_at FROM threads WHERE tenant = $1 AND id = $2`, store.TenantFrom(ctx), id))
+SELECT id, metadata, created_at, updated_at FROM threads WHERE tenant = $1 AND id = $2`, run.TenantFrom(ctx), id))
 		return err
 	})
 	if errNoRows(err) {
-		return store.Thread{}, errdefs.NotFoundf("thread %q not found", id)
+		return run.Thread{}, errdefs.NotFoundf("thread %q not found", id)
 	}
 	return out, s.classify(fmt.Sprintf("get thread %q", id), err)
 }
 
 // UpdateThreadMetadata merges metadata into the thread's; a key set to
 // null is removed.
-func (s *Store) UpdateThreadMetadata(ctx context.Context, id string, metadata map[string]any) (store.Thread, error) {
+func (s *Store) UpdateThreadMetadata(ctx context.Context, id string, metadata map[string]any) (run.Thread, error) {
 	set, drop := map[string]any{}, []string{}
 	for k, v := range metadata {
 		if v == nil {
@@ -65,18 +66,18 @@ func (s *Store) UpdateThreadMetadata(ctx context.Context, id string, metadata ma
 	}
 	meta, err := metadataJSON(set)
 	if err != nil {
-		return store.Thread{}, errdefs.Validationf("pgstore: update thread %q: metadata: %v", id, err)
+		return run.Thread{}, errdefs.Validationf("pgstore: update thread %q: metadata: %v", id, err)
 	}
-	var out store.Thread
+	var out run.Thread
 	err = s.retry(ctx, func(ctx context.Context) error {
 		var err error
 		out, err = scanThread(s.pool.QueryRow(ctx, `
 UPDATE threads SET metadata = (metadata - $3::text[]) || $4, updated_at = $5 WHERE tenant = $1 AND id = $2
-RETURNING id, metadata, created_at, updated_at`, store.TenantFrom(ctx), id, drop, meta, s.now()))
+RETURNING id, metadata, created_at, updated_at`, run.TenantFrom(ctx), id, drop, meta, s.now()))
 		return err
 	})
 	if errNoRows(err) {
-		return store.Thread{}, errdefs.NotFoundf("thread %q not found", id)
+		return run.Thread{}, errdefs.NotFoundf("thread %q not found", id)
 	}
 	return out, s.classify(fmt.Sprintf("update thread %q", id), err)
 }
@@ -85,7 +86,7 @@ RETURNING id, metadata, created_at, updated_at`, store.TenantFrom(ctx), id, drop
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	var deleted bool
 	err := s.retry(ctx, func(ctx context.Context) error {
-		ct, err := s.pool.Exec(ctx, `DELETE FROM threads WHERE tenant = $1 AND id = $2`, store.TenantFrom(ctx), id)
+		ct, err := s.pool.Exec(ctx, `DELETE FROM threads WHERE tenant = $1 AND id = $2`, run.TenantFrom(ctx), id)
 		deleted = ct.RowsAffected() == 1
 		return err
 	})
@@ -99,7 +100,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 }
 
 // SearchThreads returns one page of the matching threads, newest first.
-func (s *Store) SearchThreads(ctx context.Context, q store.ThreadQuery) ([]store.Thread, int, error) {
+func (s *Store) SearchThreads(ctx context.Context, q run.ThreadQuery) ([]run.Thread, int, error) {
 	meta, err := metadataJSON(q.Metadata)
 	if err != nil {
 		return nil, 0, errdefs.Validationf("pgstore: search threads: metadata: %v", err)
@@ -109,7 +110,7 @@ func (s *Store) SearchThreads(ctx context.Context, q store.ThreadQuery) ([]store
 		ids = q.IDs
 	}
 	var (
-		page  []store.Thread
+		page  []run.Thread
 		total int
 	)
 	err = s.retry(ctx, func(ctx context.Context) error {
@@ -118,7 +119,7 @@ func (s *Store) SearchThreads(ctx context.Context, q store.ThreadQuery) ([]store
 SELECT id, metadata, created_at, updated_at, count(*) OVER () FROM threads
 WHERE tenant = $1 AND metadata @> $2 AND ($3::text[] IS NULL OR id = ANY($3))
 ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`,
-			store.TenantFrom(ctx), meta, ids, max(q.Offset, 0), q.ThreadPageLimit())
+			run.TenantFrom(ctx), meta, ids, max(q.Offset, 0), q.ThreadPageLimit())
 		if err != nil {
 			return err
 		}
@@ -140,7 +141,7 @@ ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`,
 		err = s.retry(ctx, func(ctx context.Context) error {
 			return s.pool.QueryRow(ctx, `
 SELECT count(*) FROM threads WHERE tenant = $1 AND metadata @> $2 AND ($3::text[] IS NULL OR id = ANY($3))`,
-				store.TenantFrom(ctx), meta, ids).Scan(&total)
+				run.TenantFrom(ctx), meta, ids).Scan(&total)
 		})
 	}
 	return page, total, s.classify("count threads", err)
@@ -153,13 +154,13 @@ func metadataJSON(m map[string]any) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func scanThread(row pgx.Row) (store.Thread, error) {
+func scanThread(row pgx.Row) (run.Thread, error) {
 	return scanThreadCounted(row, nil)
 }
 
-func scanThreadCounted(row pgx.Row, total *int) (store.Thread, error) {
+func scanThreadCounted(row pgx.Row, total *int) (run.Thread, error) {
 	var (
-		t    store.Thread
+		t    run.Thread
 		meta []byte
 	)
 	dest := []any{&t.ID, &meta, &t.CreatedAt, &t.UpdatedAt}
@@ -167,10 +168,10 @@ func scanThreadCounted(row pgx.Row, total *int) (store.Thread, error) {
 		dest = append(dest, total)
 	}
 	if err := row.Scan(dest...); err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	if err := json.Unmarshal(meta, &t.Metadata); err != nil {
-		return store.Thread{}, err
+		return run.Thread{}, err
 	}
 	if len(t.Metadata) == 0 {
 		t.Metadata = nil

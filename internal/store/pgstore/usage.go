@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -18,7 +19,7 @@ func (s *Store) AddUsage(ctx context.Context, k store.UsageKey, tokens int64) (i
 		return 0, err
 	}
 	var total int64
-	err := s.pool.QueryRow(ctx, addUsageSQL, store.TenantFrom(ctx), k.AgentID, int64(k.Period.Seconds()), k.Start.UTC(), tokens).Scan(&total)
+	err := s.pool.QueryRow(ctx, addUsageSQL, run.TenantFrom(ctx), k.AgentID, int64(k.Period.Seconds()), k.Start.UTC(), tokens).Scan(&total)
 	if err != nil {
 		return 0, s.classify(fmt.Sprintf("charge the usage of agent %q", k.AgentID), err)
 	}
@@ -39,7 +40,7 @@ func (s *Store) Usage(ctx context.Context, k store.UsageKey) (int64, error) {
 	}
 	var total int64
 	err := s.retry(ctx, func(ctx context.Context) error {
-		err := s.pool.QueryRow(ctx, usageSQL, store.TenantFrom(ctx), k.AgentID, int64(k.Period.Seconds()), k.Start.UTC()).Scan(&total)
+		err := s.pool.QueryRow(ctx, usageSQL, run.TenantFrom(ctx), k.AgentID, int64(k.Period.Seconds()), k.Start.UTC()).Scan(&total)
 		if errors.Is(err, pgx.ErrNoRows) {
 			total = 0
 			return nil

@@ -8,6 +8,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -55,7 +56,7 @@ func seedAtomicity(t *testing.T, ctx context.Context, s store.Store) {
 		Idempotency: &store.IdempotencyKey{ContextID: fixCtx, MessageID: "m-0"},
 		TaskID:      fixTask,
 		CreateTask:  newTask(fixTask, fixCtx, 1),
-		Messages:    []store.Message{textMessage(fixCtx, "m-0", "first")},
+		Messages:    []run.Message{textMessage(fixCtx, "m-0", "first")},
 		Events:      runEvents(fixRun, 1, 1),
 	})
 }
@@ -65,13 +66,13 @@ func seedAtomicity(t *testing.T, ctx context.Context, s store.Store) {
 func fullChange() store.Change {
 	upd := newTask(fixTask, fixCtx, 1)
 	upd.Version = 1
-	upd.State = store.StateWorking
+	upd.State = run.StateWorking
 	return store.Change{
 		Idempotency: &store.IdempotencyKey{ContextID: fixCtx, MessageID: newMsgID},
 		TaskID:      newTaskID,
 		CreateTask:  newTask(newTaskID, fixCtx, 2),
 		UpdateTask:  upd,
-		Messages:    []store.Message{textMessage(fixCtx, newMsgID, "second"), textMessage(fixCtx, "m-reply", "third")},
+		Messages:    []run.Message{textMessage(fixCtx, newMsgID, "second"), textMessage(fixCtx, "m-reply", "third")},
 		Events:      append(runEvents(fixRun, 2, 3), runEvents(newRun, 1, 2)...),
 	}
 }
@@ -83,10 +84,10 @@ func fullChange() store.Change {
 func testCreateAnswersStored(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	task := newTask(newTaskID, fixCtx, 1)
-	task.State = store.StateCompleted
+	task.State = run.StateCompleted
 	task.Usage = model.TokenUsage{InputTokens: 3, OutputTokens: 5, TotalTokens: 8}
 	task.Version = 1 // folded together with its first update: stored at 2
-	var stored store.Task
+	var stored run.Task
 	apply(t, ctx, s, store.Change{TaskID: task.ID, CreateTask: task, Stored: &stored})
 	got := getTask(t, ctx, s, newTaskID)
 	if got.Version != 2 {
@@ -101,7 +102,7 @@ func testFullChange(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	seedAtomicity(t, ctx, s)
 	c := fullChange()
-	var stored store.Task
+	var stored run.Task
 	c.Stored = &stored
 	apply(t, ctx, s, c)
 	got := getTask(t, ctx, s, fixTask)
@@ -112,7 +113,7 @@ func testFullChange(t *testing.T, s store.Store) {
 		t.Errorf("Change.Stored = %+v, want the task as GetTask reads it: %+v", stored, got)
 	}
 	getTask(t, ctx, s, newTaskID)
-	page, err := s.ListMessages(ctx, store.MessageQuery{ContextID: fixCtx})
+	page, err := s.ListMessages(ctx, run.MessageQuery{ContextID: fixCtx})
 	wantNoError(t, err, "ListMessages")
 	if got := positions(page.Messages); len(got) != 3 {
 		t.Errorf("transcript positions after the change = %v, want [1 2 3]", got)
@@ -175,12 +176,12 @@ func failingChanges() []failingChange {
 func wantUntouched(t *testing.T, ctx context.Context, s store.Store) {
 	t.Helper()
 	task := getTask(t, ctx, s, fixTask)
-	if task.Version != 1 || task.State != store.StateSubmitted {
+	if task.Version != 1 || task.State != run.StateSubmitted {
 		t.Errorf("task %s after a failed change: version %d, state %s; want version 1, state submitted", fixTask, task.Version, task.State)
 	}
 	_, err := s.GetTask(ctx, newTaskID)
 	wantClass(t, err, errdefs.ClassNotFound, "GetTask of the task a failed change created")
-	page, err := s.ListMessages(ctx, store.MessageQuery{ContextID: fixCtx})
+	page, err := s.ListMessages(ctx, run.MessageQuery{ContextID: fixCtx})
 	wantNoError(t, err, "ListMessages")
 	if got := positions(page.Messages); len(got) != 1 {
 		t.Errorf("transcript of %s after a failed change has positions %v, want [1]", fixCtx, got)
@@ -196,8 +197,8 @@ func wantUntouched(t *testing.T, ctx context.Context, s store.Store) {
 		TaskID:      "t-later",
 	})
 	// And the positions continue densely after the failure.
-	apply(t, ctx, s, store.Change{Messages: []store.Message{textMessage(fixCtx, "m-later", "later")}})
-	page, err = s.ListMessages(ctx, store.MessageQuery{ContextID: fixCtx})
+	apply(t, ctx, s, store.Change{Messages: []run.Message{textMessage(fixCtx, "m-later", "later")}})
+	page, err = s.ListMessages(ctx, run.MessageQuery{ContextID: fixCtx})
 	wantNoError(t, err, "ListMessages")
 	if got := positions(page.Messages); len(got) != 2 || got[1] != 2 {
 		t.Errorf("positions after a failed change and one append = %v, want [1 2]", got)
@@ -205,7 +206,7 @@ func wantUntouched(t *testing.T, ctx context.Context, s store.Store) {
 }
 
 // readAll reads every event of run after 0.
-func readAll(t *testing.T, ctx context.Context, s store.Store, run string) store.EventPage {
+func readAll(t *testing.T, ctx context.Context, s store.Store, run string) run.EventPage {
 	t.Helper()
 	page, err := s.ReadEvents(ctx, run, 0, 1000)
 	wantNoError(t, err, "ReadEvents("+run+")")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -120,7 +121,7 @@ func testConcurrentTranscript(t *testing.T, s store.Store) {
 			}
 		}
 	})
-	page := listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-1", Limit: 1000})
+	page := listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-1", Limit: 1000})
 	wantPositions(t, "positions after concurrent appends", positions(page.Messages), span(1, writers*applies*batch))
 	for i := 0; i < len(page.Messages); i += batch {
 		for j := 1; j <= batch-1; j++ {

@@ -6,7 +6,7 @@
 // polls for it with a deadline (and a 1 ms TTL), and needs no clock
 // resolution beyond microseconds.
 //
-// storetest imports store, engine, model and errdefs; it must not import an
+// Imports: engine, errdefs, model, run, store. It must not import an
 // implementation (memstore, pgstore).
 //
 // # Decisions the contract leaves open

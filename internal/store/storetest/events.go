@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -27,7 +28,7 @@ func testEvents(t *testing.T, f Factory) {
 	})
 }
 
-func readEvents(t *testing.T, ctx context.Context, s store.Store, run string, after int64, limit int) store.EventPage {
+func readEvents(t *testing.T, ctx context.Context, s store.Store, run string, after int64, limit int) run.EventPage {
 	t.Helper()
 	page, err := s.ReadEvents(ctx, run, after, limit)
 	wantNoError(t, err, fmt.Sprintf("ReadEvents(%s, after %d, limit %d)", run, after, limit))
@@ -35,7 +36,7 @@ func readEvents(t *testing.T, ctx context.Context, s store.Store, run string, af
 }
 
 // wantPage checks a page's seqs and bounds.
-func wantPage(t *testing.T, what string, page store.EventPage, want []int64, lastSeq, pruned int64) {
+func wantPage(t *testing.T, what string, page run.EventPage, want []int64, lastSeq, pruned int64) {
 	t.Helper()
 	got := seqs(page.Events)
 	if fmt.Sprint(got) != fmt.Sprint(want) && !(len(got) == 0 && len(want) == 0) {
@@ -57,7 +58,7 @@ func testEventsDense(t *testing.T, s store.Store) {
 func testEventsSeqConflict(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	appendEvents(t, ctx, s, "r-1", 1, 3)
-	cases := map[string][]store.Event{
+	cases := map[string][]run.Event{
 		"gap":               runEvents("r-1", 5, 5),
 		"repeat":            runEvents("r-1", 3, 4),
 		"rewind":            runEvents("r-1", 1, 1),
@@ -186,12 +187,12 @@ func testEventsUnknownRun(t *testing.T, s store.Store) {
 
 func testEventsInvalid(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	spoil := map[string]func(e *store.Event){
-		"missing run id":   func(e *store.Event) { e.RunID = "" },
-		"missing type":     func(e *store.Event) { e.Type = "" },
-		"missing data":     func(e *store.Event) { e.Data = nil },
-		"invalid json":     func(e *store.Event) { e.Data = json.RawMessage(`{"a":`) },
-		"trailing garbage": func(e *store.Event) { e.Data = json.RawMessage(`{"a":1} x`) },
+	spoil := map[string]func(e *run.Event){
+		"missing run id":   func(e *run.Event) { e.RunID = "" },
+		"missing type":     func(e *run.Event) { e.Type = "" },
+		"missing data":     func(e *run.Event) { e.Data = nil },
+		"invalid json":     func(e *run.Event) { e.Data = json.RawMessage(`{"a":`) },
+		"trailing garbage": func(e *run.Event) { e.Data = json.RawMessage(`{"a":1} x`) },
 	}
 	for _, name := range sortedKeys(spoil) {
 		evs := runEvents("r-1", 1, 1)

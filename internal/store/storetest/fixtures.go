@@ -8,29 +8,30 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
 // newTask returns a minimal valid task to create.
-func newTask(id, contextID string, createdAt int) *store.Task {
-	return &store.Task{
+func newTask(id, contextID string, createdAt int) *run.Task {
+	return &run.Task{
 		ID:        id,
 		ContextID: contextID,
 		AgentID:   "agent-a",
-		State:     store.StateSubmitted,
+		State:     run.StateSubmitted,
 		Attempt:   1,
 		CreatedAt: at(createdAt),
 	}
 }
 
 // createTask creates task in ctx's tenant and returns it as stored.
-func createTask(t *testing.T, ctx context.Context, s store.Store, task *store.Task) store.Task {
+func createTask(t *testing.T, ctx context.Context, s store.Store, task *run.Task) run.Task {
 	t.Helper()
 	apply(t, ctx, s, store.Change{TaskID: task.ID, CreateTask: task})
 	return getTask(t, ctx, s, task.ID)
 }
 
-func getTask(t *testing.T, ctx context.Context, s store.Store, id string) store.Task {
+func getTask(t *testing.T, ctx context.Context, s store.Store, id string) run.Task {
 	t.Helper()
 	got, err := s.GetTask(ctx, id)
 	wantNoError(t, err, "GetTask("+id+")")
@@ -38,16 +39,16 @@ func getTask(t *testing.T, ctx context.Context, s store.Store, id string) store.
 }
 
 // fullTask sets every field of a task, nested parts of every kind included.
-func fullTask(id, contextID string) *store.Task {
+func fullTask(id, contextID string) *run.Task {
 	status := richMessage("status-1")
-	return &store.Task{
+	return &run.Task{
 		ID:            id,
 		ContextID:     contextID,
 		AgentID:       "agent-full",
 		Tenant:        "ignored-by-the-store",
-		State:         store.StateInputRequired,
+		State:         run.StateInputRequired,
 		StatusMessage: &status,
-		Error:         &store.TaskError{Class: "validation", Message: "field x is missing"},
+		Error:         &run.TaskError{Class: "validation", Message: "field x is missing"},
 		Artifacts: []model.Artifact{{
 			ID:          "art-1",
 			Name:        "report.md",
@@ -62,7 +63,7 @@ func fullTask(id, contextID string) *store.Task {
 		},
 		Attempt:         2,
 		CancelRequested: true,
-		Signals: []store.PendingSignal{
+		Signals: []run.PendingSignal{
 			{ID: "sig-1", Type: "pause", Text: "lunch", At: at(2)},
 			{ID: "sig-2", Type: "feedback", Text: "steer left " + nulText, At: at(3)},
 		},
@@ -99,16 +100,16 @@ func richMessage(id string) model.Message {
 }
 
 // textMessage returns a transcript message of contextID with one text part.
-func textMessage(contextID, id, text string) store.Message {
+func textMessage(contextID, id, text string) run.Message {
 	m := model.NewText(model.RoleUser, text)
 	m.ID = id
 	m.CreatedAt = at(3)
-	return store.Message{ContextID: contextID, Message: m}
+	return run.Message{ContextID: contextID, Message: m}
 }
 
 // textMessages returns n text messages of contextID named prefix-1…n.
-func textMessages(contextID, prefix string, n int) []store.Message {
-	msgs := make([]store.Message, n)
+func textMessages(contextID, prefix string, n int) []run.Message {
+	msgs := make([]run.Message, n)
 	for i := range msgs {
 		msgs[i] = textMessage(contextID, fmt.Sprintf("%s-%d", prefix, i+1), fmt.Sprintf("%s text %d", prefix, i+1))
 	}
@@ -117,11 +118,11 @@ func textMessages(contextID, prefix string, n int) []store.Message {
 
 // runEvents returns the events from..to of runID, with the JSON Data the
 // runtime would write.
-func runEvents(runID string, from, to int64) []store.Event {
-	var evs []store.Event
+func runEvents(runID string, from, to int64) []run.Event {
+	var evs []run.Event
 	for seq := from; seq <= to; seq++ {
 		data := fmt.Sprintf(`{"run_id": %q, "seq": %d, "type": "step", "payload": {"z": [1, "two"], "a": {"ok": true}}}`, runID, seq)
-		evs = append(evs, store.Event{RunID: runID, Seq: seq, Type: "step", Time: at(int(seq)), Data: json.RawMessage(data)})
+		evs = append(evs, run.Event{RunID: runID, Seq: seq, Type: "step", Time: at(int(seq)), Data: json.RawMessage(data)})
 	}
 	return evs
 }
@@ -154,7 +155,7 @@ func checkpoint(runID string, attempt, step int) engine.Checkpoint {
 }
 
 // normTask makes a task comparable: times in UTC to the microsecond.
-func normTask(task store.Task) store.Task {
+func normTask(task run.Task) run.Task {
 	task.CreatedAt = micro(task.CreatedAt)
 	task.UpdatedAt = micro(task.UpdatedAt)
 	if task.StatusMessage != nil {
@@ -169,8 +170,8 @@ func normModelMessage(m model.Message) model.Message {
 	return m
 }
 
-func normMessages(msgs []store.Message) []store.Message {
-	out := make([]store.Message, len(msgs))
+func normMessages(msgs []run.Message) []run.Message {
+	out := make([]run.Message, len(msgs))
 	for i, m := range msgs {
 		m.Message = normModelMessage(m.Message)
 		out[i] = m
@@ -178,8 +179,8 @@ func normMessages(msgs []store.Message) []store.Message {
 	return out
 }
 
-func normEvents(evs []store.Event) []store.Event {
-	out := make([]store.Event, len(evs))
+func normEvents(evs []run.Event) []run.Event {
+	out := make([]run.Event, len(evs))
 	for i, e := range evs {
 		e.Time = micro(e.Time)
 		out[i] = e
@@ -206,7 +207,7 @@ func normCheckpoint(cp engine.Checkpoint) engine.Checkpoint {
 }
 
 // ids returns the ids of tasks, for compact failure messages.
-func ids(tasks []store.Task) []string {
+func ids(tasks []run.Task) []string {
 	out := make([]string, len(tasks))
 	for i, task := range tasks {
 		out[i] = task.ID
@@ -215,7 +216,7 @@ func ids(tasks []store.Task) []string {
 }
 
 // positions returns the positions of msgs.
-func positions(msgs []store.Message) []int64 {
+func positions(msgs []run.Message) []int64 {
 	out := make([]int64, len(msgs))
 	for i, m := range msgs {
 		out[i] = m.Position
@@ -224,7 +225,7 @@ func positions(msgs []store.Message) []int64 {
 }
 
 // seqs returns the seqs of evs.
-func seqs(evs []store.Event) []int64 {
+func seqs(evs []run.Event) []int64 {
 	out := make([]int64, len(evs))
 	for i, e := range evs {
 		out[i] = e.Seq

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -30,7 +31,7 @@ const clockSlack = time.Minute
 const waitLimit = 10 * time.Second
 
 func tenantCtx(t *testing.T, tenant string) context.Context {
-	return store.WithTenant(t.Context(), tenant)
+	return run.WithTenant(t.Context(), tenant)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -24,7 +25,7 @@ func submit(contextID, messageID, taskID string) store.Change {
 		Idempotency: &store.IdempotencyKey{ContextID: contextID, MessageID: messageID},
 		TaskID:      taskID,
 		CreateTask:  newTask(taskID, contextID, 1),
-		Messages:    []store.Message{textMessage(contextID, messageID, "hello")},
+		Messages:    []run.Message{textMessage(contextID, messageID, "hello")},
 	}
 }
 
@@ -47,7 +48,7 @@ func testDuplicateKey(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetTask(ctx, "t-second")
 	wantClass(t, err, errdefs.ClassNotFound, "GetTask of the duplicate submission's task")
-	page, err := s.ListMessages(ctx, store.MessageQuery{ContextID: "c-1"})
+	page, err := s.ListMessages(ctx, run.MessageQuery{ContextID: "c-1"})
 	wantNoError(t, err, "ListMessages")
 	if len(page.Messages) != 1 {
 		t.Errorf("transcript after a duplicate submission has %d messages, want 1", len(page.Messages))

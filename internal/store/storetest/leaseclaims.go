@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -95,8 +96,8 @@ func testRenewLeases(t *testing.T, s store.Store) {
 func testLeaseFences(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	old := acquire(t, s, "r-fence", "replica-a", shortTTL)
-	ev := func(seq int64) []store.Event {
-		return []store.Event{{RunID: "r-fence", Seq: seq, Type: "delta", Data: []byte(`{"seq":` + itoa64(seq) + `}`)}}
+	ev := func(seq int64) []run.Event {
+		return []run.Event{{RunID: "r-fence", Seq: seq, Type: "delta", Data: []byte(`{"seq":` + itoa64(seq) + `}`)}}
 	}
 	apply(t, ctx, s, store.Change{Events: ev(1), Fences: []store.Lease{old}})
 	taken := waitAcquire(t, s, "r-fence", "replica-b", longTTL)
@@ -118,7 +119,7 @@ func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 func testLeaseReleasedByChange(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	l := acquire(t, s, "r-release", "replica-a", longTTL)
-	ev := []store.Event{{RunID: "r-release", Seq: 1, Type: "run.end", Data: []byte(`{"seq":1}`)}}
+	ev := []run.Event{{RunID: "r-release", Seq: 1, Type: "run.end", Data: []byte(`{"seq":1}`)}}
 	apply(t, ctx, s, store.Change{Events: ev, Fences: []store.Lease{l}, Release: &l})
 	taken, err := s.AcquireLease(ctx, "r-release", "replica-b", longTTL)
 	wantNoError(t, err, "AcquireLease after a change released the lease")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -25,7 +26,7 @@ func testListTasks(t *testing.T, f Factory) {
 }
 
 // listIDs lists q and returns the page's task ids.
-func listIDs(t *testing.T, ctx context.Context, s store.Store, q store.TaskQuery) ([]string, store.TaskPage) {
+func listIDs(t *testing.T, ctx context.Context, s store.Store, q run.TaskQuery) ([]string, run.TaskPage) {
 	t.Helper()
 	page, err := s.ListTasks(ctx, q)
 	wantNoError(t, err, fmt.Sprintf("ListTasks(%+v)", q))
@@ -42,10 +43,10 @@ func wantIDs(t *testing.T, what string, got, want []string) {
 func testListOrder(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	// Created out of order; t-b and t-a share a creation time.
-	for _, task := range []*store.Task{newTask("t-b", "c-1", 5), newTask("t-old", "c-1", 1), newTask("t-new", "c-1", 9), newTask("t-a", "c-1", 5)} {
+	for _, task := range []*run.Task{newTask("t-b", "c-1", 5), newTask("t-old", "c-1", 1), newTask("t-new", "c-1", 9), newTask("t-a", "c-1", 5)} {
 		createTask(t, ctx, s, task)
 	}
-	got, page := listIDs(t, ctx, s, store.TaskQuery{})
+	got, page := listIDs(t, ctx, s, run.TaskQuery{})
 	wantIDs(t, "ListTasks order (CreatedAt desc, then ID desc)", got, []string{"t-new", "t-b", "t-a", "t-old"})
 	if page.NextCursor != "" {
 		t.Errorf("NextCursor of a complete listing = %q, want empty", page.NextCursor)
@@ -53,11 +54,11 @@ func testListOrder(t *testing.T, s store.Store) {
 	if page.Total != 4 {
 		t.Errorf("Total = %d, want 4", page.Total)
 	}
-	wantIDs(t, "walking the tie with Limit 1", walkIDs(t, ctx, s, store.TaskQuery{Limit: 1}), got)
+	wantIDs(t, "walking the tie with Limit 1", walkIDs(t, ctx, s, run.TaskQuery{Limit: 1}), got)
 }
 
 // walkIDs follows the cursors of q to the end and returns every id seen.
-func walkIDs(t *testing.T, ctx context.Context, s store.Store, q store.TaskQuery) []string {
+func walkIDs(t *testing.T, ctx context.Context, s store.Store, q run.TaskQuery) []string {
 	t.Helper()
 	var all []string
 	for range 1000 {
@@ -77,30 +78,30 @@ func walkIDs(t *testing.T, ctx context.Context, s store.Store, q store.TaskQuery
 
 func testListFilters(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	mk := func(id, contextID, agent string, state store.TaskState, created int) {
+	mk := func(id, contextID, agent string, state run.TaskState, created int) {
 		task := newTask(id, contextID, created)
 		task.AgentID, task.State = agent, state
 		createTask(t, ctx, s, task)
 	}
-	mk("t-1", "c-1", "alpha", store.StateSubmitted, 1)
-	mk("t-2", "c-1", "beta", store.StateWorking, 2)
-	mk("t-3", "c-2", "alpha", store.StateCompleted, 3)
-	mk("t-4", "c-2", "beta", store.StateInputRequired, 4)
-	mk("t-5", "c-1", "alpha", store.StateCompleted, 5)
+	mk("t-1", "c-1", "alpha", run.StateSubmitted, 1)
+	mk("t-2", "c-1", "beta", run.StateWorking, 2)
+	mk("t-3", "c-2", "alpha", run.StateCompleted, 3)
+	mk("t-4", "c-2", "beta", run.StateInputRequired, 4)
+	mk("t-5", "c-1", "alpha", run.StateCompleted, 5)
 
 	cases := []struct {
 		name string
-		q    store.TaskQuery
+		q    run.TaskQuery
 		want []string
 	}{
-		{"no filter", store.TaskQuery{}, []string{"t-5", "t-4", "t-3", "t-2", "t-1"}},
-		{"context", store.TaskQuery{ContextID: "c-1"}, []string{"t-5", "t-2", "t-1"}},
-		{"agent", store.TaskQuery{AgentID: "beta"}, []string{"t-4", "t-2"}},
-		{"one state", store.TaskQuery{States: []store.TaskState{store.StateCompleted}}, []string{"t-5", "t-3"}},
-		{"several states", store.TaskQuery{States: []store.TaskState{store.StateWorking, store.StateInputRequired}}, []string{"t-4", "t-2"}},
-		{"context and agent and state", store.TaskQuery{ContextID: "c-1", AgentID: "alpha", States: []store.TaskState{store.StateCompleted}}, []string{"t-5"}},
-		{"unknown context", store.TaskQuery{ContextID: "c-9"}, nil},
-		{"context paged", store.TaskQuery{ContextID: "c-1", Limit: 2}, []string{"t-5", "t-2"}},
+		{"no filter", run.TaskQuery{}, []string{"t-5", "t-4", "t-3", "t-2", "t-1"}},
+		{"context", run.TaskQuery{ContextID: "c-1"}, []string{"t-5", "t-2", "t-1"}},
+		{"agent", run.TaskQuery{AgentID: "beta"}, []string{"t-4", "t-2"}},
+		{"one state", run.TaskQuery{States: []run.TaskState{run.StateCompleted}}, []string{"t-5", "t-3"}},
+		{"several states", run.TaskQuery{States: []run.TaskState{run.StateWorking, run.StateInputRequired}}, []string{"t-4", "t-2"}},
+		{"context and agent and state", run.TaskQuery{ContextID: "c-1", AgentID: "alpha", States: []run.TaskState{run.StateCompleted}}, []string{"t-5"}},
+		{"unknown context", run.TaskQuery{ContextID: "c-9"}, nil},
+		{"context paged", run.TaskQuery{ContextID: "c-1", Limit: 2}, []string{"t-5", "t-2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,7 +110,7 @@ func testListFilters(t *testing.T, s store.Store) {
 			wantTotal := len(c.want)
 			if c.name == "context paged" {
 				wantTotal = 3
-				wantIDs(t, "second page of context c-1", walkIDs(t, ctx, s, store.TaskQuery{ContextID: "c-1", Limit: 2, Cursor: page.NextCursor}), []string{"t-1"})
+				wantIDs(t, "second page of context c-1", walkIDs(t, ctx, s, run.TaskQuery{ContextID: "c-1", Limit: 2, Cursor: page.NextCursor}), []string{"t-1"})
 			}
 			if page.Total != wantTotal {
 				t.Errorf("Total for %s = %d, want %d", c.name, page.Total, wantTotal)
@@ -130,18 +131,18 @@ func testListUpdatedAfter(t *testing.T, s store.Store) {
 	// Update t-2 until the store's clock has moved past mark.
 	eventually(t, "an update of t-2 stamped after every create", func() bool {
 		task := getTask(t, ctx, s, "t-2")
-		task.State = store.StateWorking
+		task.State = run.StateWorking
 		apply(t, ctx, s, store.Change{TaskID: task.ID, UpdateTask: &task})
 		return getTask(t, ctx, s, "t-2").UpdatedAt.After(mark)
 	})
-	got, page := listIDs(t, ctx, s, store.TaskQuery{UpdatedAfter: mark})
+	got, page := listIDs(t, ctx, s, run.TaskQuery{UpdatedAfter: mark})
 	wantIDs(t, "UpdatedAfter the newest create", got, []string{"t-2"})
 	if page.Total != 1 {
 		t.Errorf("Total with UpdatedAfter = %d, want 1", page.Total)
 	}
-	got, _ = listIDs(t, ctx, s, store.TaskQuery{UpdatedAfter: mark.Add(-time.Hour)})
+	got, _ = listIDs(t, ctx, s, run.TaskQuery{UpdatedAfter: mark.Add(-time.Hour)})
 	wantIDs(t, "UpdatedAfter an hour earlier", got, []string{"t-3", "t-2", "t-1"})
-	got, _ = listIDs(t, ctx, s, store.TaskQuery{UpdatedAfter: getTask(t, ctx, s, "t-2").UpdatedAt})
+	got, _ = listIDs(t, ctx, s, run.TaskQuery{UpdatedAfter: getTask(t, ctx, s, "t-2").UpdatedAt})
 	wantIDs(t, "UpdatedAfter exactly the newest update (strictly after)", got, nil)
 }
 
@@ -151,7 +152,7 @@ func testListPaging(t *testing.T, s store.Store) {
 		createTask(t, ctx, s, newTask(fmt.Sprintf("t-%d", i), "c-1", i))
 	}
 	var pages [][]string
-	q := store.TaskQuery{Limit: 2}
+	q := run.TaskQuery{Limit: 2}
 	for {
 		got, page := listIDs(t, ctx, s, q)
 		pages = append(pages, got)
@@ -171,7 +172,7 @@ func testListPaging(t *testing.T, s store.Store) {
 		t.Fatalf("pages of 2 = %q, want %q (NextCursor empty only on the last page)", pages, want)
 	}
 	// A page that ends exactly at the last match is the last page.
-	got, page := listIDs(t, ctx, s, store.TaskQuery{Limit: 5})
+	got, page := listIDs(t, ctx, s, run.TaskQuery{Limit: 5})
 	wantIDs(t, "listing 5 tasks with Limit 5", got, []string{"t-5", "t-4", "t-3", "t-2", "t-1"})
 	if page.NextCursor != "" {
 		t.Errorf("NextCursor of a page that holds the last match = %q, want empty", page.NextCursor)
@@ -183,14 +184,14 @@ func testListPagingStable(t *testing.T, s store.Store) {
 	for i := 1; i <= 5; i++ {
 		createTask(t, ctx, s, newTask(fmt.Sprintf("t-%d", i), "c-1", 10*i))
 	}
-	first, page := listIDs(t, ctx, s, store.TaskQuery{Limit: 2})
+	first, page := listIDs(t, ctx, s, run.TaskQuery{Limit: 2})
 	wantIDs(t, "first page", first, []string{"t-5", "t-4"})
 	// A newer task and one older than every listed task arrive mid-listing.
 	createTask(t, ctx, s, newTask("t-newest", "c-1", 100))
 	createTask(t, ctx, s, newTask("t-oldest", "c-1", 0))
-	rest := walkIDs(t, ctx, s, store.TaskQuery{Limit: 2, Cursor: page.NextCursor})
+	rest := walkIDs(t, ctx, s, run.TaskQuery{Limit: 2, Cursor: page.NextCursor})
 	wantIDs(t, "pages after the cursor while tasks are inserted", rest, []string{"t-3", "t-2", "t-1", "t-oldest"})
-	_, page = listIDs(t, ctx, s, store.TaskQuery{Limit: 2, Cursor: page.NextCursor})
+	_, page = listIDs(t, ctx, s, run.TaskQuery{Limit: 2, Cursor: page.NextCursor})
 	if page.Total != 7 {
 		t.Errorf("Total after inserting 2 tasks = %d, want 7", page.Total)
 	}
@@ -204,7 +205,7 @@ func testListLimits(t *testing.T, s store.Store) {
 	for _, c := range []struct {
 		limit, want int
 	}{{0, 50}, {100, 100}, {101, 100}, {1000, 100}, {3, 3}} {
-		got, page := listIDs(t, ctx, s, store.TaskQuery{Limit: c.limit})
+		got, page := listIDs(t, ctx, s, run.TaskQuery{Limit: c.limit})
 		if len(got) != c.want {
 			t.Errorf("ListTasks with Limit %d returned %d tasks, want %d", c.limit, len(got), c.want)
 		}
@@ -215,7 +216,7 @@ func testListLimits(t *testing.T, s store.Store) {
 			t.Errorf("ListTasks with Limit %d: Total = %d, want 101", c.limit, page.Total)
 		}
 	}
-	if got := walkIDs(t, ctx, s, store.TaskQuery{Limit: 1000}); len(got) != 101 || got[0] != "t-101" || got[100] != "t-001" {
+	if got := walkIDs(t, ctx, s, run.TaskQuery{Limit: 1000}); len(got) != 101 || got[0] != "t-101" || got[100] != "t-001" {
 		t.Errorf("walking 101 tasks by 100 saw %d tasks from %v, want 101 from t-101 to t-001", len(got), got[:min(len(got), 1)])
 	}
 }
@@ -225,11 +226,11 @@ func testListInvalid(t *testing.T, s store.Store) {
 	createTask(t, ctx, s, newTask("t-1", "c-1", 1))
 	for _, c := range []struct {
 		name string
-		q    store.TaskQuery
+		q    run.TaskQuery
 	}{
-		{"garbage cursor", store.TaskQuery{Cursor: "%%% not a cursor %%%"}},
-		{"negative limit", store.TaskQuery{Limit: -1}},
-		{"unknown state", store.TaskQuery{States: []store.TaskState{"sleeping"}}},
+		{"garbage cursor", run.TaskQuery{Cursor: "%%% not a cursor %%%"}},
+		{"negative limit", run.TaskQuery{Limit: -1}},
+		{"unknown state", run.TaskQuery{States: []run.TaskState{"sleeping"}}},
 	} {
 		_, err := s.ListTasks(ctx, c.q)
 		wantClass(t, err, errdefs.ClassValidation, "ListTasks with a "+c.name)
@@ -237,7 +238,7 @@ func testListInvalid(t *testing.T, s store.Store) {
 }
 
 func testListEmpty(t *testing.T, s store.Store) {
-	got, page := listIDs(t, t.Context(), s, store.TaskQuery{})
+	got, page := listIDs(t, t.Context(), s, run.TaskQuery{})
 	wantIDs(t, "ListTasks of an empty store", got, nil)
 	if page.NextCursor != "" || page.Total != 0 {
 		t.Errorf("empty listing: NextCursor %q, Total %d; want empty and 0", page.NextCursor, page.Total)

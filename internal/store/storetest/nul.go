@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -29,20 +30,20 @@ func testNULMessages(t *testing.T, s store.Store) {
 	m.ID, m.CreatedAt = "m-nul", at(3)
 	m.Metadata = map[string]any{"raw": nulText, nulText: "as a key"}
 	task := newTask("t-nul", "c-nul", 1)
-	task.State = store.StateFailed
+	task.State = run.StateFailed
 	task.StatusMessage = &m
-	task.Error = &store.TaskError{Class: "internal", Message: nulText}
+	task.Error = &run.TaskError{Class: "internal", Message: nulText}
 	task.Artifacts = []model.Artifact{{ID: "a-nul", Name: nulText, Parts: []model.Part{model.TextPart(nulText)}}}
 	task.Metadata = map[string]any{"note": nulText}
-	apply(t, ctx, s, store.Change{TaskID: task.ID, CreateTask: task, Messages: []store.Message{{ContextID: "c-nul", Message: m}}})
+	apply(t, ctx, s, store.Change{TaskID: task.ID, CreateTask: task, Messages: []run.Message{{ContextID: "c-nul", Message: m}}})
 
 	got := getTask(t, ctx, s, "t-nul")
 	want := *task
 	want.Tenant, want.Version, want.UpdatedAt = got.Tenant, got.Version, got.UpdatedAt
 	wantSameJSON(t, "task with NUL characters read back", normTask(got), normTask(want))
-	page := listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-nul"})
+	page := listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-nul"})
 	wantSameJSON(t, "message with NUL characters read back", normMessages(page.Messages),
-		normMessages([]store.Message{{ContextID: "c-nul", TaskID: "t-nul", Position: 1, Message: m}}))
+		normMessages([]run.Message{{ContextID: "c-nul", TaskID: "t-nul", Position: 1, Message: m}}))
 	if len(page.Messages) == 1 && page.Messages[0].Parts[0].Text != nulText {
 		t.Errorf("text read back = %q, want %q", page.Messages[0].Parts[0].Text, nulText)
 	}
@@ -70,7 +71,7 @@ func testNULPushConfig(t *testing.T, s store.Store) {
 	createTask(t, ctx, s, newTask("t-nul", "c-nul", 1))
 	cfg, err := json.Marshal(map[string]string{"url": "https://example.com/hook", "token": nulText})
 	wantNoError(t, err, "marshal push config")
-	wantNoError(t, s.PutPushConfig(ctx, store.PushConfig{TaskID: "t-nul", ID: "p-nul", Config: cfg, CreatedAt: at(1)}), "PutPushConfig with a NUL character")
+	wantNoError(t, s.PutPushConfig(ctx, run.PushConfig{TaskID: "t-nul", ID: "p-nul", Config: cfg, CreatedAt: at(1)}), "PutPushConfig with a NUL character")
 	got, err := s.GetPushConfig(ctx, "t-nul", "p-nul")
 	wantNoError(t, err, "GetPushConfig(t-nul, p-nul)")
 	var back map[string]string

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -22,7 +23,7 @@ func RunPrunerSuite(t *testing.T, newStore func(t *testing.T) store.Store) {
 
 // finishRun creates task id in ctx's tenant, with events 1..n and a
 // checkpoint, and moves it to state.
-func finishRun(t *testing.T, ctx context.Context, s store.Store, id string, n int64, state store.TaskState) store.Task {
+func finishRun(t *testing.T, ctx context.Context, s store.Store, id string, n int64, state run.TaskState) run.Task {
 	t.Helper()
 	task := createTask(t, ctx, s, newTask(id, "c-"+id, 1))
 	appendEvents(t, ctx, s, id, 1, n)
@@ -39,8 +40,8 @@ func testPruneFinished(t *testing.T, s store.Store) {
 		t.Fatalf("%T does not implement store.Pruner", s)
 	}
 	a, b := tenantCtx(t, "tenant-a"), tenantCtx(t, "tenant-b")
-	done1 := finishRun(t, a, s, "r-done-1", 3, store.StateCompleted)
-	done2 := finishRun(t, b, s, "r-done-2", 2, store.StateFailed)
+	done1 := finishRun(t, a, s, "r-done-1", 3, run.StateCompleted)
+	done2 := finishRun(t, b, s, "r-done-2", 2, run.StateFailed)
 	working := createTask(t, a, s, newTask("r-working", "c-w", 1))
 	appendEvents(t, a, s, working.ID, 1, 4)
 	cutoff := done2.UpdatedAt.Add(time.Microsecond)
@@ -48,7 +49,7 @@ func testPruneFinished(t *testing.T, s store.Store) {
 		// the next run must finish after the cutoff, at the stores'
 		// microsecond resolution
 	}
-	late := finishRun(t, a, s, "r-late", 2, store.StateCanceled)
+	late := finishRun(t, a, s, "r-late", 2, run.StateCanceled)
 	if !late.UpdatedAt.After(cutoff) {
 		t.Fatalf("the late run finished at %v, not after the cutoff %v", late.UpdatedAt, cutoff)
 	}

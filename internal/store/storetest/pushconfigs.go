@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -29,8 +30,8 @@ func testPushConfigs(t *testing.T, f Factory) {
 	})
 }
 
-func pushConfig(taskID, id string) store.PushConfig {
-	return store.PushConfig{
+func pushConfig(taskID, id string) run.PushConfig {
+	return run.PushConfig{
 		TaskID:    taskID,
 		ID:        id,
 		Config:    json.RawMessage(fmt.Sprintf(`{"url": "https://hooks.example.com/%s", "token": "tok", "authentication": {"schemes": ["Bearer"]}}`, id)),
@@ -38,13 +39,13 @@ func pushConfig(taskID, id string) store.PushConfig {
 	}
 }
 
-func putPush(t *testing.T, ctx context.Context, s store.Store, c store.PushConfig) {
+func putPush(t *testing.T, ctx context.Context, s store.Store, c run.PushConfig) {
 	t.Helper()
 	wantNoError(t, s.PutPushConfig(ctx, c), "PutPushConfig("+c.TaskID+", "+c.ID+")")
 }
 
-func normPush(cs []store.PushConfig) []store.PushConfig {
-	out := make([]store.PushConfig, len(cs))
+func normPush(cs []run.PushConfig) []run.PushConfig {
+	out := make([]run.PushConfig, len(cs))
 	for i, c := range cs {
 		c.CreatedAt = micro(c.CreatedAt)
 		out[i] = c
@@ -67,16 +68,16 @@ func testPushCRUD(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	createTask(t, ctx, s, newTask("t-1", "c-1", 1))
 	createTask(t, ctx, s, newTask("t-2", "c-1", 2))
-	for _, c := range []store.PushConfig{pushConfig("t-1", "p-b"), pushConfig("t-1", "p-a"), pushConfig("t-2", "p-c")} {
+	for _, c := range []run.PushConfig{pushConfig("t-1", "p-b"), pushConfig("t-1", "p-a"), pushConfig("t-2", "p-c")} {
 		putPush(t, ctx, s, c)
 	}
 	got, err := s.GetPushConfig(ctx, "t-1", "p-b")
 	wantNoError(t, err, "GetPushConfig(t-1, p-b)")
-	wantSameJSON(t, "push config read back", normPush([]store.PushConfig{got}), normPush([]store.PushConfig{pushConfig("t-1", "p-b")}))
+	wantSameJSON(t, "push config read back", normPush([]run.PushConfig{got}), normPush([]run.PushConfig{pushConfig("t-1", "p-b")}))
 
 	all, err := s.ListPushConfigs(ctx, "t-1")
 	wantNoError(t, err, "ListPushConfigs(t-1)")
-	wantSameJSON(t, "push configs of t-1 (ordered by id)", normPush(all), normPush([]store.PushConfig{pushConfig("t-1", "p-a"), pushConfig("t-1", "p-b")}))
+	wantSameJSON(t, "push configs of t-1 (ordered by id)", normPush(all), normPush([]run.PushConfig{pushConfig("t-1", "p-a"), pushConfig("t-1", "p-b")}))
 	wantIDs(t, "push configs of t-2", listPushIDs(t, ctx, s, "t-2"), []string{"p-c"})
 
 	wantNoError(t, s.DeletePushConfig(ctx, "t-1", "p-a"), "DeletePushConfig(t-1, p-a)")
@@ -96,7 +97,7 @@ func testPushReplace(t *testing.T, s store.Store) {
 	putPush(t, ctx, s, repl)
 	got, err := s.ListPushConfigs(ctx, "t-1")
 	wantNoError(t, err, "ListPushConfigs(t-1)")
-	wantSameJSON(t, "push configs after a replacing put", normPush(got), normPush([]store.PushConfig{repl}))
+	wantSameJSON(t, "push configs after a replacing put", normPush(got), normPush([]run.PushConfig{repl}))
 }
 
 func testPushUnknown(t *testing.T, s store.Store) {
@@ -125,11 +126,11 @@ func testPushCreatedAt(t *testing.T, s store.Store) {
 func testPushInvalid(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	createTask(t, ctx, s, newTask("t-1", "c-1", 1))
-	spoil := map[string]func(c *store.PushConfig){
-		"missing task id": func(c *store.PushConfig) { c.TaskID = "" },
-		"missing id":      func(c *store.PushConfig) { c.ID = "" },
-		"missing config":  func(c *store.PushConfig) { c.Config = nil },
-		"invalid config":  func(c *store.PushConfig) { c.Config = json.RawMessage(`{"url":`) },
+	spoil := map[string]func(c *run.PushConfig){
+		"missing task id": func(c *run.PushConfig) { c.TaskID = "" },
+		"missing id":      func(c *run.PushConfig) { c.ID = "" },
+		"missing config":  func(c *run.PushConfig) { c.Config = nil },
+		"invalid config":  func(c *run.PushConfig) { c.Config = json.RawMessage(`{"url":`) },
 	}
 	for _, name := range sortedKeys(spoil) {
 		c := pushConfig("t-1", "p-1")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -16,17 +17,17 @@ import (
 
 const pushTTL = time.Minute
 
-func claimPush(t *testing.T, s store.Store, owner string) []store.PushConfig {
+func claimPush(t *testing.T, s store.Store, owner string) []run.PushConfig {
 	t.Helper()
 	cs, err := s.ClaimPushDeliveries(t.Context(), owner, pushTTL, 100)
 	wantNoError(t, err, "ClaimPushDeliveries("+owner+")")
-	slices.SortFunc(cs, func(a, b store.PushConfig) int {
+	slices.SortFunc(cs, func(a, b run.PushConfig) int {
 		return cmp.Or(cmp.Compare(a.Tenant, b.Tenant), cmp.Compare(a.TaskID, b.TaskID), cmp.Compare(a.ID, b.ID))
 	})
 	return cs
 }
 
-func claimedKeys(cs []store.PushConfig) []string {
+func claimedKeys(cs []run.PushConfig) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Tenant + "/" + c.TaskID + "/" + c.ID
@@ -97,7 +98,7 @@ func testPushHandOver(t *testing.T, s store.Store) {
 	c.Delivered = 5
 	_, err := s.SavePushDelivery(a, c, time.Nanosecond) // hand over now
 	wantNoError(t, err, "SavePushDelivery handing over")
-	var taken store.PushConfig
+	var taken run.PushConfig
 	eventually(t, "r2 claims the handed-over config", func() bool {
 		for _, x := range claimPush(t, s, "r2") {
 			if x.Tenant == "tenant-a" {
@@ -151,7 +152,7 @@ func testPushSaveMany(t *testing.T, s store.Store) {
 	cs := claimPush(t, s, "r1") // tenant-a p-1, tenant-a p-2, tenant-b p-1
 	cs[0].Delivered, cs[2].Delivered, cs[2].Done = 11, 12, true
 	cs[1].Claim.Generation-- // a stale claim
-	saved, err := s.SavePushDeliveries(t.Context(), []store.PushConfig{cs[0], cs[1], cs[2]}, pushTTL)
+	saved, err := s.SavePushDeliveries(t.Context(), []run.PushConfig{cs[0], cs[1], cs[2]}, pushTTL)
 	wantNoError(t, err, "SavePushDeliveries")
 	if !slices.Equal(saved, []bool{true, false, true}) {
 		t.Errorf("saved: got %v, want [true false true] (the stale claim refused)", saved)
@@ -164,7 +165,7 @@ func testPushSaveMany(t *testing.T, s store.Store) {
 		got, err := s.GetPushConfig(w.ctx, "t-1", "p-1")
 		wantNoError(t, err, "GetPushConfig")
 		if got.Delivered != w.delivered || got.Done != w.done {
-			t.Errorf("%s after a batch save: delivered %d done %v, want %d %v", store.TenantFrom(w.ctx), got.Delivered, got.Done, w.delivered, w.done)
+			t.Errorf("%s after a batch save: delivered %d done %v, want %d %v", run.TenantFrom(w.ctx), got.Delivered, got.Done, w.delivered, w.done)
 		}
 	}
 	saved, err = s.SavePushDeliveries(t.Context(), nil, pushTTL)
@@ -175,7 +176,7 @@ func testPushSaveMany(t *testing.T, s store.Store) {
 
 func testPushParked(t *testing.T, s store.Store) {
 	a, _ := seedPush(t, s)
-	var c store.PushConfig
+	var c run.PushConfig
 	for _, x := range claimPush(t, s, "r1") {
 		if x.Tenant == "tenant-a" {
 			c = x
@@ -193,7 +194,7 @@ func testPushParked(t *testing.T, s store.Store) {
 	wantIDs(t, "configs claimed while the task has not moved", claimedKeys(claimPush(t, s, "r2")), []string{})
 
 	upd := task
-	upd.State = store.StateWorking
+	upd.State = run.StateWorking
 	apply(t, a, s, store.Change{TaskID: "t-1", UpdateTask: &upd})
 	again := claimPush(t, s, "r2")
 	wantIDs(t, "configs claimed once the task moved", claimedKeys(again), []string{"tenant-a/t-1/p-1"})
@@ -214,16 +215,16 @@ func testPushParked(t *testing.T, s store.Store) {
 // and SavePushDeliveries alike.
 func testPushParkedStale(t *testing.T, s store.Store) {
 	a, _ := seedPush(t, s)
-	var c store.PushConfig
+	var c run.PushConfig
 	for _, x := range claimPush(t, s, "r1") {
 		if x.Tenant == "tenant-a" {
 			c = x
 		}
 	}
-	for i, save := range []func(store.PushConfig) error{
-		func(c store.PushConfig) error { _, err := s.SavePushDelivery(a, c, pushTTL); return err },
-		func(c store.PushConfig) error {
-			saved, err := s.SavePushDeliveries(a, []store.PushConfig{c}, pushTTL)
+	for i, save := range []func(run.PushConfig) error{
+		func(c run.PushConfig) error { _, err := s.SavePushDelivery(a, c, pushTTL); return err },
+		func(c run.PushConfig) error {
+			saved, err := s.SavePushDeliveries(a, []run.PushConfig{c}, pushTTL)
 			if err == nil && !saved[0] {
 				t.Errorf("SavePushDeliveries parking: not saved")
 			}
@@ -232,7 +233,7 @@ func testPushParkedStale(t *testing.T, s store.Store) {
 	} {
 		stale := getTask(t, a, s, "t-1")
 		upd := stale
-		upd.State = store.StateWorking
+		upd.State = run.StateWorking
 		apply(t, a, s, store.Change{TaskID: "t-1", UpdateTask: &upd})
 		c.ParkedVersion = stale.Version
 		wantNoError(t, save(c), "parking at a stale version")

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
-// Pending signals (store.Task.Signals) carry a pause or a feedback that
+// Pending signals (run.Task.Signals) carry a pause or a feedback that
 // one replica took to the replica executing the run: written as a
 // versioned task update, read back by the owner's lease renewal round in
 // order, each run's from its own tenant, removed again by a versioned
@@ -19,12 +20,12 @@ func testPendingSignals(t *testing.T, s store.Store) {
 	// Another tenant's task of the same id holds signals of its own: the
 	// renewal must not read them.
 	decoy := createTask(t, other, s, newTask("r-sig", "c-sig", 1))
-	decoy.Signals = []store.PendingSignal{{ID: "sig-other", Type: "feedback", Text: "not yours", At: at(2)}}
+	decoy.Signals = []run.PendingSignal{{ID: "sig-other", Type: "feedback", Text: "not yours", At: at(2)}}
 	apply(t, other, s, store.Change{UpdateTask: &decoy})
 	l, err := s.AcquireLease(acme, "r-sig", "replica-a", longTTL)
 	wantNoError(t, err, "AcquireLease")
 
-	renewed := func() []store.PendingSignal {
+	renewed := func() []run.PendingSignal {
 		t.Helper()
 		got, err := s.RenewLeases(t.Context(), []store.Lease{l}, longTTL)
 		wantNoError(t, err, "RenewLeases")
@@ -38,19 +39,19 @@ func testPendingSignals(t *testing.T, s store.Store) {
 	}
 
 	// Two signals recorded by another replica, one update each.
-	pause := store.PendingSignal{ID: "sig-1", Type: "pause", Text: "lunch", At: at(3)}
-	fb := store.PendingSignal{ID: "sig-2", Type: "feedback", Text: "steer " + nulText, At: at(4)}
+	pause := run.PendingSignal{ID: "sig-1", Type: "pause", Text: "lunch", At: at(3)}
+	fb := run.PendingSignal{ID: "sig-2", Type: "feedback", Text: "steer " + nulText, At: at(4)}
 	next := task
-	next.Signals = []store.PendingSignal{pause}
+	next.Signals = []run.PendingSignal{pause}
 	apply(t, acme, s, store.Change{UpdateTask: &next})
 	stale := task
-	stale.Signals = []store.PendingSignal{fb}
+	stale.Signals = []run.PendingSignal{fb}
 	wantClass(t, s.Apply(acme, store.Change{UpdateTask: &stale}), errdefs.ClassConflict, "a signal written on a stale version")
 	next = getTask(t, acme, s, "r-sig")
 	next.Signals = append(next.Signals, fb)
 	apply(t, acme, s, store.Change{UpdateTask: &next})
 
-	want := []store.PendingSignal{pause, fb}
+	want := []run.PendingSignal{pause, fb}
 	if got := getTask(t, acme, s, "r-sig").Signals; !slices.Equal(got, want) {
 		t.Fatalf("GetTask signals = %+v, want %+v", got, want)
 	}
@@ -62,7 +63,7 @@ func testPendingSignals(t *testing.T, s store.Store) {
 	next = getTask(t, acme, s, "r-sig")
 	next.Signals = next.Signals[1:]
 	apply(t, acme, s, store.Change{UpdateTask: &next, Fences: []store.Lease{l}})
-	if got := renewed(); !slices.Equal(got, []store.PendingSignal{fb}) {
+	if got := renewed(); !slices.Equal(got, []run.PendingSignal{fb}) {
 		t.Fatalf("renewed signals after the pause was taken = %+v, want the feedback alone", got)
 	}
 	next = getTask(t, acme, s, "r-sig")

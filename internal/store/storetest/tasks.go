@@ -7,6 +7,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -34,8 +35,8 @@ func testCreateSetsFields(t *testing.T, s store.Store) {
 	if got.Version != 1 {
 		t.Errorf("Version after create = %d, want 1", got.Version)
 	}
-	if got.Tenant != store.DefaultTenant {
-		t.Errorf("Tenant of a task created without a tenant = %q, want %q (from the context, not the input)", got.Tenant, store.DefaultTenant)
+	if got.Tenant != run.DefaultTenant {
+		t.Errorf("Tenant of a task created without a tenant = %q, want %q (from the context, not the input)", got.Tenant, run.DefaultTenant)
 	}
 	wantRecent(t, "CreatedAt left zero", got.CreatedAt, before, after)
 	if !got.UpdatedAt.Equal(got.CreatedAt) {
@@ -81,17 +82,17 @@ func testCreateDuplicate(t *testing.T, s store.Store) {
 }
 
 func testCreateValidation(t *testing.T, s store.Store) {
-	cases := map[string]func(task *store.Task){
-		"missing id":         func(task *store.Task) { task.ID = "" },
-		"missing context id": func(task *store.Task) { task.ContextID = "" },
-		"missing agent id":   func(task *store.Task) { task.AgentID = "" },
-		"unknown state":      func(task *store.Task) { task.State = "sleeping" },
-		"empty state":        func(task *store.Task) { task.State = "" },
-		"negative version":   func(task *store.Task) { task.Version = -1 },
-		"invalid raw json": func(task *store.Task) {
+	cases := map[string]func(task *run.Task){
+		"missing id":         func(task *run.Task) { task.ID = "" },
+		"missing context id": func(task *run.Task) { task.ContextID = "" },
+		"missing agent id":   func(task *run.Task) { task.AgentID = "" },
+		"unknown state":      func(task *run.Task) { task.State = "sleeping" },
+		"empty state":        func(task *run.Task) { task.State = "" },
+		"negative version":   func(task *run.Task) { task.Version = -1 },
+		"invalid raw json": func(task *run.Task) {
 			task.Artifacts = []model.Artifact{{ID: "a", Parts: []model.Part{{Type: model.PartData, Data: []byte("{not json")}}}}
 		},
-		"unencodable metadata": func(task *store.Task) { task.Metadata = map[string]any{"ch": make(chan int)} },
+		"unencodable metadata": func(task *run.Task) { task.Metadata = map[string]any{"ch": make(chan int)} },
 	}
 	for _, name := range sortedKeys(cases) {
 		t.Run(name, func(t *testing.T) {
@@ -117,7 +118,7 @@ func testUpdate(t *testing.T, s store.Store) {
 	created := createTask(t, ctx, s, fullTask("t-1", "c-1"))
 
 	upd := created
-	upd.State = store.StateCompleted
+	upd.State = run.StateCompleted
 	upd.StatusMessage = nil
 	upd.Error = nil
 	upd.Artifacts = []model.Artifact{{ID: "art-2", Parts: []model.Part{model.TextPart("done")}}}
@@ -152,7 +153,7 @@ func testUpdate(t *testing.T, s store.Store) {
 	wantSameJSON(t, "task after update (mutable fields replaced, immutable kept)", normTask(got), normTask(want))
 
 	upd = got
-	upd.State = store.StateCompleted
+	upd.State = run.StateCompleted
 	apply(t, ctx, s, store.Change{TaskID: "t-1", UpdateTask: &upd})
 	if v := getTask(t, ctx, s, "t-1").Version; v != 3 {
 		t.Errorf("Version after two updates = %d, want 3", v)
@@ -163,14 +164,14 @@ func testUpdateStale(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	created := createTask(t, ctx, s, newTask("t-1", "c-1", 1))
 	first := created
-	first.State = store.StateWorking
+	first.State = run.StateWorking
 	apply(t, ctx, s, store.Change{TaskID: "t-1", UpdateTask: &first})
 	current := getTask(t, ctx, s, "t-1")
 
 	for _, version := range []int64{0, 1, 3, 10} {
 		stale := created
 		stale.Version = version
-		stale.State = store.StateFailed
+		stale.State = run.StateFailed
 		err := s.Apply(ctx, store.Change{TaskID: "t-1", UpdateTask: &stale})
 		wantClass(t, err, errdefs.ClassConflict, fmt.Sprintf("update with version %d while version 2 is stored", version))
 		got := getTask(t, ctx, s, "t-1")

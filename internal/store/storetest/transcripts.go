@@ -9,6 +9,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/store"
 )
 
@@ -28,7 +29,7 @@ func testTranscripts(t *testing.T, f Factory) {
 	})
 }
 
-func listMessages(t *testing.T, ctx context.Context, s store.Store, q store.MessageQuery) store.MessagePage {
+func listMessages(t *testing.T, ctx context.Context, s store.Store, q run.MessageQuery) run.MessagePage {
 	t.Helper()
 	page, err := s.ListMessages(ctx, q)
 	wantNoError(t, err, fmt.Sprintf("ListMessages(%+v)", q))
@@ -59,7 +60,7 @@ func testPositions(t *testing.T, s store.Store) {
 	apply(t, ctx, s, store.Change{Messages: msgs[:1]})
 	apply(t, ctx, s, store.Change{Messages: msgs[1:4]})
 	apply(t, ctx, s, store.Change{Messages: msgs[4:]})
-	page := listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-1"})
+	page := listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-1"})
 	wantPositions(t, "positions after Applies of 1, 3 and 2 messages", positions(page.Messages), span(1, 6))
 	for i, m := range page.Messages {
 		if m.ID != msgs[i].ID {
@@ -73,31 +74,31 @@ func testPositions(t *testing.T, s store.Store) {
 
 func testContextsIndependent(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	apply(t, ctx, s, store.Change{Messages: []store.Message{
+	apply(t, ctx, s, store.Change{Messages: []run.Message{
 		textMessage("c-1", "a", "a"), textMessage("c-2", "b", "b"), textMessage("c-1", "c", "c"),
 	}})
-	wantPositions(t, "context c-1", positions(listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-1"}).Messages), []int64{1, 2})
-	wantPositions(t, "context c-2", positions(listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-2"}).Messages), []int64{1})
+	wantPositions(t, "context c-1", positions(listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-1"}).Messages), []int64{1, 2})
+	wantPositions(t, "context c-2", positions(listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-2"}).Messages), []int64{1})
 }
 
 func testMessageRoundTrip(t *testing.T, s store.Store) {
 	ctx := t.Context()
-	want := store.Message{ContextID: "c-1", TaskID: "t-1", Message: richMessage("m-rich")}
+	want := run.Message{ContextID: "c-1", TaskID: "t-1", Message: richMessage("m-rich")}
 	plain := textMessage("c-1", "", "no id, no metadata")
 	plain.Role = model.RoleTool
-	apply(t, ctx, s, store.Change{Messages: []store.Message{want, plain}})
-	page := listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-1"})
+	apply(t, ctx, s, store.Change{Messages: []run.Message{want, plain}})
+	page := listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-1"})
 	want.Position = 1
 	plain.Position = 2
-	wantSameJSON(t, "messages read back", normMessages(page.Messages), normMessages([]store.Message{want, plain}))
+	wantSameJSON(t, "messages read back", normMessages(page.Messages), normMessages([]run.Message{want, plain}))
 }
 
 func testMessageTaskID(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	own := textMessage("c-1", "m-own", "own")
 	own.TaskID = "t-own"
-	apply(t, ctx, s, store.Change{TaskID: "t-change", Messages: []store.Message{textMessage("c-1", "m-1", "x"), own}})
-	page := listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-1"})
+	apply(t, ctx, s, store.Change{TaskID: "t-change", Messages: []run.Message{textMessage("c-1", "m-1", "x"), own}})
+	page := listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-1"})
 	got := []string{page.Messages[0].TaskID, page.Messages[1].TaskID}
 	if !slices.Equal(got, []string{"t-change", "t-own"}) {
 		t.Errorf("task ids of the messages = %q, want [t-change t-own] (empty defaults to Change.TaskID)", got)
@@ -109,9 +110,9 @@ func testMessageCreatedAt(t *testing.T, s store.Store) {
 	m := textMessage("c-1", "m-1", "x")
 	m.CreatedAt = time.Time{}
 	before := time.Now()
-	apply(t, ctx, s, store.Change{Messages: []store.Message{m}})
+	apply(t, ctx, s, store.Change{Messages: []run.Message{m}})
 	after := time.Now()
-	page := listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-1"})
+	page := listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-1"})
 	wantRecent(t, "CreatedAt of a message appended without one", page.Messages[0].CreatedAt, before, after)
 }
 
@@ -123,16 +124,16 @@ func testMessageTaskFilter(t *testing.T, s store.Store) {
 	appendMessages(t, ctx, s, "c-1", "t-a", "a2", 2, 2)
 	appendMessages(t, ctx, s, "c-1", "t-b", "b2", 1, 1)
 	for _, c := range []struct {
-		q    store.MessageQuery
+		q    run.MessageQuery
 		want []int64
 		next int64
 	}{
-		{store.MessageQuery{TaskID: "t-a"}, []int64{1, 2, 4, 5}, 0},
-		{store.MessageQuery{TaskID: "t-b"}, []int64{3, 6}, 0},
-		{store.MessageQuery{TaskID: "t-a", Limit: 3}, []int64{1, 2, 4}, 4},
-		{store.MessageQuery{TaskID: "t-a", After: 4}, []int64{5}, 0},
-		{store.MessageQuery{TaskID: "t-a", Last: 3}, []int64{2, 4, 5}, 0},
-		{store.MessageQuery{TaskID: "t-none"}, nil, 0},
+		{run.MessageQuery{TaskID: "t-a"}, []int64{1, 2, 4, 5}, 0},
+		{run.MessageQuery{TaskID: "t-b"}, []int64{3, 6}, 0},
+		{run.MessageQuery{TaskID: "t-a", Limit: 3}, []int64{1, 2, 4}, 4},
+		{run.MessageQuery{TaskID: "t-a", After: 4}, []int64{5}, 0},
+		{run.MessageQuery{TaskID: "t-a", Last: 3}, []int64{2, 4, 5}, 0},
+		{run.MessageQuery{TaskID: "t-none"}, nil, 0},
 	} {
 		c.q.ContextID = "c-1"
 		page := listMessages(t, ctx, s, c.q)
@@ -147,7 +148,7 @@ func testMessagePaging(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	appendMessages(t, ctx, s, "c-1", "t-1", "m", 9, 4)
 	var got [][]int64
-	q := store.MessageQuery{ContextID: "c-1", Limit: 3}
+	q := run.MessageQuery{ContextID: "c-1", Limit: 3}
 	for range 10 {
 		page := listMessages(t, ctx, s, q)
 		got = append(got, positions(page.Messages))
@@ -160,7 +161,7 @@ func testMessagePaging(t *testing.T, s store.Store) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("pages of 3 of a 9-message transcript = %v, want %v (NextAfter 0 on the page holding the last message)", got, want)
 	}
-	page := listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-1", After: 9})
+	page := listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-1", After: 9})
 	wantPositions(t, "After the last position", positions(page.Messages), nil)
 }
 
@@ -168,14 +169,14 @@ func testMessageLast(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	appendMessages(t, ctx, s, "c-1", "t-1", "m", 10, 10)
 	for _, c := range []struct {
-		q    store.MessageQuery
+		q    run.MessageQuery
 		want []int64
 	}{
-		{store.MessageQuery{Last: 3}, []int64{8, 9, 10}},
-		{store.MessageQuery{Last: 3, Limit: 1}, []int64{8, 9, 10}},
-		{store.MessageQuery{Last: 4, After: 3}, []int64{7, 8, 9, 10}},
-		{store.MessageQuery{Last: 20, After: 7}, []int64{8, 9, 10}},
-		{store.MessageQuery{Last: 20}, span(1, 10)},
+		{run.MessageQuery{Last: 3}, []int64{8, 9, 10}},
+		{run.MessageQuery{Last: 3, Limit: 1}, []int64{8, 9, 10}},
+		{run.MessageQuery{Last: 4, After: 3}, []int64{7, 8, 9, 10}},
+		{run.MessageQuery{Last: 20, After: 7}, []int64{8, 9, 10}},
+		{run.MessageQuery{Last: 20}, span(1, 10)},
 	} {
 		c.q.ContextID = "c-1"
 		page := listMessages(t, ctx, s, c.q)
@@ -194,7 +195,7 @@ func testMessageLimits(t *testing.T, s store.Store) {
 		want  int
 		next  int64
 	}{{0, 100, 100}, {1000, 1000, 1000}, {5000, 1000, 1000}, {1001, 1000, 1000}} {
-		page := listMessages(t, ctx, s, store.MessageQuery{ContextID: "c-1", Limit: c.limit})
+		page := listMessages(t, ctx, s, run.MessageQuery{ContextID: "c-1", Limit: c.limit})
 		if len(page.Messages) != c.want || page.NextAfter != c.next {
 			t.Errorf("ListMessages with Limit %d: %d messages, NextAfter %d; want %d and %d", c.limit, len(page.Messages), page.NextAfter, c.want, c.next)
 		}
@@ -202,7 +203,7 @@ func testMessageLimits(t *testing.T, s store.Store) {
 }
 
 func testMessageUnknownContext(t *testing.T, s store.Store) {
-	page := listMessages(t, t.Context(), s, store.MessageQuery{ContextID: "c-none"})
+	page := listMessages(t, t.Context(), s, run.MessageQuery{ContextID: "c-none"})
 	if len(page.Messages) != 0 || page.NextAfter != 0 {
 		t.Errorf("transcript of an unknown context: %d messages, NextAfter %d; want none and 0", len(page.Messages), page.NextAfter)
 	}
@@ -211,12 +212,12 @@ func testMessageUnknownContext(t *testing.T, s store.Store) {
 func testMessageInvalid(t *testing.T, s store.Store) {
 	for _, c := range []struct {
 		name string
-		q    store.MessageQuery
+		q    run.MessageQuery
 	}{
-		{"missing context", store.MessageQuery{}},
-		{"negative after", store.MessageQuery{ContextID: "c-1", After: -1}},
-		{"negative last", store.MessageQuery{ContextID: "c-1", Last: -1}},
-		{"negative limit", store.MessageQuery{ContextID: "c-1", Limit: -1}},
+		{"missing context", run.MessageQuery{}},
+		{"negative after", run.MessageQuery{ContextID: "c-1", After: -1}},
+		{"negative last", run.MessageQuery{ContextID: "c-1", Last: -1}},
+		{"negative limit", run.MessageQuery{ContextID: "c-1", Limit: -1}},
 	} {
 		_, err := s.ListMessages(t.Context(), c.q)
 		wantClass(t, err, errdefs.ClassValidation, "ListMessages with "+c.name)

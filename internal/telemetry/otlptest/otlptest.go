@@ -3,6 +3,8 @@
 // (protobuf, optionally gzip), and keeps the spans, flattened. It is the
 // fake of a true external boundary — an OpenTelemetry collector — and
 // speaks its wire format.
+//
+// Imports: none.
 package otlptest
 
 import (

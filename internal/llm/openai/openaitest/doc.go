@@ -8,4 +8,6 @@
 // Requests afterwards to check what the engine sent.
 //
 // openaitest imports only the standard library and net/http/httptest.
+//
+// Imports: none.
 package openaitest
