@@ -33,8 +33,8 @@ FUZZ_TARGETS := internal/api:FuzzDecodeSendBody internal/api:FuzzCursorParam \
 	internal/a2a:FuzzJSONRPCWire internal/a2a:FuzzCheckBody internal/a2a:FuzzResumeCursor \
 	internal/auth:FuzzJWT internal/limits:FuzzScanBody internal/config:FuzzParse \
 	internal/engine/graph:FuzzParse internal/engine/flow:FuzzLoad \
-	internal/runlog:FuzzFrame internal/runlog/jsonfast:FuzzAppendString internal/runlog/jsonfast:FuzzStringAfter \
-	internal/runlog/jsonfast:FuzzTrailingStrings internal/agentproto:FuzzRunBody
+	internal/runlog:FuzzFrame internal/runlog:FuzzAppendString internal/runlog:FuzzTokenLiterals \
+	internal/store/pgstore:FuzzEncodeFrame internal/agentproto:FuzzRunBody internal/mcpserver:FuzzTokenText
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t#*:} in ./$${t%%:*} for $(FUZZTIME)"; \

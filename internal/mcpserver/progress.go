@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -155,25 +154,13 @@ func returnsOn(s run.TaskState) bool {
 	return s.Terminal() || s == run.StateInputRequired || s == run.StateAuthRequired
 }
 
-// textMember is how a token delta's text member starts: it is the event's
-// last member ({…,"actor":"a","text":"…"}, runlog's frame).
-var textMember = []byte(`,"text":"`)
-
 // tokenText takes the text out of a token delta without decoding the
-// whole event (most of a run's events are tokens). A quote inside a JSON
-// string is escaped, so the last `,"text":"` of an object that ends in a
-// string is its last member's key; ok is false for any other shape (a
-// tool call or result, text not last), which describe decodes in full.
+// whole event (most of a run's events are tokens), through the log's own
+// reader (runtime.TokenLiterals); ok is false for any other shape (a tool
+// call or result, text not last), which describe decodes in full.
 func tokenText(data []byte) (text string, ok bool) {
-	if !bytes.HasSuffix(data, []byte(`"}`)) {
-		return "", false
-	}
-	i := bytes.LastIndex(data, textMember)
-	if i < 0 {
-		return "", false
-	}
-	lit := data[i+len(textMember)-1 : len(data)-1]
-	if json.Unmarshal(lit, &text) != nil {
+	_, lit, ok := runtime.TokenLiterals(data)
+	if !ok || json.Unmarshal(lit, &text) != nil {
 		return "", false
 	}
 	return text, true
