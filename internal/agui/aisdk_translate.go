@@ -41,6 +41,8 @@ type uiTranslator struct {
 	// as the stream's message has no part for it yet.
 	calls map[string]bool
 	steps int // model steps started and not finished
+	// reasoning is the open reasoning part's id (reasoning.go).
+	reasoning string
 }
 
 func newUITranslator() *uiTranslator {
@@ -60,7 +62,17 @@ func (t *uiTranslator) translate(le logEvent) []chunk {
 		}
 		return append([]chunk{start}, t.translate(le)...)
 	}
+	if t.reasoning != "" && le.Type != runtime.EventReasoning {
+		return append(t.endReasoning(), t.translateEvent(le)...)
+	}
+	return t.translateEvent(le)
+}
+
+// translateEvent is translate past the stream's start and its reasoning.
+func (t *uiTranslator) translateEvent(le logEvent) []chunk {
 	switch le.Type {
+	case runtime.EventReasoning:
+		return t.reasoningDelta(le)
 	case runtime.EventRunStart:
 		return append(t.closeText(), dataChunk(le))
 	case runtime.EventRunEnd:

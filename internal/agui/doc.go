@@ -35,6 +35,10 @@
 //	                               without the abandoned message
 //	delta text                     TEXT_MESSAGE_START (first) +         text-start (first) + text-delta
 //	                               TEXT_MESSAGE_CONTENT
+//	reasoning                      REASONING_START + _MESSAGE_START     reasoning-start (first) +
+//	                               (first), REASONING_MESSAGE_CONTENT;  reasoning-delta; reasoning-end
+//	                               _MESSAGE_END + REASONING_END before  before the next other event
+//	                               the next event of another type
 //	step.complete/error of a       TEXT_MESSAGE_END + STEP_FINISHED     text-end + finish-step
 //	model step
 //	delta tool_call                TOOL_CALL_START/ARGS/END             tool-input-start + tool-input-available (dynamic)

@@ -28,6 +28,7 @@ type translator struct {
 	text              map[string]string // actor → open text message id
 	tools             map[string]bool   // open tool call ids
 	steps             map[string]bool   // open step names
+	reasoning         string            // the open reasoning message's id (reasoning.go)
 	state             *runState         // the plan or flow a UI draws
 	prompt            *model.Message    // the last input prompt
 	schema            json.RawMessage
@@ -65,7 +66,17 @@ func (t *translator) translate(le logEvent) []Event {
 		}
 		return append(open, t.translate(le)...)
 	}
+	if t.reasoning != "" && le.Type != runtime.EventReasoning {
+		return append(t.endReasoning(), t.translateEvent(le)...)
+	}
+	return t.translateEvent(le)
+}
+
+// translateEvent is translate past the run's opening and its reasoning.
+func (t *translator) translateEvent(le logEvent) []Event {
 	switch le.Type {
+	case runtime.EventReasoning:
+		return t.reasoningDelta(le)
 	case runtime.EventRunStart:
 		return t.runStart(le)
 	case runtime.EventRunEnd:

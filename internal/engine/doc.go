@@ -18,7 +18,7 @@
 // Shaper (an engine drawn as a graph, shape.go); DirectAnswerer (an engine
 // that answers some messages with a message of its own, direct.go);
 // Dependencies; Event, the closed set of typed events an
-// engine publishes (events.go: token, tool call and result, step started,
+// engine publishes (events.go: token, reasoning, tool call and result, step started,
 // completed and failed, artifact, progress, plan, verdict, compaction)
 // and the actor names they carry (actor.go). The contract suite every
 // engine runs lives in enginetest.

@@ -32,6 +32,14 @@ type Token struct {
 	Text  string
 }
 
+// Reasoning is a piece of the model's visible thinking, streamed apart
+// from its answer (a provider's reasoning_content); Text is never empty.
+// It is shown, never part of the transcript's answer.
+type Reasoning struct {
+	Actor string
+	Text  string
+}
+
 // ToolCall is a tool call the model requested. ID and Name are required;
 // Arguments is the tool input as JSON (nil: none).
 type ToolCall struct {
@@ -143,6 +151,7 @@ func (ToolProgress) isEvent()   {}
 func (Plan) isEvent()           {}
 func (Verdict) isEvent()        {}
 func (Compaction) isEvent()     {}
+func (Reasoning) isEvent()      {}
 
 // Validate checks what every host would refuse: an empty token, a tool
 // call without id or name, a result without its call's id, an artifact
@@ -152,6 +161,10 @@ func Validate(ev Event) error {
 	case Token:
 		if e.Text == "" {
 			return errdefs.Validationf("token of %q: empty text", e.Actor)
+		}
+	case Reasoning:
+		if e.Text == "" {
+			return errdefs.Validationf("reasoning of %q: empty text", e.Actor)
 		}
 	case ToolCall:
 		if e.ID == "" || e.Name == "" {

@@ -15,6 +15,7 @@ const (
 	EventRunStart     = "run.start"
 	EventStatus       = "status"
 	EventDelta        = runlog.EventDelta
+	EventReasoning    = "reasoning"
 	EventPlan         = "plan"
 	EventStepStart    = "step.start"
 	EventStepComplete = "step.complete"
@@ -60,6 +61,14 @@ type DeltaData struct {
 	Text       string            `json:"text,omitempty"`
 	ToolCall   *model.ToolCall   `json:"tool_call,omitempty"`
 	ToolResult *model.ToolResult `json:"tool_result,omitempty"`
+}
+
+// ReasoningData is the body of a reasoning event: a piece of the model's
+// visible thinking, streamed apart from its answer (never in the
+// transcript's answer text).
+type ReasoningData struct {
+	Actor string `json:"actor,omitempty"`
+	Text  string `json:"text"`
 }
 
 // StepData is the body of step.start, step.complete and step.error events.

@@ -93,6 +93,8 @@ func (x *execution) logEvent(ev engine.Event) (string, runlog.Body, error) {
 	switch e := ev.(type) {
 	case engine.Token:
 		return EventDelta, runlog.Text(logActor(e.Actor), e.Text), nil
+	case engine.Reasoning:
+		return encodeEvent(EventReasoning, ReasoningData{Actor: logActor(e.Actor), Text: e.Text})
 	case engine.ToolCall:
 		call := &model.ToolCall{ID: e.ID, Name: e.Name, Arguments: e.Arguments}
 		return encodeEvent(EventDelta, DeltaData{Actor: logActor(e.Actor), ToolCall: call})

@@ -130,6 +130,20 @@ async function frontendTool() {
   return 'frontend tool';
 }
 
+async function reasoning() {
+  // The demo assistant's "think about X" streams its thinking first: one
+  // reasoning span, then the answer's text message.
+  const a = agent('assistant');
+  const r = await run(a, 'think about the weather');
+  const kinds = r.types.filter((t) => t.startsWith('REASONING') || t.startsWith('TEXT_MESSAGE_START'));
+  assert.deepEqual(kinds.slice(0, 3), ['REASONING_START', 'REASONING_MESSAGE_START', 'REASONING_MESSAGE_CONTENT']);
+  assert.ok(r.types.indexOf('REASONING_END') < r.types.indexOf('TEXT_MESSAGE_START'), 'reasoning ends before the answer');
+  const thought = r.events.filter((e) => e.type === 'REASONING_MESSAGE_CONTENT').map((e) => e.delta).join('');
+  assert.match(thought, /^The question is about the weather\./);
+  assert.equal(lastText(a), 'I thought about the weather: I can tell you the time or calculate something.');
+  return 'reasoning';
+}
+
 async function questions() {
   // A flow asks three questions; each answer is a resume entry, and the
   // same agentd run goes on to the refund.
@@ -153,7 +167,7 @@ async function questions() {
 }
 
 const only = process.argv.slice(2);
-const all = { echo, toolCall, interruptAndResume, questions, research, cancel, frontendTool };
+const all = { echo, toolCall, interruptAndResume, questions, research, cancel, frontendTool, reasoning };
 for (const [name, f] of Object.entries(all)) {
   if (only.length && !only.includes(name)) continue;
   console.log('ok', await f());

@@ -80,8 +80,21 @@ async function approval() {
   return 'approval in the chat';
 }
 
+async function reasoning() {
+  // "think about X": the assistant's thinking is a reasoning part of the
+  // message, before its text.
+  const m = await last(await send('assistant', randomUUID(), 'think about the weather'));
+  const i = m.parts.findIndex((p) => p.type === 'reasoning');
+  assert.ok(i >= 0, 'no reasoning part');
+  assert.match(m.parts[i].text, /^The question is about the weather\./);
+  assert.equal(m.parts[i].state, 'done');
+  assert.ok(i < m.parts.findIndex((p) => p.type === 'text'), 'the reasoning comes before the text');
+  assert.equal(textOf(m), 'I thought about the weather: I can tell you the time or calculate something.');
+  return 'reasoning';
+}
+
 const only = process.argv.slice(2);
-const all = { echo, toolCall, resumeAfterCut, approval };
+const all = { echo, toolCall, resumeAfterCut, approval, reasoning };
 for (const [name, f] of Object.entries(all)) {
   if (only.length && !only.includes(name)) continue;
   console.log('ok', await f());

@@ -105,6 +105,9 @@ func (x *execution) stream(acc *llm.Accumulator, history []model.Message) error 
 			return x.turnTimedOut(ctx, err)
 		}
 		acc.Add(c)
+		if c.Reasoning != "" {
+			x.publish(engine.Reasoning{Actor: x.actor, Text: c.Reasoning})
+		}
 		if c.Text != "" {
 			x.publish(engine.Token{Actor: x.actor, Text: c.Text})
 		}

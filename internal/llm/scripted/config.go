@@ -51,6 +51,10 @@ type Rule struct {
 	AfterTool string `json:"after_tool,omitempty"`
 	// Reply is the answer text, streamed in tokens as Split says.
 	Reply string `json:"reply,omitempty"`
+	// Think, when set, is the model's visible thinking, streamed word by
+	// word before the reply as reasoning chunks (what a provider streams
+	// as reasoning_content); a template like Reply.
+	Think string `json:"think,omitempty"`
 	// Split is how Reply is cut into tokens: "words" (default; each token
 	// carries the whitespace before it), "chars", or "none".
 	Split string `json:"split,omitempty"`
@@ -117,6 +121,7 @@ type rule struct {
 	afterTool string
 	purpose   string
 	reply     tmpl
+	think     tmpl
 	split     splitMode
 	count     *count
 	calls     []toolCall
@@ -196,6 +201,9 @@ func compileRule(path string, r Rule) (rule, error) {
 	if r.Reply != "" && r.Count != nil {
 		return c, fmt.Errorf("%s: reply and count exclude each other", path)
 	}
+	if c.think, err = parseTemplate(path+".think", r.Think); err != nil {
+		return c, err
+	}
 	if c.reply, err = parseTemplate(path+".reply", r.Reply); err != nil {
 		return c, err
 	}
@@ -229,7 +237,7 @@ func compileRule(path string, r Rule) (rule, error) {
 			return c, err
 		}
 	}
-	c.usesMatch = c.reply.usesMatch() || c.delay.usesMatch() || c.count != nil && c.count.n.usesMatch()
+	c.usesMatch = c.reply.usesMatch() || c.think.usesMatch() || c.delay.usesMatch() || c.count != nil && c.count.n.usesMatch()
 	for _, call := range c.calls {
 		c.usesMatch = c.usesMatch || call.args.usesMatch()
 	}

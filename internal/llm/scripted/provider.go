@@ -198,6 +198,13 @@ func (r *rule) start(ctx context.Context, d Data) (*stream, error) {
 	if s.delay, err = r.delay.duration(d); err != nil {
 		return nil, err
 	}
+	think, err := r.think.render(d)
+	if err != nil {
+		return nil, err
+	}
+	if think != "" {
+		s.think = strings.SplitAfter(think, " ")
+	}
 	if r.count != nil {
 		n, err := r.count.number(d)
 		if err != nil {

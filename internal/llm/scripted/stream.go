@@ -21,7 +21,8 @@ type stream struct {
 	// (see the loop engine's interrupt watch) does so only when needed.
 	ctx context.Context
 
-	text  string // reply text, consumed from pos
+	think []string // reasoning tokens, streamed before the reply
+	text  string   // reply text, consumed from pos
 	pos   int
 	split splitMode
 	gen   generator // used when the rule counts
@@ -46,6 +47,15 @@ func (s *stream) Next() (llm.Chunk, error) {
 	}
 	if err := s.ctx.Err(); err != nil {
 		return llm.Chunk{}, err
+	}
+	if len(s.think) > 0 {
+		if err := s.pace(); err != nil {
+			return llm.Chunk{}, err
+		}
+		tok := s.think[0]
+		s.think = s.think[1:]
+		s.usage.OutputTokens++
+		return llm.Chunk{Reasoning: tok}, nil
 	}
 	if tok, ok := s.token(); ok {
 		if err := s.pace(); err != nil {

@@ -13,6 +13,9 @@ import (
 // Reply is one scripted answer: text, tool calls, or both, ending with
 // FinishReason (default "stop", or "tool_calls" when it calls tools).
 type Reply struct {
+	// Reasoning, when set, streams first as reasoning_content deltas (as
+	// DeepSeek, vLLM and llama.cpp stream a model's thinking).
+	Reasoning    string
 	Text         string
 	ToolCalls    []ToolCall
 	FinishReason string
@@ -113,6 +116,9 @@ func stream(rp Reply, n int, model string) string {
 		b.WriteString("data: " + string(j) + "\n\n")
 	}
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil, nil)
+	for _, part := range splitText(rp.Reasoning) {
+		chunk(map[string]any{"reasoning_content": part}, nil, nil)
+	}
 	for _, part := range splitText(rp.Text) {
 		chunk(map[string]any{"content": part}, nil, nil)
 	}
