@@ -1,0 +1,78 @@
+package runtime
+
+import (
+	"testing"
+	"time"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/model"
+	"agentd/internal/store"
+)
+
+// A delayed run is stored submitted, does not start before its delay, and
+// starts on another replica when the one that took it died meanwhile.
+func TestSendAfterSurvivesItsReplica(t *testing.T) {
+	sharedStores(t, func(t *testing.T, shared store.Store) {
+		opts := func(id string) Options {
+			return Options{Store: shared, Agents: []*Agent{testAgent("s", streamer(2, nil))}, ReplicaID: id,
+				LeaseTTL: 300 * time.Millisecond, SweepEvery: 50 * time.Millisecond, CancelGrace: 200 * time.Millisecond}
+		}
+		a := startRuntime(t, opts("A"))
+		const delay = 1200 * time.Millisecond
+		sent := time.Now()
+		task, err := a.SendAfter(ctxT(t), SendRequest{AgentID: "s", Message: model.NewText(model.RoleUser, "later")}, delay)
+		if err != nil || task.State != store.StateSubmitted {
+			t.Fatalf("SendAfter = %+v, %v", task, err)
+		}
+		a.crash()
+		b := startRuntime(t, opts("B"))
+		time.Sleep(delay / 2)
+		if got, err := b.GetTask(ctxT(t), task.ID); err != nil || got.State != store.StateSubmitted {
+			t.Fatalf("at half the delay: %v %v, want still submitted", got.State, err)
+		}
+		done := wait(t, b, task.ID)
+		if done.State != store.StateCompleted {
+			t.Fatalf("delayed run ended %s", done.State)
+		}
+		if took := time.Since(sent); took < delay {
+			t.Fatalf("delayed run ended %v after its send, before its delay %v", took, delay)
+		}
+		if _, err := b.SendAfter(ctxT(t), SendRequest{AgentID: "s", Message: model.NewText(model.RoleUser, "x")}, 0); !errdefs.IsValidation(err) {
+			t.Fatalf("a zero delay: %v, want Validation", err)
+		}
+	})
+}
+
+// A running run is not deleted; rolled back, it is canceled and deleted
+// with its transcript messages, and the next run of its context starts.
+func TestRollbackRunDeletesIt(t *testing.T) {
+	sharedStores(t, func(t *testing.T, shared store.Store) {
+		started := make(chan string, 1)
+		r := startRuntime(t, Options{Store: shared, Agents: []*Agent{testAgent("b", blocker(false, started)), testAgent("s", streamer(1, nil))}})
+		first := send(t, r, "b", "first")
+		<-started
+		if err := r.DeleteRun(ctxT(t), first.ID); !errdefs.IsConflict(err) {
+			t.Fatalf("delete a running run: %v, want Conflict", err)
+		}
+		if err := r.RollbackRun(ctxT(t), first.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.GetTask(ctxT(t), first.ID); !errdefs.IsNotFound(err) {
+			t.Fatalf("rolled-back run: %v, want NotFound", err)
+		}
+		page, err := r.ListMessages(ctxT(t), store.MessageQuery{ContextID: first.ContextID})
+		if err != nil || len(page.Messages) != 0 {
+			t.Fatalf("transcript after rollback = %d messages, %v", len(page.Messages), err)
+		}
+		sub, err := r.Send(ctxT(t), SendRequest{AgentID: "s", ContextID: first.ContextID, Message: model.NewText(model.RoleUser, "second")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wait(t, r, sub.Task.ID); got.State != store.StateCompleted {
+			t.Fatalf("next run ended %s", got.State)
+		}
+		if err := r.DeleteRun(ctxT(t), sub.Task.ID); err != nil {
+			t.Fatalf("delete a finished run: %v", err)
+		}
+	})
+}
