@@ -58,6 +58,12 @@ func checkWebhook(raw string) error {
 	return nil
 }
 
+// register has the run's webhook called once the run stopped.
+func (h *webhooks) register(s *Server, ctx context.Context, t store.Task, hook string) error {
+	h.after(s, ctx, t.ID, hook)
+	return nil
+}
+
 // after posts what the run came to, once it stopped, to hook; tenant
 // scopes the reads.
 func (h *webhooks) after(s *Server, tenantCtx context.Context, runID, hook string) {
