@@ -10,6 +10,7 @@ import (
 	"agentd/internal/a2a"
 	"agentd/internal/config"
 	"agentd/internal/runtime"
+	"agentd/internal/store"
 	"agentd/internal/telemetry"
 )
 
@@ -18,7 +19,11 @@ import (
 // and the JSON-RPC and HTTP+JSON bindings under /agents/{id}/. It starts this replica's
 // push-notification delivery; stop ends it (handing its claims over to
 // the other replicas) and waits for it.
-func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, metrics *telemetry.Metrics, log *slog.Logger) (stop func(), err error) {
+//
+// runBody builds the body of the Agent Protocol's run webhooks, which the
+// same delivery carries (a2a.PushOptions.RunBody).
+func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, metrics *telemetry.Metrics, log *slog.Logger,
+	runBody func(context.Context, store.Task) ([]byte, error)) (stop func(), err error) {
 	srv, err := a2a.New(rt, a2a.Options{
 		PublicURL:    cfg.Server.PublicURL,
 		DefaultAgent: cfg.Server.DefaultAgent,
@@ -30,6 +35,7 @@ func mountA2A(router chi.Router, rt *runtime.Runtime, cfg *config.Config, metric
 			Timeout:      time.Duration(cfg.Push.Timeout),
 			RetryFor:     time.Duration(cfg.Push.RetryFor),
 			ClaimTTL:     time.Duration(cfg.Push.ClaimTTL),
+			RunBody:      runBody,
 			Observe:      func(d a2a.Delivery) { countDelivery(metrics, d) },
 		},
 		Logger: log,

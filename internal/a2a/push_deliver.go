@@ -30,6 +30,10 @@ type PushOptions struct {
 	// ClaimEvery is how often a replica looks for configs to deliver
 	// (default 500ms); a config set on this replica is looked for at once.
 	ClaimEvery time.Duration
+	// RunBody builds the body of a run webhook (a config stored with
+	// "run": true by another face, push_run.go) from the run as it
+	// stopped. Without it such configs are dropped.
+	RunBody func(ctx context.Context, t store.Task) ([]byte, error)
 	// Observe, when set, is called after every delivery, delivered or
 	// given up (metrics, benchmarks). It must not block.
 	Observe func(Delivery)

@@ -101,7 +101,11 @@ func (f *pushFollower) run(ctx context.Context) error {
 			}
 		}
 		for _, ev := range evs {
-			if err := f.handle(ctx, ev); err != nil {
+			err := f.handle(ctx, ev)
+			if errors.Is(err, errRunDelivered) {
+				return f.save(ctx, true)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -143,7 +147,11 @@ func (f *pushFollower) park(ctx context.Context) (bool, error) {
 
 // handle delivers ev's update, if it has one, and saves the cursor past it.
 func (f *pushFollower) handle(ctx context.Context, ev store.Event) error {
-	body, err := f.body(ctx, ev, f.x.translate(ev))
+	up := f.x.translate(ev)
+	if f.hook.Run {
+		return f.handleRun(ctx, ev, up)
+	}
+	body, err := f.body(ctx, ev, up)
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 		return sub, errdefs.Public(errdefs.Conflictf("thread %s is busy with another run; wait for it, or choose multitask_strategy enqueue, interrupt or rollback", threadID))
 	}
 	if err == nil && b.Webhook != "" {
-		err = s.hooks.register(s, ctx, sub.Task, b.Webhook)
+		err = s.registerWebhook(ctx, sub, b.Webhook)
 	}
 	return sub, err
 }
@@ -203,7 +203,7 @@ func (s *Server) resume(ctx context.Context, threadID string, a *runtime.Agent, 
 	msg = rc.apply(msg, map[string]any{}) // the run's metadata is its first request's
 	sub, err := s.rt.Send(ctx, runtime.SendRequest{AgentID: a.ID, TaskID: head.ID, Message: msg, Metadata: b.Metadata, Await: await})
 	if err == nil && b.Webhook != "" {
-		err = s.hooks.register(s, ctx, sub.Task, b.Webhook)
+		err = s.registerWebhook(ctx, sub, b.Webhook)
 	}
 	return sub, err
 }

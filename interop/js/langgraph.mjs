@@ -4,6 +4,7 @@
 // cut, time travel (a fork from an earlier checkpoint), multitask strategies
 // and history paging. Exits non-zero on the first failed check.
 import assert from "node:assert/strict";
+import http from "node:http";
 import { Client } from "@langchain/langgraph-sdk";
 
 const base = process.env.AGENTD_URL;
@@ -341,9 +342,52 @@ async function configAndContext() {
   await rejects(client.runs.create(th.thread_id, "echo", { input: human("x"), context: "not an object" }), 422, "a context that is not an object");
 }
 
+// webhooks: a run's webhook gets one POST with the run and its final
+// values once it stopped — also a delayed run's, and an interrupted run's
+// (then its resume's, with its own webhook). The test server allows
+// loopback webhooks (push.allow_private).
+async function webhooks() {
+  const bodies = [];
+  let wake = () => {};
+  const server = http.createServer((req, res) => {
+    let b = "";
+    req.on("data", (c) => { b += c; });
+    req.on("end", () => { bodies.push(JSON.parse(b)); res.writeHead(204).end(); wake(); });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}/hook`;
+  const until = (cond) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`webhook: condition not met after ${bodies.length} requests`)), 15000);
+    wake = () => { if (cond()) { clearTimeout(timer); resolve(); } };
+    wake();
+  });
+  try {
+    const th = await client.threads.create();
+    const run = await client.runs.create(th.thread_id, "echo", { input: human("hooked"), webhook: url });
+    const later = await client.runs.create(th.thread_id, "echo", { input: human("hooked later"), webhook: url, afterSeconds: 1, multitaskStrategy: "enqueue" });
+    const asked = await client.threads.create();
+    const refund = await client.runs.create(asked.thread_id, "refund", { input: human("I want a refund"), webhook: url });
+    await until(() => bodies.length >= 3);
+    const byRun = (id) => bodies.filter((b) => b.run_id === id);
+    assert.equal(byRun(run.run_id).length, 1);
+    assert.equal(byRun(run.run_id)[0].status, "success");
+    assert.equal(last(byRun(run.run_id)[0].values).content, "hooked");
+    assert.equal(last(byRun(later.run_id)[0].values).content, "hooked later");
+    assert.equal(byRun(refund.run_id)[0].status, "interrupted");
+    await client.runs.create(asked.thread_id, "refund", { command: { resume: "A-1001" }, webhook: url });
+    await until(() => byRun(refund.run_id).length >= 2);
+    assert.equal(byRun(refund.run_id).length, 2, "the resume's webhook, once; the first run's is not called again");
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(bodies.length, 4, "one POST per webhook");
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
+}
+
 const checks = {
   assistants, threads, modes, toolCall, workflow, interrupts, joinAfterCut, fork, paging, multitask,
-  rollbackAndDelete, delayed, configAndContext,
+  rollbackAndDelete, delayed, configAndContext, webhooks,
 };
 const only = process.argv.slice(2);
 for (const [name, check] of Object.entries(checks)) {
