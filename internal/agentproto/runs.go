@@ -222,7 +222,11 @@ func setRunHeaders(w http.ResponseWriter, t store.Task, stream bool) {
 // pathRun returns the run the path names, which must belong to the
 // thread the path names (404 otherwise, as for another tenant's).
 func (s *Server) pathRun(w http.ResponseWriter, r *http.Request) (store.Task, bool) {
-	t, err := s.rt.GetTask(r.Context(), chi.URLParam(r, "runID"))
+	runID := chi.URLParam(r, "runID")
+	t, err := s.rt.GetTask(r.Context(), runID)
+	if errdefs.IsNotFound(err) {
+		err = errdefs.NotFoundf("run %q not found", runID) // the store's wording is its own
+	}
 	if threadID := chi.URLParam(r, "threadID"); err == nil && threadID != "" && t.ContextID != threadID {
 		err = errdefs.NotFoundf("run %q not found in thread %q", t.ID, threadID)
 	}

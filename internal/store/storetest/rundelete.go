@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"agentd/internal/errdefs"
 	"agentd/internal/store"
@@ -116,6 +117,13 @@ func checkRunDeleted(t *testing.T, ctx context.Context, s store.Store, id string
 	push, err := s.ListPushConfigs(ctx, id)
 	if wantNoError(t, err, "ListPushConfigs"); len(push) != 0 {
 		t.Fatalf("%d push configs after delete", len(push))
+	}
+	claimed, err := s.ClaimPushDeliveries(ctx, "replica-x", time.Minute, 10)
+	wantNoError(t, err, "ClaimPushDeliveries")
+	for _, c := range claimed {
+		if c.TaskID == id {
+			t.Fatalf("the deleted run's push config %s is still claimed for delivery", c.ID)
+		}
 	}
 	// The idempotency key is free again.
 	again := newTask("run-c", "c1", 5)
