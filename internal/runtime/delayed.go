@@ -25,7 +25,10 @@ const MaxSendDelay = 7 * 24 * time.Hour
 // sweep period (a second) later, on any live replica; its context is not
 // held meanwhile (a run sent to it in between is not queued behind it,
 // and when the context is busy at the due time the sweep tries again).
-// A canceled pending run is never started. One caveat, the store's: a
+// A canceled pending run is never started: canceled on this replica it
+// is canceled at once (the lease is this replica's cancel owner's);
+// canceled elsewhere the request is recorded, and the sweep that claims
+// the run when it is due cancels it instead (canceledBeforeStart). One caveat, the store's: a
 // PostgreSQL restarted less than delay ago lets another replica take the
 // lease only once it has been up for delay (the rule that protects live
 // owners after an outage), so such a run may start late, never early.
@@ -52,7 +55,9 @@ func (r *Runtime) SendAfter(ctx context.Context, req SendRequest, delay time.Dur
 	}()
 	c := store.Change{
 		Idempotency: &x.key, TaskID: x.runID, CreateTask: &x.task, Messages: x.user[:],
-		Lease: &store.LeaseClaim{Owner: r.replica, TTL: delay},
+		// The cancel owner's: a cancel on this replica takes the lease
+		// over as its own and cancels the run at once.
+		Lease: &store.LeaseClaim{Owner: r.cancelOwner(), TTL: delay},
 	}
 	evs := []stateEvent{
 		{body: RunStartData{ContextID: x.contextID, AgentID: a.ID, Attempt: 1}},
@@ -62,4 +67,25 @@ func (r *Runtime) SendAfter(ctx context.Context, req SendRequest, delay time.Dur
 		return store.Task{}, err
 	}
 	return r.st.GetTask(ctx, x.runID)
+}
+
+// canceledBeforeStart handles a submitted run the sweep claimed (lease l)
+// whose cancel was requested while another owner held its lease — a
+// delayed run (SendAfter) canceled before it was due, or a queued run of
+// a replica that died: it gives the lease back and cancels the run, which
+// never starts. It reports whether it did.
+func (r *Runtime) canceledBeforeStart(ctx context.Context, l store.Lease, t store.Task) bool {
+	if t.State != store.StateSubmitted || !t.CancelRequested {
+		return false
+	}
+	_ = r.st.ReleaseLease(ctx, l)
+	if _, err := r.Cancel(ctx, t.ID); err != nil && !errdefs.IsConflict(err) {
+		// A lease that expires at once brings the run back to a later sweep.
+		if _, lerr := r.st.AcquireLease(ctx, t.ID, r.replica, time.Millisecond); lerr != nil {
+			r.log.Warn("canceling a run before its start failed", "run_id", t.ID, "err", err, "lease_err", lerr)
+		} else {
+			r.log.Warn("canceling a run before its start failed; a later sweep tries again", "run_id", t.ID, "err", err)
+		}
+	}
+	return true
 }

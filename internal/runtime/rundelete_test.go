@@ -7,6 +7,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/store"
+	"agentd/internal/store/memstore"
 )
 
 // A delayed run is stored submitted, does not start before its delay, and
@@ -24,8 +25,15 @@ func TestSendAfterSurvivesItsReplica(t *testing.T) {
 		if err != nil || task.State != store.StateSubmitted {
 			t.Fatalf("SendAfter = %+v, %v", task, err)
 		}
+		doomed, err := a.SendAfter(ctxT(t), SendRequest{AgentID: "s", Message: model.NewText(model.RoleUser, "canceled")}, delay)
+		if err != nil {
+			t.Fatal(err)
+		}
 		a.crash()
 		b := startRuntime(t, opts("B"))
+		if _, err := b.Cancel(ctxT(t), doomed.ID); err != nil { // recorded: A's lease holds it
+			t.Fatal(err)
+		}
 		time.Sleep(delay / 2)
 		if got, err := b.GetTask(ctxT(t), task.ID); err != nil || got.State != store.StateSubmitted {
 			t.Fatalf("at half the delay: %v %v, want still submitted", got.State, err)
@@ -36,6 +44,9 @@ func TestSendAfterSurvivesItsReplica(t *testing.T) {
 		}
 		if took := time.Since(sent); took < delay {
 			t.Fatalf("delayed run ended %v after its send, before its delay %v", took, delay)
+		}
+		if got := wait(t, b, doomed.ID); got.State != store.StateCanceled || got.Attempt != 0 {
+			t.Fatalf("delayed run canceled on another replica: %s attempt %d; want canceled, never started", got.State, got.Attempt)
 		}
 		if _, err := b.SendAfter(ctxT(t), SendRequest{AgentID: "s", Message: model.NewText(model.RoleUser, "x")}, 0); !errdefs.IsValidation(err) {
 			t.Fatalf("a zero delay: %v, want Validation", err)
@@ -75,4 +86,35 @@ func TestRollbackRunDeletesIt(t *testing.T) {
 			t.Fatalf("delete a finished run: %v", err)
 		}
 	})
+}
+
+// A delayed run canceled before its delay never starts; rolled back, it
+// is gone.
+func TestSendAfterCanceled(t *testing.T) {
+	r := startRuntime(t, Options{Store: memstore.New(), Agents: []*Agent{testAgent("s", streamer(1, nil))},
+		LeaseTTL: 300 * time.Millisecond, SweepEvery: 20 * time.Millisecond})
+	msg := func(text string) SendRequest {
+		return SendRequest{AgentID: "s", Message: model.NewText(model.RoleUser, text)}
+	}
+	task, err := r.SendAfter(ctxT(t), msg("never"), 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := r.Cancel(ctxT(t), task.ID); err != nil || c.State != store.StateCanceled {
+		t.Fatalf("cancel a delayed run: %s, %v; want canceled at once", c.State, err)
+	}
+	gone, err := r.SendAfter(ctxT(t), msg("gone"), 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RollbackRun(ctxT(t), gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond) // past the delay, many sweeps
+	if got, err := r.GetTask(ctxT(t), task.ID); err != nil || got.State != store.StateCanceled || got.Attempt != 0 {
+		t.Fatalf("canceled delayed run after its delay: %s attempt %d, %v; want canceled, never started", got.State, got.Attempt, err)
+	}
+	if _, err := r.GetTask(ctxT(t), gone.ID); !errdefs.IsNotFound(err) {
+		t.Fatalf("rolled-back delayed run: %v, want NotFound", err)
+	}
 }
