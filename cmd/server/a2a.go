@@ -11,6 +11,7 @@ import (
 	"agentd/internal/config"
 	"agentd/internal/push"
 	"agentd/internal/runtime"
+	runs "agentd/internal/run"
 	"agentd/internal/telemetry"
 )
 
@@ -19,7 +20,11 @@ import (
 // and the JSON-RPC and HTTP+JSON bindings under /agents/{id}/. It starts this replica's
 // push-notification delivery (internal/push, its configs in st); stop ends it (handing its claims over to
 // the other replicas) and waits for it.
-func mountA2A(router chi.Router, rt *runtime.Runtime, st push.Store, cfg *config.Config, metrics *telemetry.Metrics, log *slog.Logger) (stop func(), err error) {
+//
+// runBody builds the body of the Agent Protocol's run webhooks, which the
+// same delivery carries (a2a.Options.RunWebhookBody).
+func mountA2A(router chi.Router, rt *runtime.Runtime, st push.Store, cfg *config.Config, metrics *telemetry.Metrics, log *slog.Logger,
+	runBody func(context.Context, runs.Task) ([]byte, error)) (stop func(), err error) {
 	srv, err := a2a.New(rt, a2a.Options{
 		PublicURL:    cfg.Server.PublicURL,
 		DefaultAgent: cfg.Server.DefaultAgent,
@@ -33,8 +38,9 @@ func mountA2A(router chi.Router, rt *runtime.Runtime, st push.Store, cfg *config
 			ClaimTTL:     time.Duration(cfg.Push.ClaimTTL),
 			Observe:      func(d a2a.Delivery) { countDelivery(metrics, d) },
 		},
-		PushStore: st,
-		Logger:    log,
+		PushStore:      st,
+		RunWebhookBody: runBody,
+		Logger:         log,
 	})
 	if err != nil {
 		return nil, err

@@ -31,7 +31,7 @@ func TestLangGraphSDKPostgres(t *testing.T) { testLangGraphSDK(t, sharedDSN(t)) 
 func testLangGraphSDK(t *testing.T, dsn string) {
 	skipShort(t)
 	node, dir := interopJS(t, filepath.Join("@langchain", "langgraph-sdk"))
-	r := startReplica(t, "lg", dsn, writeConfig(t, nil))
+	r := startReplica(t, "lg", dsn, writePushConfig(t, nil, map[string]any{"allow_private": true})) // the SDK's webhooks reach loopback
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "langgraph.mjs")

@@ -207,8 +207,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Logger:       log,
 	}).Mount(router)
 	mountUI(router, rt, cfg, log)
-	defer mountAgentProto(router, rt, cfg, log)() // stops its webhooks before the store closes
-	stopPush, err := mountA2A(router, rt, st, cfg, tel.Metrics, log)
+	lg := mountAgentProto(router, rt, st, cfg, log)
+	stopPush, err := mountA2A(router, rt, st, cfg, tel.Metrics, log, lg.WebhookBody)
 	if err != nil {
 		return err
 	}

@@ -141,6 +141,13 @@
 // while its task waits for input, every update delivered, it parks (saved
 // at the task's version, no goroutine or claim) until the task moves.
 //
+// Another face may store a run webhook (push_run.go): a config marked
+// "run" (the Agent Protocol's webhook, stored by internal/agentproto). It
+// rides the same claims, cursor, retries and hand-over, but gets one POST,
+// the body PushOptions.RunBody builds from the task, at the first status
+// update after which the run has stopped (ended or waiting for input), and
+// is then done.
+//
 // # Authentication (guard.go, security.go)
 //
 // The server's edge (auth.Middleware) authenticates a call and puts the

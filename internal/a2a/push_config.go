@@ -28,6 +28,10 @@ type webhook struct {
 	// V0 says the config was set through a v0.3 binding: its receiver
 	// gets what v0.3 servers send, the Task (push_deliver.go).
 	V0 bool `json:"v0,omitempty"`
+	// Run says the config is another face's run webhook (the Agent
+	// Protocol's): it gets one POST, PushOptions.RunBody's, once the run
+	// stopped, and is then done (push_run.go).
+	Run bool `json:"run,omitempty"`
 }
 
 // resolveTimeout bounds the DNS lookup of a webhook host at config time.

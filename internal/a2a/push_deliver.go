@@ -110,6 +110,9 @@ func (r renderer) Feed(ctx context.Context, c run.PushConfig, t run.Task, cursor
 		return nil, errdefs.Validationf("push config %s of task %s: %v", c.ID, c.TaskID, err)
 	}
 	h := &handler{s: r.s}
+	if hook.Run {
+		return &runFeed{feed: feed{h: h, hook: hook, task: t}}, nil
+	}
 	x, err := h.prime(ctx, t, cursor, true)
 	if err != nil {
 		return nil, err

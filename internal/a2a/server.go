@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/push"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
 )
 
@@ -46,6 +48,10 @@ type Options struct {
 	// cursors (store.PushConfigs); nil: the push-config methods answer
 	// that push notifications are not available here.
 	PushStore push.Store
+	// RunWebhookBody builds the body of another face's run webhook (a push
+	// config stored with "run": true, the Agent Protocol's): one POST once
+	// the run stopped (push_run.go). Without it such configs are dropped.
+	RunWebhookBody func(ctx context.Context, t run.Task) ([]byte, error)
 	// Provider, when set, is published on every card.
 	Provider *a2a.AgentProvider
 	// Security, when it enables a scheme, is declared on every card, and

@@ -85,9 +85,13 @@
 // Writing assistants (405; the configuration file declares agents); crons
 // and the store API (404: no routes); writing a thread's state (422: the
 // engines change state only by running); supersteps and ttl on threads,
-// interrupt_before/after, after_seconds, command.goto/update,
-// multitask rollback and cancel action rollback (422: runs are never
-// deleted); deleting a run (409: retention prunes runs).
+// interrupt_before/after, command.goto/update, after_seconds on wait and
+// stream (422); deleting a pending or running run (409). Rollback
+// (multitask and cancel action) and DELETE delete runs through
+// runtime.RollbackRun / DeleteRun; after_seconds is runtime.SendAfter;
+// config.configurable.tool_choice / context.tool_choice set the request's
+// tool choice (config.go); webhooks are run push configs that the A2A push
+// delivery carries (webhook.go).
 //
 // agentproto imports runtime, store (the run vocabulary: Task, Thread,
 // Message queries), engine, model and errdefs; never api, a2a or a store

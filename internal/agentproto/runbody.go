@@ -2,6 +2,7 @@ package agentproto
 
 import (
 	"encoding/json"
+	"time"
 
 	"agentd/internal/runtime"
 )
@@ -68,11 +69,9 @@ func (b *runBody) check() error {
 		}
 	}
 	switch b.MultitaskStrategy {
-	case "", "reject", "enqueue", "interrupt":
-	case "rollback":
-		return badInput("multitask_strategy", "rollback is not served (runs are never deleted); use interrupt, which keeps the interrupted run readable")
+	case "", "reject", "enqueue", "interrupt", "rollback":
 	default:
-		return badInput("multitask_strategy", "%q: want reject, enqueue or interrupt", b.MultitaskStrategy)
+		return badInput("multitask_strategy", "%q: want reject, enqueue, interrupt or rollback", b.MultitaskStrategy)
 	}
 	switch b.OnDisconnect {
 	case "", "continue", "cancel":
@@ -92,8 +91,8 @@ func (b *runBody) check() error {
 			return err
 		}
 	}
-	if b.AfterSeconds != 0 {
-		return badInput("after_seconds", "delayed runs are not served")
+	if b.AfterSeconds < 0 || b.AfterSeconds > runtime.MaxSendDelay.Seconds() {
+		return badInput("after_seconds", "%v: want between 0 and %v seconds", b.AfterSeconds, runtime.MaxSendDelay.Seconds())
 	}
 	if b.Command != nil && (nonEmpty(b.Command.Goto) || nonEmpty(b.Command.Update)) {
 		return badInput("command", "only command.resume is served")
@@ -114,8 +113,37 @@ func (b *runBody) forkFrom() string {
 
 // multitask is the policy the body asks for; none leaves the agent's
 // (reject unless its configuration says otherwise, as LangGraph's default).
+// Rollback is reject once the thread's active runs were rolled back.
 func (b *runBody) multitask() runtime.MultitaskPolicy {
+	if b.MultitaskStrategy == "rollback" {
+		return runtime.MultitaskReject
+	}
 	return runtime.MultitaskPolicy(b.MultitaskStrategy)
+}
+
+// prepare checks the body for a run taken as await says, and reads its
+// config; a checkpoint_id in config.configurable is the fork's when the
+// body names none.
+func (b *runBody) prepare(await runtime.Await) (runConfig, error) {
+	if err := b.check(); err != nil {
+		return runConfig{}, err
+	}
+	if b.AfterSeconds > 0 && await != runtime.AwaitNone {
+		return runConfig{}, badInput("after_seconds", "a delayed run is created in the background (runs.create); wait or stream it with join once created")
+	}
+	if b.AfterSeconds > 0 && b.Command != nil && nonEmpty(b.Command.Resume) {
+		return runConfig{}, badInput("after_seconds", "a resume is not delayed")
+	}
+	rc, err := b.parseConfig()
+	if err == nil && b.forkFrom() == "" {
+		b.CheckpointID = rc.checkpointID
+	}
+	return rc, err
+}
+
+// afterDelay is after_seconds as a duration.
+func afterDelay(seconds float64) time.Duration {
+	return time.Duration(seconds * float64(time.Second))
 }
 
 func nonEmpty(raw json.RawMessage) bool {

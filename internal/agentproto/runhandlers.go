@@ -133,16 +133,25 @@ func pageParams(r *http.Request) (limit, offset int, err error) {
 	return limit, offset, nil
 }
 
-// cancelRun cancels the run (action interrupt; rollback is not served),
-// and with wait=1 answers once it stopped.
+// cancelRun cancels the run — with action rollback, also deletes it once
+// it stopped — and with wait=1 answers once it stopped.
 func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	t, ok := s.pathRun(w, r)
 	if !ok {
 		return
 	}
 	q := r.URL.Query()
-	if a := q.Get("action"); a != "" && a != "interrupt" {
-		writeError(w, r, badInput("action", "%q: only interrupt is served (runs are never deleted)", a))
+	switch q.Get("action") {
+	case "", "interrupt":
+	case "rollback":
+		if err := s.rt.RollbackRun(r.Context(), t.ID); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		writeError(w, r, badInput("action", "%q: want interrupt or rollback", q.Get("action")))
 		return
 	}
 	if _, err := s.rt.Cancel(r.Context(), t.ID); err != nil && !errdefs.IsConflict(err) {
@@ -158,11 +167,19 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// deleteRun refuses: agentd keeps runs until retention prunes them.
+// deleteRun deletes a run that is not executing (409 for a pending or
+// running one, as LangGraph servers answer), with its checkpoints, events
+// and messages.
 func (s *Server) deleteRun(w http.ResponseWriter, r *http.Request) {
-	if t, ok := s.pathRun(w, r); ok {
-		writeError(w, r, errdefs.Public(errdefs.Conflictf("run %s is kept until the server's retention prunes it; deleting runs is not served", t.ID)))
+	t, ok := s.pathRun(w, r)
+	if !ok {
+		return
 	}
+	if err := s.rt.DeleteRun(r.Context(), t.ID); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // joinRun waits for the run to stop and answers as wait does.
@@ -179,4 +196,19 @@ func (s *Server) joinRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, s.outcome(r, t))
+}
+
+// rollback rolls back the thread's queued and running runs: each is
+// canceled, and deleted with its checkpoints, events and messages.
+func (s *Server) rollback(ctx context.Context, threadID string) error {
+	runs, err := s.rt.ActiveRuns(ctx, threadID)
+	if err != nil {
+		return err
+	}
+	for _, t := range runs {
+		if err := s.rt.RollbackRun(ctx, t.ID); err != nil && !errdefs.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
 }

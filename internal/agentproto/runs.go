@@ -53,9 +53,16 @@ func runOf(t run.Task) runJSON {
 	if md == nil {
 		md = map[string]any{}
 	}
+	kw := map[string]any{"graph_id": t.AgentID}
+	if c, ok := md[metaContext]; ok {
+		kw["context"] = c
+	}
+	if c, ok := md[metaConfigurable]; ok {
+		kw["config"] = map[string]any{"configurable": c}
+	}
 	return runJSON{
 		RunID: t.ID, ThreadID: t.ContextID, AssistantID: assistantID(t.AgentID), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		Status: runStatus(t), Metadata: md, MultitaskStrategy: "reject", Kwargs: map[string]any{"graph_id": t.AgentID},
+		Status: runStatus(t), Metadata: md, MultitaskStrategy: "reject", Kwargs: kw,
 	}
 }
 
@@ -63,7 +70,8 @@ func runOf(t run.Task) runJSON {
 // stateless run, in a new context), or resumes the thread's interrupted
 // run with command.resume.
 func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await runtime.Await) (runtime.Submission, error) {
-	if err := b.check(); err != nil {
+	rc, err := b.prepare(await)
+	if err != nil {
 		return runtime.Submission{}, err
 	}
 	a, err := s.agentOf(b.AssistantID)
@@ -76,7 +84,7 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 		}
 	}
 	if b.Command != nil && nonEmpty(b.Command.Resume) {
-		return s.resume(ctx, threadID, a, b, await)
+		return s.resume(ctx, threadID, a, b, rc, await)
 	}
 	if threadID == "" && b.forkFrom() != "" {
 		return runtime.Submission{}, badInput("checkpoint_id", "a stateless run has no checkpoints to continue from; run on a thread")
@@ -89,14 +97,24 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 	if err != nil {
 		return runtime.Submission{}, err
 	}
-	sub, err := s.rt.Send(ctx, runtime.SendRequest{
-		AgentID: a.ID, ContextID: threadID, Message: msg, Metadata: md, Await: await, Multitask: b.multitask(),
-	})
+	msg = rc.apply(msg, md)
+	req := runtime.SendRequest{AgentID: a.ID, ContextID: threadID, Message: msg, Metadata: md, Await: await, Multitask: b.multitask()}
+	if b.MultitaskStrategy == "rollback" && threadID != "" {
+		if err := s.rollback(ctx, threadID); err != nil {
+			return runtime.Submission{}, err
+		}
+	}
+	var sub runtime.Submission
+	if b.AfterSeconds > 0 {
+		sub.Task, err = s.rt.SendAfter(ctx, req, afterDelay(b.AfterSeconds))
+	} else {
+		sub, err = s.rt.Send(ctx, req)
+	}
 	if errdefs.IsConflict(err) && threadID != "" {
-		return sub, errdefs.Public(errdefs.Conflictf("thread %s is busy with another run; wait for it, or choose multitask_strategy enqueue or interrupt", threadID))
+		return sub, errdefs.Public(errdefs.Conflictf("thread %s is busy with another run; wait for it, or choose multitask_strategy enqueue, interrupt or rollback", threadID))
 	}
 	if err == nil && b.Webhook != "" {
-		s.hooks.after(s, ctx, sub.Task.ID, b.Webhook)
+		err = s.registerWebhook(ctx, sub, b.Webhook)
 	}
 	return sub, err
 }
@@ -164,7 +182,7 @@ func (s *Server) runMetadata(ctx context.Context, threadID string, b *runBody) (
 }
 
 // resume answers the thread's interrupted run with command.resume.
-func (s *Server) resume(ctx context.Context, threadID string, a *runtime.Agent, b *runBody, await runtime.Await) (runtime.Submission, error) {
+func (s *Server) resume(ctx context.Context, threadID string, a *runtime.Agent, b *runBody, rc runConfig, await runtime.Await) (runtime.Submission, error) {
 	if threadID == "" {
 		return runtime.Submission{}, badInput("command.resume", "a stateless run has nothing to resume; resume on the thread")
 	}
@@ -182,9 +200,10 @@ func (s *Server) resume(ctx context.Context, threadID string, a *runtime.Agent, 
 	if err != nil {
 		return runtime.Submission{}, err
 	}
+	msg = rc.apply(msg, map[string]any{}) // the run's metadata is its first request's
 	sub, err := s.rt.Send(ctx, runtime.SendRequest{AgentID: a.ID, TaskID: head.ID, Message: msg, Metadata: b.Metadata, Await: await})
 	if err == nil && b.Webhook != "" {
-		s.hooks.after(s, ctx, sub.Task.ID, b.Webhook)
+		err = s.registerWebhook(ctx, sub, b.Webhook)
 	}
 	return sub, err
 }
@@ -203,7 +222,11 @@ func setRunHeaders(w http.ResponseWriter, t run.Task, stream bool) {
 // pathRun returns the run the path names, which must belong to the
 // thread the path names (404 otherwise, as for another tenant's).
 func (s *Server) pathRun(w http.ResponseWriter, r *http.Request) (run.Task, bool) {
-	t, err := s.rt.GetTask(r.Context(), chi.URLParam(r, "runID"))
+	runID := chi.URLParam(r, "runID")
+	t, err := s.rt.GetTask(r.Context(), runID)
+	if errdefs.IsNotFound(err) {
+		err = errdefs.NotFoundf("run %q not found", runID) // the store's wording is its own
+	}
 	if threadID := chi.URLParam(r, "threadID"); err == nil && threadID != "" && t.ContextID != threadID {
 		err = errdefs.NotFoundf("run %q not found in thread %q", t.ID, threadID)
 	}

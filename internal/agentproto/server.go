@@ -1,12 +1,14 @@
 package agentproto
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	runv "agentd/internal/run"
 	"agentd/internal/runtime"
 )
 
@@ -20,18 +22,25 @@ type Options struct {
 	MaxBodyBytes int64
 	// Heartbeat is the keep-alive interval of silent streams (default 15s).
 	Heartbeat time.Duration
-	// Webhook configures the POSTs of run webhooks.
-	Webhook WebhookOptions
-	Logger  *slog.Logger
+	// Webhooks keeps runs' webhooks as push configs, which the push
+	// delivery (internal/push, through the A2A face's renderer) claims
+	// and posts (webhook.go). Nil: a run that names a webhook is refused.
+	Webhooks WebhookStore
+	Logger   *slog.Logger
+}
+
+// WebhookStore is where a run's webhook is kept: the push configs' store
+// (push.Store has the method).
+type WebhookStore interface {
+	PutPushConfig(ctx context.Context, c runv.PushConfig) error
 }
 
 // Server is the Agent Protocol face of the runtime. It translates HTTP to
 // runtime calls and the run log to LangGraph stream events, and holds no
 // business state.
 type Server struct {
-	rt    *runtime.Runtime
-	opts  Options
-	hooks *webhooks
+	rt   *runtime.Runtime
+	opts Options
 }
 
 // New returns the face over rt.
@@ -45,11 +54,8 @@ func New(rt *runtime.Runtime, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Server{rt: rt, opts: opts, hooks: newWebhooks(opts.Webhook)}
+	return &Server{rt: rt, opts: opts}
 }
-
-// Close stops the webhook deliveries in flight and waits for them.
-func (s *Server) Close() { s.hooks.close() }
 
 // Mount declares every route of the face under Prefix on r.
 func (s *Server) Mount(r chi.Router) {

@@ -100,6 +100,13 @@ type Feed interface {
 	Body(ctx context.Context, ev run.Event) ([]byte, error)
 }
 
+// Finisher is a Feed whose delivery ends before its task's log does (a
+// run webhook: one POST once the run stopped). The follower asks it after
+// each update; once it says finished, the config is saved done.
+type Finisher interface {
+	Finished() bool
+}
+
 // Target is a webhook: its URL and the headers every request carries
 // (content type, token, authorization).
 type Target struct {

@@ -104,6 +104,9 @@ func (f *follower) run(ctx context.Context) error {
 			if err := f.handle(ctx, ev); err != nil {
 				return err
 			}
+			if fin, ok := f.feed.(Finisher); ok && fin.Finished() {
+				return f.save(ctx, true) // its one update went out: done
+			}
 		}
 		if err := f.keep(ctx, f.cursor != f.c.Delivered); err != nil {
 			return err

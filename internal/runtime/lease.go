@@ -290,6 +290,9 @@ func (r *Runtime) claimExpired(ctx context.Context, runID string) (store.Lease, 
 		r.expire(ctx, l)
 		return l, t, nil, err
 	}
+	if r.canceledBeforeStart(ctx, l, t) { // delayed.go
+		return l, t, nil, nil
+	}
 	a, aerr := r.Agent(t.AgentID)
 	if (t.State != run.StateWorking && t.State != run.StateSubmitted) || aerr != nil {
 		r.log.Debug("expired lease needs no recovery", "run_id", t.ID, "state", t.State, "agent_err", aerr)

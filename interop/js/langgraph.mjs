@@ -4,6 +4,7 @@
 // cut, time travel (a fork from an earlier checkpoint), multitask strategies
 // and history paging. Exits non-zero on the first failed check.
 import assert from "node:assert/strict";
+import http from "node:http";
 import { Client } from "@langchain/langgraph-sdk";
 
 const base = process.env.AGENTD_URL;
@@ -261,7 +262,6 @@ async function multitask() {
   const runs = await client.runs.list(th.thread_id);
   assert.equal(runs.length, 4);
   assert.ok(runs.every((r) => r.thread_id === th.thread_id));
-  await rejects(client.runs.create(th.thread_id, "echo", { input: human("x"), multitaskStrategy: "rollback" }), 422, "rollback");
 
   const batch = await client.runs.createBatch([
     { assistantId: "echo", input: human("stream 50 every 40ms") },
@@ -283,7 +283,112 @@ async function multitask() {
   await rejects(client.threads.get(th.thread_id), 404, "a pruned thread");
 }
 
-const checks = { assistants, threads, modes, toolCall, workflow, interrupts, joinAfterCut, fork, paging, multitask };
+// rollback deletes the thread's running run (its checkpoints and messages
+// with it) before the new run starts; a finished run is deleted, a running
+// one refused (409), and cancel with action rollback deletes it too.
+async function rollbackAndDelete() {
+  const th = await client.threads.create();
+  await client.runs.wait(th.thread_id, "echo", { input: human("kept") });
+  const doomed = await client.runs.create(th.thread_id, "echo", { input: human("stream 50 every 40ms") });
+  const after = await client.runs.wait(th.thread_id, "echo", { input: human("instead"), multitaskStrategy: "rollback" });
+  assert.equal(last(after).content, "instead");
+  await rejects(client.runs.get(th.thread_id, doomed.run_id), 404, "a rolled-back run");
+  const runs = await client.runs.list(th.thread_id);
+  assert.equal(runs.length, 2, "the rolled-back run is not listed");
+  let state = await client.threads.getState(th.thread_id);
+  assert.deepEqual(state.values.messages.map((m) => m.content), ["kept", "kept", "instead", "instead"]);
+  const history = await client.threads.getHistory(th.thread_id, { limit: 100 });
+  assert.ok(history.length > 0 && history.every((s) => s.metadata.run_id !== doomed.run_id), "no checkpoint of the rolled-back run");
+
+  const busy = await client.runs.create(th.thread_id, "echo", { input: human("stream 50 every 40ms") });
+  await rejects(client.runs.delete(th.thread_id, busy.run_id), 409, "deleting a running run");
+  await client.runs.cancel(th.thread_id, busy.run_id, true, "rollback");
+  await rejects(client.runs.get(th.thread_id, busy.run_id), 404, "a run canceled with action rollback");
+  await client.runs.delete(th.thread_id, runs[0].run_id);
+  await rejects(client.runs.get(th.thread_id, runs[0].run_id), 404, "a deleted run");
+  await rejects(client.runs.delete(th.thread_id, runs[0].run_id), 404, "a second delete");
+  state = await client.threads.getState(th.thread_id);
+  assert.deepEqual(state.values.messages.map((m) => m.content), ["kept", "kept"]);
+  assert.equal((await client.threads.get(th.thread_id)).status, "idle");
+}
+
+// afterSeconds creates a pending run that starts after its delay.
+async function delayed() {
+  const th = await client.threads.create();
+  const t0 = Date.now();
+  const run = await client.runs.create(th.thread_id, "echo", { input: human("later"), afterSeconds: 1.5 });
+  assert.equal(run.status, "pending");
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal((await client.runs.get(th.thread_id, run.run_id)).status, "pending", "still pending before its delay");
+  const out = await client.runs.join(th.thread_id, run.run_id);
+  assert.equal(last(out).content, "later");
+  assert.ok(Date.now() - t0 >= 1500, `the delayed run ended ${Date.now() - t0} ms after its creation`);
+  await rejects(client.runs.wait(th.thread_id, "echo", { input: human("x"), afterSeconds: 1 }), 422, "a delayed run awaited");
+  await rejects(client.runs.create(th.thread_id, "echo", { input: human("x"), afterSeconds: -1 }), 422, "a negative delay");
+}
+
+// config.configurable and context are accepted and recorded (the run's
+// kwargs); a tool_choice that is not a string is refused (422).
+async function configAndContext() {
+  const th = await client.threads.create();
+  const run = await client.runs.create(th.thread_id, "echo", {
+    input: human("configured"), config: { configurable: { tool_choice: "auto", user_id: "u1" }, tags: ["t"] }, context: { user_id: "u1" },
+  });
+  await client.runs.join(th.thread_id, run.run_id);
+  const got = await client.runs.get(th.thread_id, run.run_id);
+  assert.deepEqual(got.kwargs.context, { user_id: "u1" });
+  assert.equal(got.kwargs.config.configurable.user_id, "u1");
+  await rejects(client.runs.create(th.thread_id, "echo", { input: human("x"), config: { configurable: { tool_choice: 3 } } }), 422, "a numeric tool_choice");
+  await rejects(client.runs.create(th.thread_id, "echo", { input: human("x"), context: "not an object" }), 422, "a context that is not an object");
+}
+
+// webhooks: a run's webhook gets one POST with the run and its final
+// values once it stopped — also a delayed run's, and an interrupted run's
+// (then its resume's, with its own webhook). The test server allows
+// loopback webhooks (push.allow_private).
+async function webhooks() {
+  const bodies = [];
+  let wake = () => {};
+  const server = http.createServer((req, res) => {
+    let b = "";
+    req.on("data", (c) => { b += c; });
+    req.on("end", () => { bodies.push(JSON.parse(b)); res.writeHead(204).end(); wake(); });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}/hook`;
+  const until = (cond) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`webhook: condition not met after ${bodies.length} requests`)), 15000);
+    wake = () => { if (cond()) { clearTimeout(timer); resolve(); } };
+    wake();
+  });
+  try {
+    const th = await client.threads.create();
+    const run = await client.runs.create(th.thread_id, "echo", { input: human("hooked"), webhook: url });
+    const later = await client.runs.create(th.thread_id, "echo", { input: human("hooked later"), webhook: url, afterSeconds: 1, multitaskStrategy: "enqueue" });
+    const asked = await client.threads.create();
+    const refund = await client.runs.create(asked.thread_id, "refund", { input: human("I want a refund"), webhook: url });
+    await until(() => bodies.length >= 3);
+    const byRun = (id) => bodies.filter((b) => b.run_id === id);
+    assert.equal(byRun(run.run_id).length, 1);
+    assert.equal(byRun(run.run_id)[0].status, "success");
+    assert.equal(last(byRun(run.run_id)[0].values).content, "hooked");
+    assert.equal(last(byRun(later.run_id)[0].values).content, "hooked later");
+    assert.equal(byRun(refund.run_id)[0].status, "interrupted");
+    await client.runs.create(asked.thread_id, "refund", { command: { resume: "A-1001" }, webhook: url });
+    await until(() => byRun(refund.run_id).length >= 2);
+    assert.equal(byRun(refund.run_id).length, 2, "the resume's webhook, once; the first run's is not called again");
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(bodies.length, 4, "one POST per webhook");
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
+}
+
+const checks = {
+  assistants, threads, modes, toolCall, workflow, interrupts, joinAfterCut, fork, paging, multitask,
+  rollbackAndDelete, delayed, configAndContext, webhooks,
+};
 const only = process.argv.slice(2);
 for (const [name, check] of Object.entries(checks)) {
   if (only.length && !only.includes(name)) continue;

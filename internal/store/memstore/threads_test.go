@@ -11,3 +11,7 @@ import (
 func TestThreadsContract(t *testing.T) {
 	storetest.RunThreadsSuite(t, func(t *testing.T) store.Threads { return memstore.New() })
 }
+
+func TestRunDeleterContract(t *testing.T) {
+	storetest.RunRunDeleterSuite(t, func(t *testing.T) storetest.RunDeleterStore { return memstore.New() })
+}

@@ -21,6 +21,9 @@ type transcript struct {
 	msgs []string
 	// tasks locates each task's messages for the TaskID filter.
 	tasks []taskSpan
+	// deleted counts the messages of deleted runs (deleteTask): their
+	// records are empty, and their positions are skipped.
+	deleted int
 }
 
 // taskSpan says that a task's messages lie between positions first and
@@ -53,6 +56,9 @@ func (tr *transcript) message(contextID string, pos int64, parts *[]model.Part) 
 
 // taskOf returns the task id of the message at position pos.
 func (tr *transcript) taskOf(pos int64) string {
+	if tr.msgs[pos-1] == "" {
+		return "" // a deleted run's
+	}
 	r := reader{s: tr.msgs[pos-1]}
 	return r.str()
 }
@@ -117,7 +123,11 @@ func (tr *transcript) page(q run.MessageQuery, limit int) run.MessagePage {
 		n  int
 		at func(i int) int64
 	)
-	if q.TaskID == "" {
+	if q.TaskID == "" && tr.deleted > 0 {
+		ps := tr.livePositions(q.After)
+		n = len(ps)
+		at = func(i int) int64 { return ps[i] }
+	} else if q.TaskID == "" {
 		first := q.After + 1
 		n = max(0, len(tr.msgs)-int(q.After))
 		at = func(i int) int64 { return first + int64(i) }

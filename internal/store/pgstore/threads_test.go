@@ -10,3 +10,7 @@ import (
 func TestThreadsContract(t *testing.T) {
 	storetest.RunThreadsSuite(t, func(t *testing.T) store.Threads { return open(t) })
 }
+
+func TestRunDeleterContract(t *testing.T) {
+	storetest.RunRunDeleterSuite(t, func(t *testing.T) storetest.RunDeleterStore { return open(t) })
+}
