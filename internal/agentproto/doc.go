@@ -97,5 +97,5 @@
 // Message queries), engine, model and errdefs; never api, a2a or a store
 // implementation.
 //
-// Imports: engine, errdefs, logctx, model, netguard, run, runtime.
+// Imports: engine, errdefs, logctx, model, run, runtime.
 package agentproto
