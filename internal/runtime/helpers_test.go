@@ -77,6 +77,16 @@ type volatileStore struct{ store.Store }
 
 func (volatileStore) Volatile() bool { return true }
 
+// DeleteRun passes the optional store.RunDeleter through both wrappers
+// (memstore and pgstore have it), which embedding the interface hides.
+func (s volatileStore) DeleteRun(ctx context.Context, id string) error {
+	return s.Store.(store.RunDeleter).DeleteRun(ctx, id)
+}
+
+func (s shared) DeleteRun(ctx context.Context, id string) error {
+	return s.Store.(store.RunDeleter).DeleteRun(ctx, id)
+}
+
 // startRuntime starts a runtime with the tests' short cancel grace and
 // flush window (unless opts sets them), shut down at cleanup.
 func startRuntime(t *testing.T, opts Options) *Runtime {
