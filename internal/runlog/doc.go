@@ -8,7 +8,8 @@
 // for a reader, Release to let go. Writers Append live events (deltas,
 // steps, artifacts) and Commit state changes (a store.Change with its
 // run.start, status, input or run.end entries); Flush makes everything
-// appended durable now. Readers Open a Stream after a seq and call Next.
+// appended durable now. Readers Open a Stream after a seq and call Next;
+// Settle stores what a volatile log showed, for readers of the store.
 //
 // The invariants it keeps (docs/architecture.md, "Invariants"):
 //  1. Seqs are dense and increasing from 1: they are assigned under the

@@ -28,8 +28,13 @@ func (r *Runtime) ListMessages(ctx context.Context, q run.MessageQuery) (run.Mes
 }
 
 // ReadEvents returns up to limit stored events of run after seq after.
-// Live readers use OpenStream, which also sees what is not stored yet in a
-// volatile log.
+// Live readers use OpenStream. A volatile log shows events to streams
+// before the store has them; those are stored first (runlog's Settle), so
+// that what ReadEvents returns — its LastSeq taken as "live from here", the
+// artifacts assembled from it — is never behind what a stream delivered.
 func (r *Runtime) ReadEvents(ctx context.Context, runID string, after int64, limit int) (run.EventPage, error) {
+	if err := r.logs.Settle(ctx, runID); err != nil {
+		return run.EventPage{}, err
+	}
 	return r.st.ReadEvents(ctx, runID, after, limit)
 }
