@@ -12,8 +12,9 @@ import (
 
 // TestStreamsDuringAnOutageHideItsCause: streams that follow a run through
 // the store (on a replica that does not execute it) while the database
-// stops say only what a client can act on — over REST SSE and over an A2A
-// stream — never the store's error, its address, user or database.
+// stops say only what a client can act on — over REST SSE, an A2A stream,
+// the Agent Protocol's join stream and an AG-UI stream — never the
+// store's error, its address, user or database.
 func TestStreamsDuringAnOutageHideItsCause(t *testing.T) {
 	skipShort(t)
 	db := pgtest.NewCluster(t)
@@ -28,15 +29,20 @@ func TestStreamsDuringAnOutageHideItsCause(t *testing.T) {
 	rest := openRaw(ctx, t, http.MethodGet, b.base+"/v1/runs/"+id+"/events", "")
 	rpc := `{"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": "` + id + `", "metadata": {"afterSeq": 0}}}`
 	a2aStream := openRaw(ctx, t, http.MethodPost, b.base+"/agents/echo/jsonrpc", rpc)
-	rest.waitFor(t, "event: delta") // both follow the run
+	ctxID := a.run(t, c, id).ContextID
+	lg := openRaw(ctx, t, http.MethodGet, b.base+"/lg/threads/"+ctxID+"/runs/"+id+"/stream?stream_mode=messages-tuple", "")
+	agui := openRaw(ctx, t, http.MethodGet, b.base+"/ag-ui/agents/echo/threads/"+ctxID+"/runs/"+id+"/events", "")
+	rest.waitFor(t, "event: delta") // each follows the run
 	a2aStream.waitFor(t, "artifactUpdate")
+	lg.waitFor(t, "event: messages")
+	agui.waitFor(t, "TEXT_MESSAGE_CONTENT")
 	if err := db.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Start(context.Background()) })
 	time.Sleep(3 * time.Second) // the followers find the store gone
 	cancel()
-	for what, s := range map[string]*rawStream{"REST event stream": rest, "A2A stream": a2aStream} {
+	for what, s := range map[string]*rawStream{"REST event stream": rest, "A2A stream": a2aStream, "Agent Protocol join stream": lg, "AG-UI stream": agui} {
 		wantNoStoreText(t, what, s.text())
 	}
 }

@@ -241,8 +241,9 @@ func (r *replica) submitTo(t *testing.T, c *http.Client, agentID, text string) s
 
 // runState is the part of GET /v1/runs/{id} these tests check.
 type runState struct {
-	Status  string `json:"status"`
-	Attempt int    `json:"attempt"`
+	Status    string `json:"status"`
+	Attempt   int    `json:"attempt"`
+	ContextID string `json:"context_id"`
 }
 
 func (r *replica) run(t *testing.T, c *http.Client, id string) runState {
