@@ -10,8 +10,8 @@ import (
 	"agentd/internal/a2a"
 	"agentd/internal/config"
 	"agentd/internal/push"
-	"agentd/internal/runtime"
 	runs "agentd/internal/run"
+	"agentd/internal/runtime"
 	"agentd/internal/telemetry"
 )
 

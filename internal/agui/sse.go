@@ -93,19 +93,10 @@ func (s *sseWriter) flush() error {
 	return s.rc.Flush()
 }
 
-// follow reads run runID's log after seq `after` and hands each event to
-// emit until emit says the face's run is over, the log ends, the client
-// leaves or the server drains. It writes a keep-alive comment whenever the
-// run is silent for heartbeat and flushes once per batch.
-func follow(ctx context.Context, rt *runtime.Runtime, s *sseWriter, runID string, after int64, heartbeat time.Duration, emit func(logEvent) bool) error {
-	st, err := rt.OpenStream(ctx, runID, after)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return followStream(ctx, st, s, heartbeat, emit)
-}
-
+// followStream reads a run's log from st and hands each event to emit
+// until emit says the face's run is over, the log ends, the client leaves
+// or the server drains. It writes a keep-alive comment whenever the run is
+// silent for heartbeat and flushes once per batch.
 func followStream(ctx context.Context, st *runtime.Stream, s *sseWriter, heartbeat time.Duration, emit func(logEvent) bool) error {
 	var dec logDecoder
 	for {

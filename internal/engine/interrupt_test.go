@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
@@ -28,14 +27,3 @@ func TestInterruptedError(t *testing.T) {
 	}
 }
 
-// recv waits for a value or closure on ch with a deadline.
-func recv(t *testing.T, ch <-chan engine.Interrupt) (engine.Interrupt, bool) {
-	t.Helper()
-	select {
-	case v, ok := <-ch:
-		return v, ok
-	case <-time.After(5 * time.Second):
-		t.Fatal("timed out waiting on the merged channel")
-		return engine.Interrupt{}, false
-	}
-}
