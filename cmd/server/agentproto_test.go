@@ -2,17 +2,15 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"agentd/internal/nodetest"
 )
 
 // TestLangGraphSDK runs @langchain/langgraph-sdk (interop/js/langgraph.mjs)
@@ -30,43 +28,9 @@ func TestLangGraphSDKPostgres(t *testing.T) { testLangGraphSDK(t, sharedDSN(t)) 
 
 func testLangGraphSDK(t *testing.T, dsn string) {
 	skipShort(t)
-	node, dir := interopJS(t, filepath.Join("@langchain", "langgraph-sdk"))
+	node, dir := nodetest.Find(t, "@langchain/langgraph-sdk")
 	r := startReplica(t, "lg", dsn, writePushConfig(t, nil, map[string]any{"allow_private": true})) // the SDK's webhooks reach loopback
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "langgraph.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AGENTD_URL="+r.base)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node langgraph.mjs: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
-}
-
-// interopJS finds node and interop/js with pkg installed, or skips (fails
-// under REQUIRE_INTEROP).
-func interopJS(t *testing.T, pkg string) (node, dir string) {
-	t.Helper()
-	required := os.Getenv("REQUIRE_INTEROP") != ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if required {
-			t.Fatal("REQUIRE_INTEROP is set but node is not installed")
-		}
-		t.Skip("node is not installed (set REQUIRE_INTEROP=1 to make this a failure)")
-	}
-	dir, err = filepath.Abs(filepath.Join("..", "..", "interop", "js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
-		if required {
-			t.Fatalf("REQUIRE_INTEROP is set but %s is not installed in %s: run `npm ci` there", pkg, dir)
-		}
-		t.Skipf("%s is not installed in %s: run `npm ci` there", pkg, dir)
-	}
-	return node, dir
+	nodetest.Run(t, node, dir, r.base, "langgraph.mjs", 2*time.Minute, nil)
 }
 
 // lgFrame is one event of an Agent Protocol stream.

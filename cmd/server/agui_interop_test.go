@@ -1,53 +1,21 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"agentd/internal/nodetest"
 )
 
 // nodeScript returns node and the interop/js directory, or skips (fails
 // under REQUIRE_INTEROP) when node or the package pkg is missing.
-func nodeScript(t *testing.T, pkg string) (node, dir string) {
-	t.Helper()
-	required := os.Getenv("REQUIRE_INTEROP") != ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if required {
-			t.Fatal("REQUIRE_INTEROP is set but node is not installed")
-		}
-		t.Skip("node is not installed (set REQUIRE_INTEROP=1 to make this a failure)")
-	}
-	dir, err = filepath.Abs(filepath.Join("..", "..", "interop", "js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
-		if required {
-			t.Fatalf("REQUIRE_INTEROP is set but %s/node_modules/%s is missing: run `npm ci` there", dir, pkg)
-		}
-		t.Skipf("%s/node_modules/%s is missing: run `npm ci` there", dir, pkg)
-	}
-	return node, dir
-}
+func nodeScript(t *testing.T, pkg string) (node, dir string) { return nodetest.Find(t, pkg) }
 
 // runNode runs script in dir against base and fails the test with its
 // output if it fails.
 func runNode(t *testing.T, node, dir, base, script string, args ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AGENTD_URL="+base, "SUPPRESS_TRANSFORMATION_WARNINGS=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node %s: %v\n%s", script, err, out)
-	}
-	t.Logf("%s", out)
+	nodetest.Run(t, node, dir, base, script, 90*time.Second, nil, args...)
 }
 
 // withConfirmTool adds to the assistant's script a call to the frontend

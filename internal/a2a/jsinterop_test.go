@@ -1,12 +1,10 @@
 package a2a_test
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"agentd/internal/nodetest"
 )
 
 // TestInteropJS runs the official @a2a-js/sdk client (interop/js) against
@@ -15,33 +13,7 @@ import (
 // packages are missing and REQUIRE_INTEROP is unset (CI sets it, and
 // .ci/run installs the packages with npm ci).
 func TestInteropJS(t *testing.T) {
-	required := os.Getenv("REQUIRE_INTEROP") != ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if required {
-			t.Fatal("REQUIRE_INTEROP is set but node is not installed")
-		}
-		t.Skip("node is not installed; the @a2a-js/sdk interop test needs it (set REQUIRE_INTEROP=1 to make this a failure)")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "interop", "js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk")); err != nil {
-		if required {
-			t.Fatalf("REQUIRE_INTEROP is set but %s/node_modules is missing: run `npm ci` there", dir)
-		}
-		t.Skipf("%s/node_modules is missing: run `npm ci` there to enable the @a2a-js/sdk interop test", dir)
-	}
+	node, dir := nodetest.Find(t, "@a2a-js/sdk")
 	e, _ := newPushEnv(t) // the script's webhooks listen on loopback
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "interop.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AGENTD_URL="+e.base)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node interop.mjs: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	nodetest.Run(t, node, dir, e.base, "interop.mjs", 60*time.Second, nil)
 }

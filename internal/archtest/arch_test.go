@@ -15,7 +15,7 @@ import (
 
 // layers is the table of doc.go (and docs/architecture.md), by layer.
 var layers = [][]string{
-	{"errdefs", "model", "strictjson", "netguard", "logctx", "faultproxy", "telemetry/otlptest", "archtest"},
+	{"errdefs", "model", "strictjson", "netguard", "logctx", "faultproxy", "telemetry/otlptest", "archtest", "nodetest"},
 	{"run", "llm", "llm/openai", "llm/openai/openaitest", "llm/scripted", "tool", "mcptool", "calltree"},
 	{"engine", "engine/enginetest"},
 	{"engine/loop", "engine/graph", "engine/flow", "engine/remote", "engine/conformance",

@@ -8,7 +8,7 @@
 // below it, never one above):
 //
 //	0 base            errdefs, model, strictjson, netguard, logctx,
-//	                  faultproxy, telemetry/otlptest, archtest
+//	                  faultproxy, telemetry/otlptest, archtest, nodetest
 //	1 vocabulary      run, llm, llm/openai, llm/openai/openaitest,
 //	                  llm/scripted, tool, mcptool, calltree
 //	2 engine contract engine, engine/enginetest

@@ -26,4 +26,3 @@ func TestInterruptedError(t *testing.T) {
 		t.Errorf("zero interrupt message %q", got)
 	}
 }
-

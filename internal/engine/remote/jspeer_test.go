@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/engine/enginetest"
 	"agentd/internal/errdefs"
+	"agentd/internal/nodetest"
 )
 
 // jsPeer is interop/js/peer.mjs, an @a2a-js/sdk server, running as a
@@ -29,24 +29,7 @@ type jsPeer struct{ base string }
 // packages are missing and REQUIRE_INTEROP is unset (CI sets it).
 func startJSPeer(t *testing.T) *jsPeer {
 	t.Helper()
-	required := os.Getenv("REQUIRE_INTEROP") != ""
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if required {
-			t.Fatal("REQUIRE_INTEROP is set but node is not installed")
-		}
-		t.Skip("node is not installed; the @a2a-js/sdk peer test needs it (set REQUIRE_INTEROP=1 to make this a failure)")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "interop", "js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk")); err != nil {
-		if required {
-			t.Fatalf("REQUIRE_INTEROP is set but %s/node_modules is missing: run `npm ci` there", dir)
-		}
-		t.Skipf("%s/node_modules is missing: run `npm ci` there to enable the @a2a-js/sdk peer test", dir)
-	}
+	node, dir := nodetest.Find(t, "@a2a-js/sdk")
 	cmd := exec.Command(node, "peer.mjs")
 	cmd.Dir = dir
 	stdin, err := cmd.StdinPipe() // the peer stops when it closes
