@@ -3,6 +3,7 @@ package calltree
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -58,13 +59,17 @@ type Chain struct {
 	Deadline time.Time
 	// BudgetTokens, when positive, is what the tree may still spend.
 	BudgetTokens int64
+	// BudgetCost, when positive, is what the tree may still cost, in the
+	// prices' currency.
+	BudgetCost float64
 
 	limits Limits
 	// children counts the children of the current run (Spawn).
 	children *atomic.Int64
 	// spent counts the tokens the tree's runs in this process used since
-	// its root here (Charge).
-	spent *atomic.Int64
+	// its root here (Charge); spentMicro their cost in millionths (ChargeCost).
+	spent      *atomic.Int64
+	spentMicro *atomic.Int64
 }
 
 type ctxKey struct{}
@@ -93,7 +98,7 @@ func Root(ctx context.Context, limits Limits, incoming *Chain, agent string) (co
 	if err != nil {
 		return ctx, func() {}, err
 	}
-	next.spent = new(atomic.Int64)
+	next.spent, next.spentMicro = new(atomic.Int64), new(atomic.Int64)
 	ctx = context.WithValue(ctx, ctxKey{}, next)
 	if !next.Deadline.IsZero() {
 		ctx, cancel := context.WithDeadline(ctx, next.Deadline)
@@ -203,6 +208,30 @@ func Charge(ctx context.Context, tokens int64) error {
 	spent := c.spent.Add(tokens)
 	if c.BudgetTokens > 0 && spent > c.BudgetTokens {
 		return errdefs.BudgetExceededf("call budget: the request's call tree used %d tokens, over its budget of %d", spent, c.BudgetTokens)
+	}
+	return nil
+}
+
+// RemainingCost is the cost budget the tree has left (meaningful when
+// BudgetCost is positive).
+func (c Chain) RemainingCost() float64 {
+	if c.spentMicro == nil {
+		return c.BudgetCost
+	}
+	return c.BudgetCost - float64(c.spentMicro.Load())/1e6
+}
+
+// ChargeCost counts what the run of ctx cost against its tree's cost
+// budget; the error is a BudgetExceeded once the budget is passed.
+// Outside any chain, or without a budget, it only counts.
+func ChargeCost(ctx context.Context, cost float64) error {
+	c, ok := FromContext(ctx)
+	if !ok || c.spentMicro == nil || cost <= 0 {
+		return nil
+	}
+	spent := float64(c.spentMicro.Add(int64(math.Round(cost*1e6)))) / 1e6
+	if c.BudgetCost > 0 && spent > c.BudgetCost {
+		return errdefs.BudgetExceededf("call budget: the request's call tree cost %.6g, over its budget of %.6g", spent, c.BudgetCost)
 	}
 	return nil
 }

@@ -108,3 +108,27 @@ func TestMetadataRoundTrip(t *testing.T) {
 		t.Fatalf("a link without an agent: %v", err)
 	}
 }
+
+// A cost budget is charged like the token budget, travels to a peer as
+// what is left, and stops the tree once passed; a negative one on the
+// wire is refused.
+func TestCostBudget(t *testing.T) {
+	ctx := root(t, calltree.Limits{Server: "s1"}, &calltree.Chain{BudgetCost: 0.10}, "a")
+	if err := calltree.ChargeCost(ctx, 0.04); err != nil {
+		t.Fatal(err)
+	}
+	in, err := calltree.Parse(calltree.Outgoing(ctx))
+	if err != nil || in == nil || in.BudgetCost < 0.0599 || in.BudgetCost > 0.0601 {
+		t.Fatalf("the peer receives %+v (%v), want a cost budget of 0.06 left", in, err)
+	}
+	peer := root(t, calltree.Limits{Server: "s2"}, in, "b")
+	if err := calltree.ChargeCost(peer, 0.05); err != nil {
+		t.Fatalf("within what is left: %v", err)
+	}
+	if err := calltree.ChargeCost(peer, 0.02); !errdefs.IsBudgetExceeded(err) || !strings.Contains(err.Error(), "over its budget of 0.06") {
+		t.Fatalf("past what is left: %v, want budget_exceeded naming the budget", err)
+	}
+	if _, err := calltree.Parse(map[string]any{calltree.ExtensionURI: map[string]any{"chain": []any{}, "budgetCost": -1}}); !errdefs.IsValidation(err) {
+		t.Fatalf("a negative cost budget: %v", err)
+	}
+}

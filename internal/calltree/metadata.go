@@ -15,10 +15,11 @@ const ExtensionURI = "https://agentd.dev/a2a/ext/call-tree/v1"
 
 // wire is the extension's metadata value.
 type wire struct {
-	Chain        []Link `json:"chain"`
-	MaxDepth     int    `json:"maxDepth,omitempty"`
-	Deadline     string `json:"deadline,omitempty"`
-	BudgetTokens int64  `json:"budgetTokens,omitempty"`
+	Chain        []Link  `json:"chain"`
+	MaxDepth     int     `json:"maxDepth,omitempty"`
+	Deadline     string  `json:"deadline,omitempty"`
+	BudgetTokens int64   `json:"budgetTokens,omitempty"`
+	BudgetCost   float64 `json:"budgetCost,omitempty"`
 }
 
 // Outgoing is the metadata a call from ctx's run to a peer carries: the
@@ -40,6 +41,9 @@ func Outgoing(ctx context.Context) map[string]any {
 	if c.BudgetTokens > 0 {
 		w.BudgetTokens = max(c.Remaining(), 1)
 	}
+	if c.BudgetCost > 0 {
+		w.BudgetCost = max(c.RemainingCost(), 1e-6)
+	}
 	return map[string]any{ExtensionURI: w}
 }
 
@@ -58,7 +62,7 @@ func Parse(meta map[string]any) (*Chain, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, errdefs.Validationf("metadata[%q]: want {chain, maxDepth, deadline, budgetTokens}: %v", ExtensionURI, err)
 	}
-	c := &Chain{Links: w.Chain, MaxDepth: w.MaxDepth, BudgetTokens: w.BudgetTokens}
+	c := &Chain{Links: w.Chain, MaxDepth: w.MaxDepth, BudgetTokens: w.BudgetTokens, BudgetCost: w.BudgetCost}
 	for i, l := range c.Links {
 		if l.Agent == "" {
 			return nil, errdefs.Validationf("metadata[%q].chain[%d].agent: required", ExtensionURI, i)
@@ -71,6 +75,9 @@ func Parse(meta map[string]any) (*Chain, error) {
 	}
 	if w.BudgetTokens < 0 {
 		return nil, errdefs.Validationf("metadata[%q].budgetTokens: %d must not be negative", ExtensionURI, w.BudgetTokens)
+	}
+	if w.BudgetCost < 0 {
+		return nil, errdefs.Validationf("metadata[%q].budgetCost: %g must not be negative", ExtensionURI, w.BudgetCost)
 	}
 	return c, nil
 }

@@ -203,6 +203,7 @@ func runtimeAgent(a Agent, eng engine.Engine) *runtime.Agent {
 		EngineKind:            a.Engine,
 		Multitask:             runtime.MultitaskPolicy(a.Multitask),
 		MaxTokensPerRun:       a.Budget.MaxTokensPerRun,
+		MaxCostPerRun:         a.Budget.MaxCostPerRun,
 		MaxTokensTotal:        a.Budget.MaxTokensTotal,
 		MaxTokensPerPeriod:    a.Budget.MaxTokensPerPeriod,
 		BudgetPeriod:          time.Duration(a.Budget.Period),

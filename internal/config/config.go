@@ -256,6 +256,9 @@ type Agent struct {
 type Budget struct {
 	MaxTokensPerRun int64 `json:"max_tokens_per_run,omitempty"`
 	MaxTokensTotal  int64 `json:"max_tokens_total,omitempty"`
+	// MaxCostPerRun bounds what one run's whole call tree may cost, in the
+	// prices' currency (the prices section must price its models).
+	MaxCostPerRun float64 `json:"max_cost_per_run,omitempty"`
 	// Input and output tokens of one run, apart.
 	MaxInputTokensPerRun  int64 `json:"max_input_tokens_per_run,omitempty"`
 	MaxOutputTokensPerRun int64 `json:"max_output_tokens_per_run,omitempty"`

@@ -51,6 +51,11 @@ func (c *Config) Validate() error {
 	if err := validatePrices(c.Prices); err != nil {
 		return err
 	}
+	for i, a := range c.Agents {
+		if a.Budget.MaxCostPerRun > 0 && len(c.Prices) == 0 {
+			return fmt.Errorf("agents[%d].budget.max_cost_per_run: a cost budget needs prices: price the agent's models in the prices section", i)
+		}
+	}
 	for _, name := range sortedProviderNames(c.Providers) {
 		p := c.Providers[name]
 		path := "providers." + name
@@ -191,7 +196,7 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 	if b := a.Budget; b.MaxInputTokensPerRun < 0 || b.MaxOutputTokensPerRun < 0 || b.MaxToolCallsPerRun < 0 || b.MaxWallTime < 0 {
 		return fmt.Errorf("%s.budget: limits must not be negative", path)
 	}
-	if a.Budget.MaxTokensPerRun < 0 || a.Budget.MaxTokensTotal < 0 {
+	if a.Budget.MaxTokensPerRun < 0 || a.Budget.MaxTokensTotal < 0 || a.Budget.MaxCostPerRun < 0 {
 		return fmt.Errorf("%s.budget: limits must not be negative", path)
 	}
 	if err := a.Budget.validatePeriod(path + ".budget"); err != nil {

@@ -10,8 +10,8 @@ import (
 // Every run is a node of its request's call tree (package calltree). A
 // run started by a message enters its agent onto the chain the message
 // carries (the A2A call-tree extension, from a peer), else starts a chain
-// of its own; its token budget is the message's when one came, bounded by
-// the agent's max_tokens_per_run. A child run opened through RunChild
+// of its own; its token and cost budgets are the message's when one came,
+// bounded by the agent's max_tokens_per_run and max_cost_per_run. A child run opened through RunChild
 // counts against its parent's fan-out and, when it runs another agent (a
 // hand-off), enters that agent. The chain's errors fail the run or the
 // step that would have opened the child, naming the cycle or the limit.
@@ -29,6 +29,14 @@ func (x *execution) enterCallTree(ctx context.Context) (context.Context, context
 		}
 		if in.BudgetTokens == 0 || lim < in.BudgetTokens {
 			in.BudgetTokens = lim
+		}
+	}
+	if lim := x.agent.MaxCostPerRun; lim > 0 {
+		if in == nil {
+			in = &calltree.Chain{}
+		}
+		if in.BudgetCost == 0 || lim < in.BudgetCost {
+			in.BudgetCost = lim
 		}
 	}
 	return calltree.Root(ctx, x.r.calls, in, x.agent.ID)

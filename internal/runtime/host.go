@@ -364,6 +364,11 @@ func (h *host) ReportUsage(ctx context.Context, modelName string, u model.TokenU
 	if terr := calltree.Charge(ctx, u.Add(model.TokenUsage{}).TotalTokens); err == nil {
 		err = terr
 	}
+	if cost, _ := h.x.r.Cost(map[string]model.TokenUsage{modelName: u}); cost != nil {
+		if cerr := calltree.ChargeCost(ctx, *cost); err == nil {
+			err = cerr
+		}
+	}
 	return err
 }
 

@@ -50,7 +50,10 @@ type Agent struct {
 	Multitask MultitaskPolicy
 	// MaxTokensPerRun stops a run whose usage exceeds it (0 = no limit);
 	// MaxInputTokensPerRun and MaxOutputTokensPerRun bound each direction.
-	MaxTokensPerRun       int64
+	MaxTokensPerRun int64
+	// MaxCostPerRun bounds the cost of a run's whole call tree (0 = no
+	// limit), priced by Options.Prices (calltree.ChargeCost).
+	MaxCostPerRun         float64
 	MaxInputTokensPerRun  int64
 	MaxOutputTokensPerRun int64
 	// MaxWallTime stops an attempt that runs longer, as a budget
