@@ -11,30 +11,7 @@ import (
 // a run's cost is its token count.
 func threeStepsPriced(t *testing.T, budget string) string {
 	t.Helper()
-	yaml := `
-prices:
-  mini: {input_per_million: 1000000, output_per_million: 1000000}
-providers:
-  s:
-    type: scripted
-    model: mini
-    rules:
-      - {match: '(?s)^Step (\d)\.', reply: 'step {{index .Groups 1}} is done, with a few words more to count'}
-agents:
-  - id: three
-    engine: graph
-    provider: s
-` + budget + `
-    workflow:
-      name: three
-      agents:
-        worker: {description: Does one step.}
-      steps:
-        - {id: s1, agent: worker, instructions: Step 1.}
-        - {id: s2, agent: worker, instructions: Step 2., dependsOn: [s1]}
-        - {id: s3, agent: worker, instructions: Step 3., dependsOn: [s2]}
-`
-	return configFile(t, yaml)
+	return threeStepsOn(t, "prices:\n  mini: {input_per_million: 1000000, output_per_million: 1000000}", "    model: mini\n", budget)
 }
 
 // A cost budget (budget.max_cost_per_run) covers a workflow's whole call

@@ -9,13 +9,17 @@ import (
 
 // threeSteps is a workflow of three steps on the scripted model; budget is
 // the workflow agent's budget block ("" for none).
-func threeSteps(t *testing.T, budget string) string {
+func threeSteps(t *testing.T, budget string) string { return threeStepsOn(t, "", "", budget) }
+
+// threeStepsOn is threeSteps with top-level YAML before the providers
+// (prices) and the scripted provider's model line ("" for none).
+func threeStepsOn(t *testing.T, top, model, budget string) string {
 	t.Helper()
-	yaml := `
+	yaml := top + `
 providers:
   s:
     type: scripted
-    rules:
+` + model + `    rules:
       - {match: '(?s)^Step (\d)\.', reply: 'step {{index .Groups 1}} is done, with a few words more to count'}
 agents:
   - id: three
