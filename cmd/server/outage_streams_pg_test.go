@@ -7,13 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"agentd/internal/pgtest"
 )
 
 // TestStreamsDuringAnOutageHideItsCause: streams that follow a run through
 // the store (on a replica that does not execute it) while the database
 // stops say only what a client can act on — over REST SSE, an A2A stream,
-// the Agent Protocol's join stream and an AG-UI stream — never the
+// the Agent Protocol's join stream, an AG-UI stream and the AI SDK's
+// resume stream — nor does an MCP tool call made meanwhile; never the
 // store's error, its address, user or database.
 func TestStreamsDuringAnOutageHideItsCause(t *testing.T) {
 	skipShort(t)
@@ -32,17 +35,41 @@ func TestStreamsDuringAnOutageHideItsCause(t *testing.T) {
 	ctxID := a.run(t, c, id).ContextID
 	lg := openRaw(ctx, t, http.MethodGet, b.base+"/lg/threads/"+ctxID+"/runs/"+id+"/stream?stream_mode=messages-tuple", "")
 	agui := openRaw(ctx, t, http.MethodGet, b.base+"/ag-ui/agents/echo/threads/"+ctxID+"/runs/"+id+"/events", "")
+	aisdk := openRaw(ctx, t, http.MethodGet, b.base+"/ai-sdk/agents/echo/chat/"+ctxID+"/stream", "")
 	rest.waitFor(t, "event: delta") // each follows the run
 	a2aStream.waitFor(t, "artifactUpdate")
 	lg.waitFor(t, "event: messages")
 	agui.waitFor(t, "TEXT_MESSAGE_CONTENT")
+	aisdk.waitFor(t, "text-delta")
+	mcpClient := mcp.NewClient(&mcp.Implementation{Name: "outage-test", Version: "1"}, nil)
+	session, err := mcpClient.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: b.base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
 	if err := db.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Start(context.Background()) })
 	time.Sleep(3 * time.Second) // the followers find the store gone
+	var mcpText strings.Builder
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "while down"}})
+	if err != nil {
+		mcpText.WriteString(err.Error())
+	} else {
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				mcpText.WriteString(tc.Text)
+			}
+		}
+		if !res.IsError {
+			t.Errorf("an MCP call during the outage answered %q, want a tool error", mcpText.String())
+		}
+	}
+	t.Logf("MCP tool call during the outage: %s", mcpText.String())
+	wantNoStoreText(t, "MCP tool call", mcpText.String())
 	cancel()
-	for what, s := range map[string]*rawStream{"REST event stream": rest, "A2A stream": a2aStream, "Agent Protocol join stream": lg, "AG-UI stream": agui} {
+	for what, s := range map[string]*rawStream{"REST event stream": rest, "A2A stream": a2aStream, "Agent Protocol join stream": lg, "AG-UI stream": agui, "AI SDK resume stream": aisdk} {
 		wantNoStoreText(t, what, s.text())
 	}
 }
