@@ -9,6 +9,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
+	"agentd/internal/run"
 	"agentd/internal/runtime"
 )
 
@@ -25,12 +26,7 @@ type checkpointView struct {
 
 // listCheckpoints answers the run's checkpoint history, oldest first.
 func (s *Server) listCheckpoints(w http.ResponseWriter, r *http.Request) {
-	t, err := s.pathTask(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	cps, err := s.rt.RunCheckpoints(r.Context(), t.ID)
+	t, cps, err := s.pathCheckpoints(r)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -46,6 +42,16 @@ func (s *Server) listCheckpoints(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"checkpoints": out})
 }
 
+// pathCheckpoints is the run the path names and its checkpoint history.
+func (s *Server) pathCheckpoints(r *http.Request) (run.Task, []engine.Checkpoint, error) {
+	t, err := s.pathTask(r)
+	if err != nil {
+		return t, nil, err
+	}
+	cps, err := s.rt.RunCheckpoints(r.Context(), t.ID)
+	return t, cps, err
+}
+
 // forkKey carries a fork's context and checkpoint from forkRun to send.
 type forkKey struct{}
 
@@ -58,12 +64,7 @@ type fork struct {
 // conversation's end: time travel. It answers as a send does (blocking,
 // ?stream=true, ?wait=false); the new run is in the same context.
 func (s *Server) forkRun(w http.ResponseWriter, r *http.Request) {
-	t, err := s.pathTask(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	cps, err := s.rt.RunCheckpoints(r.Context(), t.ID)
+	t, cps, err := s.pathCheckpoints(r)
 	if err != nil {
 		writeError(w, r, err)
 		return

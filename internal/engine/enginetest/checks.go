@@ -51,6 +51,8 @@ func Describe(ev engine.Event) string {
 		return "step.error " + e.Actor
 	case engine.Token:
 		return "token " + e.Actor
+	case engine.Reasoning:
+		return "reasoning " + e.Actor
 	case engine.ToolCall:
 		return "tool_call " + e.Actor
 	case engine.ToolResult:
