@@ -49,7 +49,9 @@ func planner(t testing.TB, first, corrected string) *countingPlanner {
 // answer "<id> did <step>" and count their executions by step. An agent
 // named "blocker" waits until its run stops.
 type stepAgents struct {
-	mu    sync.Mutex
+	// noBlock makes "blocker" answer like the others.
+	noBlock bool
+	mu      sync.Mutex
 	calls map[string]int
 }
 
@@ -63,7 +65,7 @@ func (s *stepAgents) Engine(spec graph.AgentSpec) (engine.Engine, error) {
 		}
 		s.calls[step]++
 		s.mu.Unlock()
-		if id == "blocker" {
+		if id == "blocker" && !s.noBlock {
 			_ = host.Publish(ctx, engine.StepStarted{Step: engine.Step{Actor: "blocker", Kind: "wait"}})
 			select {
 			case intr := <-host.Interrupts():
@@ -179,4 +181,23 @@ func dataOf(t testing.TB, a model.Artifact, v any) {
 		}
 	}
 	t.Fatalf("artifact %s has no data part", a.ID)
+}
+
+// switchPlanner answers the goal (the conversation's first user message)
+// with the plan of that name, every time.
+type switchPlanner struct{ plans map[string]string }
+
+func (p *switchPlanner) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
+	goal := ""
+	for _, m := range req.Messages {
+		if m.Role == model.RoleUser {
+			goal = m.Text()
+			break
+		}
+	}
+	s, err := scripted.New(scripted.Config{Rules: []scripted.Rule{{Reply: p.plans[goal], Split: "none"}}})
+	if err != nil {
+		return nil, err
+	}
+	return s.Stream(ctx, req)
 }
