@@ -59,7 +59,7 @@ func TestGoalRunPlansAsksAndRunsTheEditedPlan(t *testing.T) {
 	}
 	var doc struct {
 		Agents map[string]struct{ Model string } `json:"agents"`
-		Steps  []struct{ DependsOn []string }   `json:"steps"`
+		Steps  []struct{ DependsOn []string }    `json:"steps"`
 	}
 	if err := json.Unmarshal(pending[0].Arguments, &doc); err != nil || doc.Agents["writer"].Model != "agent:writer" || doc.Steps[1].DependsOn[0] != "research" {
 		t.Fatalf("pending plan %s (%v): want the corrected plan with its agents declared", pending[0].Arguments, err)

@@ -52,7 +52,7 @@ type stepAgents struct {
 	// noBlock makes "blocker" answer like the others.
 	noBlock bool
 	mu      sync.Mutex
-	calls map[string]int
+	calls   map[string]int
 }
 
 func (s *stepAgents) Engine(spec graph.AgentSpec) (engine.Engine, error) {
