@@ -18,7 +18,7 @@ var layers = [][]string{
 	{"errdefs", "model", "strictjson", "netguard", "logctx", "faultproxy", "telemetry/otlptest", "archtest", "nodetest"},
 	{"run", "llm", "llm/openai", "llm/openai/openaitest", "llm/scripted", "tool", "mcptool", "calltree"},
 	{"engine", "engine/enginetest"},
-	{"engine/loop", "engine/graph", "engine/flow", "engine/remote", "engine/conformance",
+	{"engine/loop", "engine/graph", "engine/goal", "engine/flow", "engine/remote", "engine/conformance",
 		"agent", "agent/judge", "agent/agenttest", "governor"},
 	{"store", "store/memstore", "store/pgstore", "store/storetest", "pgtest", "migrations"},
 	{"runlog", "retention", "liveness"},

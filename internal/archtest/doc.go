@@ -12,7 +12,7 @@
 //	1 vocabulary      run, llm, llm/openai, llm/openai/openaitest,
 //	                  llm/scripted, tool, mcptool, calltree
 //	2 engine contract engine, engine/enginetest
-//	3 engines, agents engine/loop, engine/graph, engine/flow,
+//	3 engines, agents engine/loop, engine/graph, engine/goal, engine/flow,
 //	                  engine/remote, engine/conformance, agent,
 //	                  agent/judge, agent/agenttest, governor
 //	4 storage         store, store/memstore, store/pgstore,

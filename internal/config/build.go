@@ -129,6 +129,8 @@ func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
 			return nil, fmt.Errorf("%s.workflow: %w", path, err)
 		}
 		return eng, nil
+	case "goal":
+		return b.goal(path, a)
 	case "remote":
 		return b.c.buildRemote(path, a, b.opts.Getenv, b.opts.SelfURL)
 	case "conformance":

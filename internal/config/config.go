@@ -168,7 +168,8 @@ type Agent struct {
 	Version     string        `json:"version,omitempty"`
 	Skills      []agent.Skill `json:"skills,omitempty"`
 	// Engine is "loop" (the LLM tool loop), "flow" (a Trellis flow),
-	// "graph" (a workflow), "remote" (a peer A2A agent) or "conformance"
+	// "graph" (a workflow), "goal" (a workflow a model plans), "remote" (a
+	// peer A2A agent) or "conformance"
 	// (the A2A conformance behaviours).
 	Engine string `json:"engine"`
 	// Peer is the remote engine's peer: the URL of its agent card, or a
@@ -183,6 +184,9 @@ type Agent struct {
 	// of a YAML or JSON file, relative to the configuration file, or the
 	// workflow itself, inline.
 	Workflow json.RawMessage `json:"workflow,omitempty"`
+	// Goal is the goal engine's settings: the agents its plans may use
+	// and whether a person approves each plan (goal.go).
+	Goal *GoalSettings `json:"goal,omitempty"`
 	// Provider names an entry of providers (loop engine). "auto-openai"
 	// style switching is expressed with fallback_provider.
 	Provider string `json:"provider,omitempty"`

@@ -11,6 +11,7 @@
 // it builds (runtime, engines, llm, tool).
 //
 // Imports: agent, agent/judge, auth, calltree, engine, engine/conformance,
-// engine/flow, engine/graph, engine/loop, engine/remote, errdefs, governor,
-// limits, llm, llm/openai, llm/scripted, mcptool, runtime, strictjson, tool.
+// engine/flow, engine/goal, engine/graph, engine/loop, engine/remote, errdefs,
+// governor, limits, llm, llm/openai, llm/scripted, mcptool, runtime,
+// strictjson, tool.
 package config

@@ -13,7 +13,7 @@ import (
 )
 
 // Engines are the engine names an agent may use.
-var Engines = []string{"loop", "flow", "graph", "remote", "conformance"}
+var Engines = []string{"loop", "flow", "graph", "goal", "remote", "conformance"}
 
 // BuiltinTools are the tool names the configuration may reference.
 var BuiltinTools = []string{"calculator", "clock"}
@@ -105,6 +105,9 @@ func (c *Config) Validate() error {
 	if err := c.validateFederation(); err != nil {
 		return err
 	}
+	if err := c.validateGoals(); err != nil {
+		return err
+	}
 	if d := c.Server.DefaultAgent; d != "" {
 		if _, ok := seen[d]; !ok {
 			return fmt.Errorf("server.default_agent: unknown agent %q (agents: %s)", d, strings.Join(c.agentIDs(), ", "))
@@ -151,6 +154,10 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 		}
 	case "graph":
 		if err := a.validateGraph(path, providers); err != nil {
+			return err
+		}
+	case "goal":
+		if err := a.validateGoal(path, providers); err != nil {
 			return err
 		}
 	case "remote":
