@@ -11,8 +11,8 @@ import (
 
 // goalConfig has a goal agent, planner, whose scripted model first
 // answers a workflow with a dangling dependency and, told so, corrects
-// it; the plan's steps run on two loop agents of the file. extra is
-// appended to the planner's scripted rules (ahead of them).
+// it (a goal starting "chain" is planned as four steps at once, the third
+// slow); the plan's steps run on two loop agents of the file.
 const goalConfig = `
 server:
   lease_ttl: 2s
@@ -31,6 +31,16 @@ providers:
             - {id: research, agent: researcher, instructions: Find the facts.}
             - {id: write, agent: writer, instructions: Write it up., dependsOn: [research]}
           ` + "```" + `
+      - name: a chain of four steps, the third slow
+        prefix: chain
+        split: none
+        reply: |
+          name: chain
+          steps:
+            - {id: s1, agent: researcher, instructions: Step one.}
+            - {id: s2, agent: writer, instructions: Step two., dependsOn: [s1]}
+            - {id: s3, agent: researcher, instructions: Slowly step three., dependsOn: [s2]}
+            - {id: s4, agent: writer, instructions: Step four., dependsOn: [s3]}
       - name: first answer
         split: none
         reply: |
@@ -46,7 +56,7 @@ providers:
         count: {number: '60', format: 'tok%d', separator: ' '}
         delay: 50ms
       - name: any step
-        match: '(?s)^(\S+) '
+        match: '(?s)^(\S+)'
         reply: 'done: {{index .Groups 1}}'
 agents:
   - {id: researcher, description: Finds facts., engine: loop, provider: work-script, max_iterations: 1}
