@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
 	"agentd/internal/engine/graph"
@@ -44,7 +45,22 @@ func (e *Engine) check(doc []byte) (json.RawMessage, error) {
 	if _, err := graph.New(graph.Config{Workflow: wf, Agents: e.cfg.Steps}); err != nil {
 		return nil, graph.Problems{{Code: CodePlanAgent, Message: err.Error()}}
 	}
-	return j, nil
+	return canonical(wf, j), nil
+}
+
+// canonical is the plan as the workflow's own encoding writes it — keys
+// in the spec's order (name, agents, steps; id, agent, instructions …),
+// which people read more easily than sorted ones — when that encoding
+// parses back; else doc as it is.
+func canonical(wf *graph.Workflow, doc json.RawMessage) json.RawMessage {
+	c, err := json.Marshal(wf)
+	if err != nil {
+		return doc
+	}
+	if _, err := parsePlan(c); err != nil {
+		return doc
+	}
+	return c
 }
 
 // parsePlan parses a plan as an inline workflow: it may reference no file.
@@ -141,13 +157,30 @@ func (e *Engine) checkAgents(wf *graph.Workflow) graph.Problems {
 	return ps
 }
 
-// yamlOf renders a plan's JSON as YAML, for people.
+// yamlOf renders a plan's JSON as YAML for people, its keys in the
+// document's order.
 func yamlOf(doc json.RawMessage) string {
-	y, err := yaml.JSONToYAML(doc)
-	if err != nil {
+	var n yamlv3.Node
+	if err := yamlv3.Unmarshal(doc, &n); err != nil {
 		return string(doc)
 	}
-	return string(y)
+	block(&n)
+	var b strings.Builder
+	enc := yamlv3.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
+		return string(doc)
+	}
+	return b.String()
+}
+
+// block drops the JSON's flow style and quotes: the encoder quotes what
+// needs it to stay a string.
+func block(n *yamlv3.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		block(c)
+	}
 }
 
 func nonEmpty(s, def string) string {

@@ -130,8 +130,8 @@ func checkPlanShown(t *testing.T, h *enginetest.RecordingHost, ids []string) {
 		}
 	}
 	a, ok := artifact(h, "goal-plan")
-	if !ok || !strings.Contains(a.Parts[0].Text, "name: report") {
-		t.Errorf("plan artifact %+v", a)
+	if !ok || !strings.HasPrefix(a.Parts[0].Text, "name: report\n") || !strings.Contains(a.Parts[0].Text, "steps:\n  - id: research\n    agent: researcher\n") {
+		t.Errorf("plan artifact, want the YAML in the document's order:\n%s", a.Parts[0].Text)
 	}
 }
 
