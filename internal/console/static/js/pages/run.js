@@ -42,7 +42,8 @@ export function Run({ runId }) {
     return () => { ctl.abort(); clearTimeout(timer); };
   }, [runId, tick]);
 
-  const plan = events.find((e) => e.type === 'plan');
+  // The latest plan: a goal run's edited plan, a resumed workflow's own.
+  const plan = events.findLast((e) => e.type === 'plan');
   useEffect(() => {
     if (!plan || !run) return;
     api.runs({ agent: run.agent_id, limit: 100 }).then((p) => {
