@@ -53,6 +53,11 @@ func (c *Config) callGraph() (map[string][]callEdge, error) {
 				}
 			}
 		}
+		if a.Engine == "goal" && a.Goal != nil {
+			for _, id := range a.Goal.Agents {
+				g[a.ID] = append(g[a.ID], callEdge{to: id, via: "goal plan step agent:" + id})
+			}
+		}
 		for _, h := range a.Handoffs {
 			if id, ok := local(h.Target); ok {
 				g[a.ID] = append(g[a.ID], callEdge{to: id, via: "hand-off to " + id})

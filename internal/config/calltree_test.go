@@ -33,6 +33,12 @@ agents:
   - {id: a, engine: loop, provider: s, handoffs: [b]}
   - {id: b, engine: loop, provider: s, peer_tools: [{name: ask_a, card: /agents/a/.well-known/agent-card.json}]}
 `, "call cycle a → b (hand-off to b) → a (peer tool ask_a)"},
+		{"a goal's plans", `
+providers: {s: {type: scripted, rules: [{match: ".*", reply: "ok"}]}}
+agents:
+  - {id: g, engine: goal, provider: s, goal: {agents: [a]}}
+  - {id: a, engine: loop, provider: s, handoffs: [g]}
+`, "call cycle g → a (goal plan step agent:a) → g (hand-off to g)"},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.yaml), "agentd.yaml")
