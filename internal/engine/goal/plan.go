@@ -13,7 +13,8 @@ import (
 )
 
 // plan asks the planner for a workflow until it answers a valid one (at
-// most MaxRetries times again), publishes it and checkpoints it.
+// most MaxRetries times again) and publishes it; the phase that follows
+// checkpoints it before anything else happens.
 func (x *execution) plan() error {
 	goal := lastUserText(x.board.Channel(engine.MainChannel))
 	if strings.TrimSpace(goal) == "" {
