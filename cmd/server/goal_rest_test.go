@@ -100,7 +100,7 @@ func writeGoalConfig(t *testing.T) string {
 // (input-required, its pending call the workflow); an edit naming an
 // agent the goal does not offer is asked about again; a valid edit runs,
 // and the run's result artifact lists every step. The log shows the plan
-// and the two planner calls.
+// and the two planner calls. A rejected plan ends its run, rejected.
 func TestGoalRunOverREST(t *testing.T) {
 	eachStore(t, func(t *testing.T, dsn string) {
 		s := startStore(t, writeGoalConfig(t), dsn)
@@ -132,6 +132,13 @@ func TestGoalRunOverREST(t *testing.T) {
 		checkGoalResult(t, final, []string{"research", "write", "review"})
 		if last := final.lastText(); last != "done: Review" {
 			t.Errorf("answer %q, want the review step's", last)
+		}
+
+		// A rejected plan ends its run, rejected, saying so.
+		_, second := s.postJSONRun(t, "/v1/agents/planner/messages", `{"text":"chain"}`)
+		code, rejected := s.postJSONRun(t, "/v1/runs/"+second.ID+"/input", `{"approvals":[{"call_id":"plan-1","decision":"reject","reason":"too long"}]}`)
+		if code != http.StatusOK || rejected.Status != "rejected" || !strings.Contains(string(rejected.Error), "the plan was rejected: too long") {
+			t.Fatalf("rejected plan: %d %s %s", code, rejected.Status, rejected.Error)
 		}
 
 		var plans, planner int
