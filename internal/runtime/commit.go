@@ -45,7 +45,8 @@ func (r *Runtime) commit(ctx context.Context, l *runlog.Log, c store.Change, evs
 
 // commitRebasing is commit for writers that resolve a Conflict with rebase.
 func (r *Runtime) commitRebasing(ctx context.Context, l *runlog.Log, c store.Change, rebase runlog.Rebase, evs ...stateEvent) (int64, error) {
-	return l.Commit(ctx, c, rebase, entries(evs)...)
+	es := entries(evs)
+	return l.Commit(ctx, c, rebase, es...)
 }
 
 // entries are evs as the run log takes them.
