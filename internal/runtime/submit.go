@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"agentd/internal/engine"
@@ -240,24 +239,6 @@ func (r *Runtime) awaitDuplicate(ctx context.Context, dup *execution) (admission
 		return admission{}, dup.createErr
 	}
 	return admission{dup: dup}, nil
-}
-
-// submitPatience bounds how long a submission waits for the store: a
-// client waiting on a database that is down gets a retryable 503 rather
-// than a request that never ends. The change is atomic, so a retry of the
-// same message finds it stored or not, never half (and a stored one holds
-// a lease, which the sweep recovers if nobody runs it).
-const submitPatience = 5 * time.Second
-
-// submitCommit is commit for a client's submission, within submitPatience.
-func (r *Runtime) submitCommit(ctx context.Context, l *runlog.Log, c store.Change, evs ...stateEvent) (int64, error) {
-	cctx, cancel := context.WithTimeout(ctx, submitPatience)
-	defer cancel()
-	first, err := r.commit(cctx, l, c, evs...)
-	if err != nil && cctx.Err() != nil && ctx.Err() == nil && !errdefs.IsConflict(err) {
-		err = errdefs.NotAvailable(fmt.Errorf("the store did not take the submission within %v: %w", submitPatience, err))
-	}
-	return first, err
 }
 
 // submittedLocked returns the execution the message msgID opened in q, if it
