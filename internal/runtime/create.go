@@ -27,10 +27,10 @@ const (
 // user message, idempotency key, first events and lease, in one change: a
 // replica that dies right after it is written leaves a lease that expires,
 // and another replica's sweep starts or resumes the run. The change is
-// written now, or, when its caller awaits the run, handed to the run's log
-// to ride with the run's first write (deferCreate). x.task, x.user and
+// written now, or, when req's caller awaits the run, handed to the run's
+// log to ride with the run's first write (deferCreate). x.task, x.user and
 // x.key are the submission's until x.created is closed.
-func (r *Runtime) create(ctx context.Context, x *execution, start bool, await Await) error {
+func (r *Runtime) create(ctx context.Context, x *execution, start bool, req SendRequest) error {
 	evs := [3]stateEvent{
 		{body: RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}},
 		{body: StatusData{State: run.StateSubmitted}},
@@ -48,8 +48,8 @@ func (r *Runtime) create(ctx context.Context, x *execution, start bool, await Aw
 		Messages:    x.user[:],
 		Lease:       r.leaseClaim(),
 	}
-	if x.deferrable(await, start) {
-		return x.deferCreate(c, await, evs[:n])
+	if x.deferrable(req, start) {
+		return x.deferCreate(c, req.Await, evs[:n])
 	}
 	if _, err := r.submitCommit(ctx, x.log, c, evs[:n]...); err != nil {
 		return err
@@ -59,19 +59,21 @@ func (r *Runtime) create(ctx context.Context, x *execution, start bool, await Aw
 	return nil
 }
 
-// deferrable says whether x's create may wait for the run's first write
-// (deferCreate): the caller awaits the run on this request (a blocking
-// send, a stream), the task starts at once in a context this submission
-// opened with a message the store holds as it is (x.freshContext) — so no
-// other request can name the task, its context or its key before the
-// caller hears of it, and the attempt starts from the message rather than
-// from the transcript it is not yet in — and the store is durable (a
+// deferrable says whether x's create, asked for by req, may wait for the
+// run's first write (deferCreate): the caller awaits the run on this
+// request (a blocking send, a stream), the task starts at once, under an
+// id the runtime chose, in a context this submission opened with a message
+// the store holds as it is (x.freshContext) — so no other request can name
+// the task, its context or its key before the caller hears of it (a
+// client's id may be taken: its create is written now, and a taken one
+// refused as a Conflict), and the attempt starts from the message rather
+// than from the transcript it is not yet in — and the store is durable (a
 // volatile store writes in memory: nothing to save) and was not found
 // unreachable within a lease period (recentStoreTrouble: the lease sweep
 // looks every second): while it is down a send is refused with a 503 after
 // submitPatience, as ever, rather than run with nowhere to be written.
-func (x *execution) deferrable(await Await, start bool) bool {
-	return await != AwaitNone && start && x.freshContext && !x.r.volatile && !x.r.recentStoreTrouble()
+func (x *execution) deferrable(req SendRequest, start bool) bool {
+	return req.Await != AwaitNone && req.RunID == "" && start && x.freshContext && !x.r.volatile && !x.r.recentStoreTrouble()
 }
 
 // deferCreate hands x's create to the run's log (runlog.Log.Defer), which

@@ -197,3 +197,24 @@ func TestDeferredRunKeepsItsLease(t *testing.T) {
 		}
 	})
 }
+
+// A task id the client chose may be taken — another request can name it
+// — so its create is written before Send returns however the caller
+// awaits the run, and a taken id is refused then (Conflict), rather than
+// deferred and lost at the run's first write with the caller left
+// waiting.
+func TestClientChosenRunIDIsNotDeferred(t *testing.T) {
+	r := slowReplica(t, &applies{Store: memstore.New()}, burst(1))
+	ctx := ctxT(t)
+	first, err := r.Send(ctx, SendRequest{AgentID: "c", RunID: "run-1", Message: model.NewText(model.RoleUser, "hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, r, first.Task.ID)
+	for _, await := range []Await{AwaitNone, AwaitEnd, AwaitStream} {
+		sub, err := r.Send(ctx, SendRequest{AgentID: "c", RunID: "run-1", Message: model.NewText(model.RoleUser, "again"), Await: await})
+		if !errdefs.IsConflict(err) {
+			t.Fatalf("await %d: a second task with a taken id: %v (submission %+v), want a conflict", await, err, sub.Task)
+		}
+	}
+}

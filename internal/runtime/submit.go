@@ -98,7 +98,7 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		return Submission{}, err
 	}
 	defer r.submitting.Done()
-	if err := r.create(ctx, x, adm.start, req.Await); err != nil {
+	if err := r.create(ctx, x, adm.start, req); err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
 	}
 	created, create := x.task, x.create // x's fields belong to the execution's goroutine once launched
