@@ -134,7 +134,7 @@ func (l *Log) endCommit(ok bool, last int64) {
 	l.committing = false
 	if !ok {
 		showPending := l.dropLocked()
-		creating := l.create != nil // its entries stay for the next write
+		creating := l.creating() // its entries stay for the next write
 		l.dirty = l.dirty || creating
 		l.mu.Unlock()
 		if showPending || creating {

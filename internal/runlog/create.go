@@ -1,6 +1,9 @@
 package runlog
 
 import (
+	"context"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"agentd/internal/errdefs"
@@ -25,48 +28,104 @@ import (
 // process die meanwhile, the run is lost as a request that was never
 // answered is; its client retries.
 
-// Deferred is a run's create held for the run's next write.
-type Deferred struct {
-	// Change is the create: the task, its key, its messages and the
+// Create is a run's deferred create, from Log.Defer until a write of the
+// run carries it to the store. It holds all there is to know of it: the
+// change, the seq of its last entry, whether anyone waits for the run's
+// first live event, how it rides with a write (into), and, once it
+// landed, the lease that write claimed. Its writer waits for it (Wait)
+// and takes that lease (TakeLease); the log does the rest.
+type Create struct {
+	// change is the create: the task, its key, its messages and the
 	// lease claim (store.Change.Lease).
-	Change store.Change
-	// Merge folds Change into next, the write that carries it. It is
-	// called with the log's writes held, once per try.
-	Merge func(create, next store.Change) store.Change
-	// Landed is told the change that carried the create once it is
-	// durable (the granted lease is in its Lease). It is called with the
-	// log's writes held and must not write to the log.
-	Landed func(written store.Change)
-	// Quiet says nobody waits for the run's first live event (a blocking
-	// send): it coalesces within the window like the events after it,
-	// so a run that ends within the window is written once, at its end.
-	// Otherwise (a stream) the first live event is written at once.
-	Quiet bool
+	change store.Change
+	// at is the seq of the create's last entry: a write that fails keeps
+	// the entries through it for the write that will carry the create.
+	at int64
+	// done is closed once a write carried the create; granted, set before
+	// it is closed, is the lease that write claimed (zero if its answer
+	// was lost: a retry found it stored).
+	done    chan struct{}
+	granted store.Lease
+	// taken says TakeLease handed granted over.
+	taken atomic.Bool
 }
 
-// Defer logs entries as a run's create and holds d.Change for the run's
-// next write (see Deferred). l must be new (Logs.New) and not volatile.
-// It returns the seq of the first entry.
-func (l *Log) Defer(d Deferred, entries ...Entry) (int64, error) {
+// Defer logs entries as the create of a new run and holds change for the
+// run's next write (see Create). quiet says nobody waits for the run's
+// first live event (a blocking send): it then coalesces within the window
+// like the events after it, so that a run that ends within the window is
+// written once, at its end; otherwise (a stream) the first live event is
+// written at once. l must be new (Logs.New) and not volatile.
+func (l *Log) Defer(change store.Change, quiet bool, entries ...Entry) (*Create, error) {
 	bodies, err := l.encode(entries)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
+	c := &Create{change: change, done: make(chan struct{})}
 	now := time.Now()
 	l.mu.Lock()
 	if l.volatile || l.last() != 0 {
 		l.mu.Unlock()
-		return 0, errdefs.Internalf("run %s: only a new run's log on a durable store defers its create", l.runID)
+		return nil, errdefs.Internalf("run %s: only a new run's log on a durable store defers its create", l.runID)
 	}
-	first := l.last() + 1
 	for i, e := range entries {
 		l.appendLocked(e.Type, bodies[i], now)
 	}
-	l.create, l.createAt = &d, l.last()
-	l.sentFirst = l.sentFirst || d.Quiet
+	c.at = l.last()
+	l.create = c
+	l.sentFirst = l.sentFirst || quiet
 	l.mu.Unlock()
 	l.logs.flusher.deferCreate(l)
-	return first, nil
+	return c, nil
+}
+
+// Wait waits until the create is stored. It fails only when ctx ends (a
+// create the store refused because the run was lost is never stored).
+// A nil Create was stored before anyone could wait for it.
+func (c *Create) Wait(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TakeLease hands over, once, the lease that the write which carried the
+// create claimed: the run's lease from then on, for its writer to renew
+// and give up. It is zero before that write landed, and after the first
+// call. The log's writes are fenced by it already (Log.SetFence).
+func (c *Create) TakeLease() store.Lease {
+	select {
+	case <-c.done:
+	default:
+		return store.Lease{}
+	}
+	if c.taken.Swap(true) {
+		return store.Lease{}
+	}
+	return c.granted
+}
+
+// into folds the create into next, the run's write about to carry it. A
+// task update becomes the create of the updated task (at the update's
+// version: the store stores it plus one, as the update would have); a run
+// that stops executing with it — it ended or asks for input — needs no
+// lease, and its create claims none. It is called once per try.
+func (c *Create) into(next store.Change) store.Change {
+	m := next
+	m.Idempotency, m.TaskID, m.CreateTask, m.Lease = c.change.Idempotency, c.change.TaskID, c.change.CreateTask, c.change.Lease
+	if u := next.UpdateTask; u != nil {
+		m.CreateTask, m.UpdateTask = u, nil
+		if u.State.Terminal() || u.State.Interrupted() {
+			m.Lease = nil
+		}
+	}
+	m.Messages = append(slices.Clip(c.change.Messages), next.Messages...)
+	return m
 }
 
 // withCreate folds the deferred create, if any, into c, the write about
@@ -75,26 +134,40 @@ func (l *Log) withCreate(c store.Change) store.Change {
 	if l.create == nil {
 		return c
 	}
-	return l.create.Merge(l.create.Change, c)
+	return l.create.into(c)
 }
 
 // landed records that write c, which carried the deferred create (if the
-// log holds one: every write of such a log carries it), succeeded.
+// log holds one: every write of such a log carries it), succeeded: the
+// lease it claimed fences the run's later writes, and the create is done.
 // Callers hold flushMu.
-func (l *Log) landed(c store.Change) {
-	d := l.create
-	if d == nil {
+func (l *Log) landed(written store.Change) {
+	c := l.create
+	if c == nil {
 		return
 	}
 	l.mu.Lock()
-	l.create, l.createAt = nil, 0
+	l.create = nil
+	if written.Lease != nil && written.Lease.Granted.RunID != "" {
+		c.granted = written.Lease.Granted
+		l.fence = c.granted
+	}
 	l.mu.Unlock()
 	l.logs.flusher.created(l)
-	d.Landed(c)
+	close(c.done)
+}
+
+// loseCreateLocked forgets the deferred create of a run that was lost: it
+// is never written. It reports whether there was one. Callers hold mu.
+func (l *Log) loseCreateLocked() bool {
+	lost := l.create != nil
+	l.create = nil
+	return lost
 }
 
 // creating reports whether l holds a deferred create: its writes are its
-// own, never part of the flusher's shared batch. Callers hold flushMu.
+// own, never part of the flusher's shared batch. Callers hold flushMu or
+// mu.
 func (l *Log) creating() bool { return l.create != nil }
 
 // keepCreateLocked is how many events of the log (from base) a failed
@@ -104,7 +177,7 @@ func (l *Log) keepCreateLocked(keep int) int {
 	if l.create == nil {
 		return keep
 	}
-	return max(keep, int(l.createAt-l.base))
+	return max(keep, int(l.create.at-l.base))
 }
 
 // markDeferred queues every log that holds a deferred create for the

@@ -47,8 +47,8 @@ func (w *writes) written() []store.Change {
 
 // deferredRun defers run id's create on ls (quiet: a blocking send's):
 // a working task, its user message, a lease claim and the run.start
-// entry. landed receives the change that carried it.
-func deferredRun(t *testing.T, ls *Logs, id string, quiet bool, landed chan<- store.Change) *Log {
+// entry.
+func deferredRun(t *testing.T, ls *Logs, id string, quiet bool) (*Log, *Create) {
 	t.Helper()
 	l := registered(t, ls, id)
 	task := run.Task{ID: id, ContextID: "c-" + id, AgentID: "a", State: run.StateWorking, Attempt: 1, CreatedAt: store.StoredTime(time.Now())}
@@ -57,22 +57,30 @@ func deferredRun(t *testing.T, ls *Logs, id string, quiet bool, landed chan<- st
 		Messages: []run.Message{{ContextID: task.ContextID, TaskID: id}},
 		Lease:    &store.LeaseClaim{Owner: "A", TTL: time.Minute},
 	}
-	merge := func(create, next store.Change) store.Change {
-		m := next
-		m.TaskID, m.CreateTask, m.Lease = create.TaskID, create.CreateTask, create.Lease
-		if next.UpdateTask != nil {
-			m.CreateTask, m.UpdateTask, m.Lease = next.UpdateTask, nil, nil
-		}
-		m.Messages = append(slices.Clip(create.Messages), next.Messages...)
-		return m
+	c, err := l.Defer(create, quiet, Entry{Type: "run.start", Body: map[string]int{"attempt": 1}})
+	if err != nil {
+		t.Fatalf("Defer: %v", err)
 	}
-	first, err := l.Defer(Deferred{Change: create, Merge: merge, Quiet: quiet,
-		Landed: func(c store.Change) { landed <- c }},
-		Entry{Type: "run.start", Body: map[string]int{"attempt": 1}})
-	if err != nil || first != 1 {
-		t.Fatalf("Defer = %d, %v; want seq 1", first, err)
+	if c.at != 1 {
+		t.Fatalf("the create's entries end at seq %d, want run.start at 1", c.at)
 	}
-	return l
+	return l, c
+}
+
+// landedWith waits for c to land and returns the write that carried it:
+// the first one st took.
+func landedWith(t *testing.T, st *writes, c *Create) store.Change {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := c.Wait(ctx); err != nil {
+		t.Fatal("the deferred create was not written")
+	}
+	ws := st.written()
+	if len(ws) == 0 {
+		t.Fatal("the deferred create landed without a write")
+	}
+	return ws[0]
 }
 
 // A run that ends within the window is one write: its final commit
@@ -82,8 +90,7 @@ func TestDeferredCreateRidesWithTheFinalCommit(t *testing.T) {
 	ctx := t.Context()
 	st := &writes{Store: memstore.New()}
 	ls := running(t, st, time.Hour)
-	landed := make(chan store.Change, 1)
-	l := deferredRun(t, ls, "r", true, landed)
+	l, create := deferredRun(t, ls, "r", true)
 	l.Append(EventDelta, Object([]byte(`{"text":"a"}`)))
 	l.Append(EventDelta, Object([]byte(`{"text":"b"}`)))
 	time.Sleep(20 * time.Millisecond) // the first delta is not written at once
@@ -111,9 +118,12 @@ func TestDeferredCreateRidesWithTheFinalCommit(t *testing.T) {
 		t.Fatalf("stored task %s at version %d, want completed at 2", stored.State, stored.Version)
 	}
 	select {
-	case <-landed:
+	case <-create.done:
 	default:
-		t.Fatal("Landed was not called")
+		t.Fatal("the create is not done after the write that carried it")
+	}
+	if l := create.TakeLease(); l.RunID != "" {
+		t.Fatalf("a run that ended with its create holds lease %+v", l)
 	}
 	if res := l.read(0, 10); len(res.events) != 4 {
 		t.Fatalf("%d events visible after the commit, want 4", len(res.events))
@@ -121,21 +131,25 @@ func TestDeferredCreateRidesWithTheFinalCommit(t *testing.T) {
 }
 
 // A run still going after the window is written by the flusher, create
-// and all, and Landed hears of the lease it claimed.
+// and all; the lease that write claimed fences the run's later writes, and
+// the create hands it over once.
 func TestDeferredCreateIsWrittenWithinTheWindow(t *testing.T) {
 	ctx := t.Context()
 	st := &writes{Store: memstore.New()}
 	ls := running(t, st, 30*time.Millisecond)
-	landed := make(chan store.Change, 1)
-	deferredRun(t, ls, "r", true, landed)
-	var c store.Change
-	select {
-	case c = <-landed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the deferred create was not written")
-	}
+	l, create := deferredRun(t, ls, "r", true)
+	c := landedWith(t, st, create)
 	if c.Lease == nil || c.Lease.Granted.Owner != "A" {
 		t.Fatalf("the write that carried the create granted lease %+v, want one owned by A", c.Lease)
+	}
+	if fences := l.fences(nil); len(fences) != 1 || fences[0] != c.Lease.Granted {
+		t.Fatalf("the log's writes are fenced by %+v, want the lease granted, %+v", fences, c.Lease.Granted)
+	}
+	if got := create.TakeLease(); got != c.Lease.Granted {
+		t.Fatalf("TakeLease = %+v, want the lease granted, %+v", got, c.Lease.Granted)
+	}
+	if again := create.TakeLease(); again.RunID != "" {
+		t.Fatalf("TakeLease again = %+v, want none: it was handed over", again)
 	}
 	if got, err := st.GetTask(ctx, "r"); err != nil || got.State != run.StateWorking || got.Version != 1 {
 		t.Fatalf("GetTask after the window: %+v, %v; want working at version 1", got, err)
@@ -149,16 +163,10 @@ func TestDeferredCreateIsWrittenWithinTheWindow(t *testing.T) {
 func TestDeferredCreateRidesWithAStreamsFirstEvent(t *testing.T) {
 	st := &writes{Store: memstore.New()}
 	ls := running(t, st, time.Hour)
-	landed := make(chan store.Change, 1)
-	l := deferredRun(t, ls, "r", false, landed)
+	l, create := deferredRun(t, ls, "r", false)
 	l.Append(EventDelta, Object([]byte(`{"text":"first"}`)))
-	select {
-	case c := <-landed:
-		if c.CreateTask == nil || len(c.Events) != 2 {
-			t.Fatalf("the first write: create %v, %d events; want the create and both events", c.CreateTask != nil, len(c.Events))
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the first delta waited for the window")
+	if c := landedWith(t, st, create); c.CreateTask == nil || len(c.Events) != 2 {
+		t.Fatalf("the first write: create %v, %d events; want the create and both events", c.CreateTask != nil, len(c.Events))
 	}
 }
 
@@ -169,8 +177,7 @@ func TestFailedCommitKeepsTheDeferredCreate(t *testing.T) {
 	ctx := t.Context()
 	st := &writes{Store: memstore.New()}
 	ls := running(t, st, time.Hour) // the failed commit, not the window, hands it to the flusher
-	landed := make(chan store.Change, 1)
-	l := deferredRun(t, ls, "r", true, landed)
+	l, create := deferredRun(t, ls, "r", true)
 	st.mu.Lock()
 	st.failOne = errdefs.Validationf("refused")
 	st.mu.Unlock()
@@ -179,13 +186,8 @@ func TestFailedCommitKeepsTheDeferredCreate(t *testing.T) {
 	if !errdefs.IsValidation(err) {
 		t.Fatalf("Commit = %v, want the store's refusal", err)
 	}
-	select {
-	case c := <-landed:
-		if c.CreateTask == nil || c.CreateTask.State != run.StateWorking || len(c.Events) != 1 {
-			t.Fatalf("the create landed as %+v with %d events, want the working task and its run.start alone", c.CreateTask, len(c.Events))
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the deferred create was not written after the failed commit")
+	if c := landedWith(t, st, create); c.CreateTask == nil || c.CreateTask.State != run.StateWorking || len(c.Events) != 1 {
+		t.Fatalf("the create landed as %+v with %d events, want the working task and its run.start alone", c.CreateTask, len(c.Events))
 	}
 	page, err := st.ReadEvents(ctx, "r", 0, 10)
 	if err != nil || len(page.Events) != 1 || page.Events[0].Type != "run.start" {
@@ -200,8 +202,7 @@ func TestStoppingLogsWriteDeferredCreates(t *testing.T) {
 	ls := New(Options{Store: st, Window: time.Hour})
 	done := make(chan struct{})
 	go func() { defer close(done); ls.Run(ctx) }()
-	landed := make(chan store.Change, 1)
-	deferredRun(t, ls, "r", true, landed)
+	deferredRun(t, ls, "r", true)
 	cancel()
 	<-done
 	if _, err := st.GetTask(context.Background(), "r"); err != nil {

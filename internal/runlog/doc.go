@@ -43,7 +43,10 @@
 // task, its messages, key and lease claim with the events, in one
 // transaction, and a run that ends within the window is one write. The
 // flusher writes a deferred create one window after it was made at the
-// latest.
+// latest. One type holds it until then (Create): the log folds it into
+// the run's writes, keeps its entries when a write fails and fences the
+// run's later writes with the lease it claimed; the runtime only waits
+// for it (Wait) and takes that lease (TakeLease).
 //
 // An engine's checkpoint may ride with a live event (AppendCheckpointed,
 // checkpoint.go): the write that makes the event durable — the flusher's

@@ -300,11 +300,10 @@ func (f *flusher) failed(ctx context.Context, l *Log, p []run.Event, err error) 
 	if errdefs.IsConflict(err) {
 		f.log.Warn("event log write refused; run lost", "run_id", l.runID, "err", err)
 		l.mu.Lock()
-		creating := l.create != nil
-		l.create, l.createAt = nil, 0 // a lost run's create is never written
+		lostCreate := l.loseCreateLocked()
 		showPending := l.dropLocked()
 		l.mu.Unlock()
-		if creating {
+		if lostCreate {
 			f.created(l)
 		}
 		if showPending {

@@ -79,10 +79,8 @@ type Log struct {
 	// until a write makes its events durable (checkpoint.go).
 	staged, flight     *engine.Checkpoint
 	stagedAt, flightAt int64
-	// create is the run's deferred create, not yet written, and createAt
-	// the seq of its last entry (create.go).
-	create   *Deferred
-	createAt int64
+	// create is the run's deferred create, not yet written (create.go).
+	create *Create
 	// fence is the lease of the attempt that last executed here (RunID
 	// empty: none): every write of the log is fenced by it
 	// (store.Change.Fences), so a replica that lost the run cannot add to

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -45,7 +46,26 @@ func (r *Runtime) commit(ctx context.Context, l *runlog.Log, c store.Change, evs
 
 // commitRebasing is commit for writers that resolve a Conflict with rebase.
 func (r *Runtime) commitRebasing(ctx context.Context, l *runlog.Log, c store.Change, rebase runlog.Rebase, evs ...stateEvent) (int64, error) {
-	return l.Commit(ctx, c, rebase, entries(evs)...)
+	es := entries(evs)
+	return l.Commit(ctx, c, rebase, es...)
+}
+
+// submitPatience bounds how long a submission waits for the store: a
+// client waiting on a database that is down gets a retryable 503 rather
+// than a request that never ends. The change is atomic, so a retry of the
+// same message finds it stored or not, never half (and a stored one holds
+// a lease, which the sweep recovers if nobody runs it).
+const submitPatience = 5 * time.Second
+
+// submitCommit is commit for a client's submission, within submitPatience.
+func (r *Runtime) submitCommit(ctx context.Context, l *runlog.Log, c store.Change, evs ...stateEvent) (int64, error) {
+	cctx, cancel := context.WithTimeout(ctx, submitPatience)
+	defer cancel()
+	first, err := r.commit(cctx, l, c, evs...)
+	if err != nil && cctx.Err() != nil && ctx.Err() == nil && !errdefs.IsConflict(err) {
+		err = errdefs.NotAvailable(fmt.Errorf("the store did not take the submission within %v: %w", submitPatience, err))
+	}
+	return first, err
 }
 
 // entries are evs as the run log takes them.

@@ -161,3 +161,60 @@ func TestDeferredStreamAnswersOnceStored(t *testing.T) {
 		}
 	})
 }
+
+// A deferred run that outlives its lease many times over keeps it: the
+// write that carried its create (the flusher's, one window in) claimed
+// it, the runtime renews it from then on — another replica's sweep finds
+// nothing to take over — and the run gives it up when it ends.
+func TestDeferredRunKeepsItsLease(t *testing.T) {
+	sharedStores(t, func(t *testing.T, shared store.Store) {
+		gate := make(chan struct{})
+		a := startRuntime(t, Options{Store: shared, Agents: []*Agent{testAgent("c", streamer(1, gate))}, ReplicaID: "A",
+			LeaseTTL: 300 * time.Millisecond, SweepEvery: 50 * time.Millisecond, FlushWindow: 50 * time.Millisecond})
+		replica(t, shared, "B", streamer(1, gate)) // sweeps every 50ms
+		ctx := ctxT(t)
+		sub, err := a.Send(ctx, SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "hi"), Await: AwaitEnd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sub.create == nil {
+			t.Fatal("the send's create was not deferred")
+		}
+		time.Sleep(2 * time.Second) // several lease periods, many sweeps
+		close(gate)
+		done := wait(t, a, sub.Task.ID)
+		if done.State != run.StateCompleted || done.Attempt != 1 {
+			t.Fatalf("the run ended %s in attempt %d, want completed in the first: its lease was not kept", done.State, done.Attempt)
+		}
+		leases, err := shared.ExpiredLeases(ctx, time.Now().Add(time.Hour), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range leases {
+			if l.RunID == done.ID {
+				t.Fatalf("the run left lease %+v", l)
+			}
+		}
+	})
+}
+
+// A task id the client chose may be taken — another request can name it
+// — so its create is written before Send returns however the caller
+// awaits the run, and a taken id is refused then (Conflict), rather than
+// deferred and lost at the run's first write with the caller left
+// waiting.
+func TestClientChosenRunIDIsNotDeferred(t *testing.T) {
+	r := slowReplica(t, &applies{Store: memstore.New()}, burst(1))
+	ctx := ctxT(t)
+	first, err := r.Send(ctx, SendRequest{AgentID: "c", RunID: "run-1", Message: model.NewText(model.RoleUser, "hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait(t, r, first.Task.ID)
+	for _, await := range []Await{AwaitNone, AwaitEnd, AwaitStream} {
+		sub, err := r.Send(ctx, SendRequest{AgentID: "c", RunID: "run-1", Message: model.NewText(model.RoleUser, "again"), Await: await})
+		if !errdefs.IsConflict(err) {
+			t.Fatalf("await %d: a second task with a taken id: %v (submission %+v), want a conflict", await, err, sub.Task)
+		}
+	}
+}

@@ -39,8 +39,9 @@
 //
 // Files: submit.go (Send: a new task), resume.go (Send to a parked task:
 // its next attempt), registry.go (the executions of this replica and the
-// context queues), deferred.go (a blocking send's create written by its
-// run's first write), message.go (checks of user messages and ids),
+// context queues), create.go (a new task's create: written at once, or
+// handed to its run's log to ride with the run's first write when the
+// caller awaits the run), message.go (checks of user messages and ids),
 // worker.go (the goroutines runs execute on), execution.go (one attempt:
 // its state and run), outcome.go (how an attempt ends: its outcome and its
 // final commit), host.go (the engine's Host and its events), commit.go,

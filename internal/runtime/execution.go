@@ -75,13 +75,16 @@ type execution struct {
 	keepCheckpoints bool
 	// createdTask says the submission that made this attempt created the
 	// task: the task's transcript is the user message and then what finish
-	// stores. newContext says it also opened the context, which then holds
-	// only that message when the attempt starts (see history).
-	createdTask, newContext bool
-	// durable is set when the task's create waits for the run's first
-	// write (deferCreate), and closed once it is stored; such an attempt
-	// takes no lease of its own.
-	durable chan struct{}
+	// stores. freshContext says it also opened the context, with a message
+	// the store holds as it is (storedAsIs): the context's transcript is
+	// that message alone when the attempt starts (see history), and its
+	// create may be deferred (deferrable).
+	createdTask, freshContext bool
+	// create is the task's deferred create (deferCreate), which the run's
+	// first write stores and which holds the lease that write claims until
+	// x takes it (leaseLocked); such an attempt takes no lease of its own.
+	// It is set once, under mu, before created is closed.
+	create *runlog.Create
 	// finished says finish stored the attempt's outcome, with the
 	// transcript messages stored; final is the task as the store then
 	// held it, which blocking callers of a run that ended are answered
@@ -217,7 +220,7 @@ func (x *execution) run() {
 	x.mu.Lock()
 	leased := x.lease.RunID != ""
 	x.mu.Unlock()
-	if !leased && x.durable == nil {
+	if !leased && x.create == nil {
 		if err := x.acquire(); err != nil {
 			r.log.WarnContext(x.logContext(), "run not started here: no lease", "run_id", x.runID, "err", err)
 			return
@@ -378,8 +381,8 @@ func (x *execution) history(ctx context.Context) ([]model.Message, error) {
 	if msgs, fork, err := x.forkHistory(ctx); fork {
 		return msgs, err
 	}
-	if m := x.user[0].Message; x.newContext && storedAsIs(m) {
-		x.firstSeeded[0] = m.ID
+	if x.freshContext {
+		x.firstSeeded[0] = x.user[0].ID
 		x.seeded = x.firstSeeded[:]
 		return nil, nil
 	}

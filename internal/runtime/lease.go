@@ -70,6 +70,17 @@ func (x *execution) holdLease(l store.Lease) {
 	x.setLease(l)
 }
 
+// leaseLocked is the lease x holds. An attempt whose create was deferred
+// holds none until the write that carried the create landed: the lease
+// that write claimed is x's from then on, taken from the create at the
+// first look after it. Callers hold x.mu.
+func (x *execution) leaseLocked() store.Lease {
+	if x.lease.RunID == "" && x.create != nil {
+		x.lease = x.create.TakeLease()
+	}
+	return x.lease
+}
+
 // setLease records the lease x holds; every write of the run's log is
 // fenced by it from now on (runlog.Log.SetFence), until another attempt.
 func (x *execution) setLease(l store.Lease) {
@@ -85,7 +96,7 @@ func (x *execution) release(handover bool) {
 	x.leaseMu.Lock()
 	defer x.leaseMu.Unlock()
 	x.mu.Lock()
-	l := x.lease
+	l := x.leaseLocked()
 	x.lease = store.Lease{} // no renewal after this
 	x.mu.Unlock()
 	if l.RunID == "" {
@@ -138,7 +149,7 @@ func (r *Runtime) renewAll(ctx context.Context, xs []*execution) {
 	for _, x := range xs {
 		x.leaseMu.Lock()
 		x.mu.Lock()
-		l := x.lease
+		l := x.leaseLocked()
 		x.mu.Unlock()
 		if l.RunID == "" {
 			x.leaseMu.Unlock()

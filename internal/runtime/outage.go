@@ -126,7 +126,7 @@ func (p *probeRound) ownerKeeps(ctx context.Context, l store.Lease) bool {
 func (r *Runtime) giveUpLapsed(xs []*execution) {
 	for _, x := range xs {
 		x.mu.Lock()
-		l := x.lease
+		l := x.leaseLocked()
 		x.mu.Unlock()
 		if l.RunID != "" && time.Since(l.ExpiresAt) > r.outage.bound {
 			x.giveUp()
@@ -154,7 +154,7 @@ func (x *execution) awaitBacklog(ctx context.Context) error {
 // the lease's expiry — then another replica may hold the run.
 func (x *execution) finishContext() (context.Context, context.CancelFunc) {
 	x.mu.Lock()
-	l := x.lease
+	l := x.leaseLocked()
 	x.mu.Unlock()
 	if l.RunID == "" {
 		return context.WithCancel(x.bg)

@@ -200,10 +200,10 @@ func (x *execution) leaseToGive(state run.TaskState) *store.Lease {
 	defer x.leaseMu.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.lease.RunID == "" {
+	l := x.leaseLocked()
+	if l.RunID == "" {
 		return nil
 	}
-	l := x.lease
 	x.lease = store.Lease{}
 	return &l
 }

@@ -224,7 +224,7 @@ func (x *execution) holdsRelayedFeedback(cp engine.Checkpoint) bool {
 // holds the run's lease.
 func (x *execution) removeSignals(ctx context.Context, ids []string) error {
 	x.mu.Lock()
-	l := x.lease
+	l := x.leaseLocked()
 	x.mu.Unlock()
 	if l.RunID == "" {
 		return nil // the final commit settles them

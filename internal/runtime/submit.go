@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"agentd/internal/engine"
@@ -42,7 +41,7 @@ type SendRequest struct {
 	Metadata map[string]any
 	// Await is how the caller takes a new task's answer: one it awaits on
 	// this request (a blocking send, a stream) may let a new context's
-	// task be created by the run's first write (deferred.go).
+	// task be created by the run's first write (create.go).
 	Await Await
 	// RunID, when set, is the new task's id, chosen by the client (an
 	// AG-UI runId): a task with that id in the tenant already is a
@@ -63,9 +62,9 @@ type Submission struct {
 	// (0 for a new task), also for a duplicate: a stream of the submission
 	// starts after it and so replays what a retried stream missed.
 	StartSeq int64
-	// durable, when set, is closed once a deferred create is stored
-	// (Durable).
-	durable <-chan struct{}
+	// create, when set, is the task's deferred create, stored at the
+	// run's first write (Durable).
+	create *runlog.Create
 }
 
 // contextQueue tracks the running task of a context on this replica and the
@@ -99,17 +98,17 @@ func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error)
 		return Submission{}, err
 	}
 	defer r.submitting.Done()
-	if err := r.create(ctx, x, adm.start, req.Await); err != nil {
+	if err := r.create(ctx, x, adm.start, req); err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
 	}
-	created, durable := x.task, x.durable // x's fields belong to the execution's goroutine once launched
+	created, create := x.task, x.create // x's fields belong to the execution's goroutine once launched
 	close(x.created)
 	if adm.start {
 		r.launch(x)
 	} else if adm.displaced != nil {
 		adm.displaced.interrupt(engine.CauseUserInput, "superseded by task "+x.runID)
 	}
-	return Submission{Task: created, durable: durable}, nil
+	return Submission{Task: created, create: create}, nil
 }
 
 // checkSend validates a message to an agent: the agent, the message, its
@@ -159,7 +158,7 @@ func (r *Runtime) newTask(ctx context.Context, a *Agent, req SendRequest, msg ru
 		Metadata:  r.observedCreate(ctx, RunInfo{RunID: taskID, ContextID: contextID, AgentID: a.ID}, req.Metadata),
 		CreatedAt: now, UpdatedAt: now,
 	}, r.logs.New(taskID), msg.Message, "")
-	x.createdTask, x.newContext = true, req.ContextID == ""
+	x.createdTask, x.freshContext = true, req.ContextID == "" && storedAsIs(msg.Message)
 	return x
 }
 
@@ -240,63 +239,6 @@ func (r *Runtime) awaitDuplicate(ctx context.Context, dup *execution) (admission
 		return admission{}, dup.createErr
 	}
 	return admission{dup: dup}, nil
-}
-
-// create stores new task x — created working when it starts at once (its
-// events still pass through submitted), submitted when queued — with its
-// user message, idempotency key, first events and lease, in one commit: a
-// replica that dies right after it leaves a lease that expires, and another
-// replica's sweep starts or resumes the run. A create its caller awaits
-// may instead ride with the run's first write (deferCreate). x.task,
-// x.user and x.key are the submission's until x.created is closed.
-func (r *Runtime) create(ctx context.Context, x *execution, start bool, await Await) error {
-	evs := [3]stateEvent{
-		{body: RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}},
-		{body: StatusData{State: run.StateSubmitted}},
-	}
-	n := 2
-	if start {
-		x.task.State, x.task.Attempt = run.StateWorking, 1
-		evs[n] = stateEvent{body: StatusData{State: run.StateWorking}}
-		n++
-	}
-	claim := r.leaseClaim()
-	c := store.Change{
-		Idempotency: &x.key,
-		TaskID:      x.runID,
-		CreateTask:  &x.task,
-		Messages:    x.user[:],
-		Lease:       claim,
-	}
-	if x.deferrable(await, start) {
-		err := x.deferCreate(c, await, evs[:n])
-		x.task.Version = 1 // as the write that carries it will store it
-		return err
-	}
-	if _, err := r.submitCommit(ctx, x.log, c, evs[:n]...); err != nil {
-		return err
-	}
-	x.task.Version = 1
-	x.holdLease(claim.Granted)
-	return nil
-}
-
-// submitPatience bounds how long a submission waits for the store: a
-// client waiting on a database that is down gets a retryable 503 rather
-// than a request that never ends. The change is atomic, so a retry of the
-// same message finds it stored or not, never half (and a stored one holds
-// a lease, which the sweep recovers if nobody runs it).
-const submitPatience = 5 * time.Second
-
-// submitCommit is commit for a client's submission, within submitPatience.
-func (r *Runtime) submitCommit(ctx context.Context, l *runlog.Log, c store.Change, evs ...stateEvent) (int64, error) {
-	cctx, cancel := context.WithTimeout(ctx, submitPatience)
-	defer cancel()
-	first, err := r.commit(cctx, l, c, evs...)
-	if err != nil && cctx.Err() != nil && ctx.Err() == nil && !errdefs.IsConflict(err) {
-		err = errdefs.NotAvailable(fmt.Errorf("the store did not take the submission within %v: %w", submitPatience, err))
-	}
-	return first, err
 }
 
 // submittedLocked returns the execution the message msgID opened in q, if it
