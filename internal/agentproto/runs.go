@@ -60,8 +60,12 @@ func runOf(t run.Task) runJSON {
 	if c, ok := md[metaConfigurable]; ok {
 		kw["config"] = map[string]any{"configurable": c}
 	}
+	assistant := assistantID(t.AgentID)
+	if ref, ok := runtime.AssistantOf(t); ok {
+		assistant = ref.ID
+	}
 	return runJSON{
-		RunID: t.ID, ThreadID: t.ContextID, AssistantID: assistantID(t.AgentID), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		RunID: t.ID, ThreadID: t.ContextID, AssistantID: assistant, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		Status: runStatus(t), Metadata: md, MultitaskStrategy: "reject", Kwargs: kw,
 	}
 }
@@ -74,7 +78,7 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 	if err != nil {
 		return runtime.Submission{}, err
 	}
-	a, err := s.agentOf(b.AssistantID)
+	a, stored, err := s.agentOf(ctx, b.AssistantID)
 	if err != nil {
 		return runtime.Submission{}, err
 	}
@@ -98,7 +102,7 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 		return runtime.Submission{}, err
 	}
 	msg = rc.apply(msg, md)
-	req := runtime.SendRequest{AgentID: a.ID, ContextID: threadID, Message: msg, Metadata: md, Await: await, Multitask: b.multitask()}
+	req := runtime.SendRequest{AgentID: a.ID, AssistantID: stored, ContextID: threadID, Message: msg, Metadata: md, Await: await, Multitask: b.multitask()}
 	if b.MultitaskStrategy == "rollback" && threadID != "" {
 		if err := s.rollback(ctx, threadID); err != nil {
 			return runtime.Submission{}, err
