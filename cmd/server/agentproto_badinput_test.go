@@ -78,6 +78,7 @@ func badLGCalls(own, other, cp string) []lgCall {
 		{"unknown assistant get", acmeKey, "GET", "/lg/assistants/nope", "", 404},
 		{"assistant overriding an unknown field", acmeKey, "POST", "/lg/assistants", `{"graph_id":"echo","context":{"modle":"x"}}`, 422},
 		{"default assistant write", acmeKey, "PATCH", "/lg/assistants/echo", `{"name":"x"}`, 409},
+		{"read-only key creates an assistant", readerKey, "POST", "/lg/assistants", `{"graph_id":"assistant"}`, 403},
 		{"other tenant's thread", globexKey, "GET", base, "", 404},
 		{"other tenant's state", globexKey, "GET", base + "/state", "", 404},
 		{"other tenant's history", globexKey, "POST", base + "/history", `{}`, 404},

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strings"
 
@@ -179,9 +180,20 @@ func (r *Runtime) checkAssistant(a *run.Assistant) error {
 		return errdefs.WithField("context", errdefs.Validationf("agent %q (engine %s) takes no overrides: its assistants may set name, description and metadata only", ag.ID, ag.EngineKind))
 	}
 	if _, err := ag.Configure("context", a.Context); err != nil {
-		return errdefs.Public(errdefs.Validation(err))
+		return errdefs.Public(overrideError(err))
 	}
 	return nil
+}
+
+// overrideError classifies an error of Configure as a request's mistake in
+// the member its message starts with ("context.tools[1]: unknown tool …"),
+// so that faces can name the field as they do for their own members.
+func overrideError(err error) error {
+	msg := err.Error()
+	if field, reason, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(field, "context") && !strings.ContainsAny(field, " \"") {
+		return errdefs.WithField(field, errdefs.Validation(errors.New(reason)))
+	}
+	return errdefs.Validation(err)
 }
 
 // mergeMetadata is have with set merged in; a nil value removes its key.
