@@ -128,3 +128,37 @@ func TestAssistantsAcrossReplicasPostgres(t *testing.T) {
 		t.Fatalf("after set latest on the second replica, the first answered %q", got)
 	}
 }
+
+// TestAssistantRunKeepsItsVersion: a run takes the assistant's latest
+// version when it is sent and keeps it: a delayed run sent on version 1,
+// the assistant updated before it starts, still answers as version 1 (it
+// starts through the recovery sweep, from what its metadata recorded).
+func TestAssistantRunKeepsItsVersion(t *testing.T) {
+	s := startWithAuth(t, "", authYAML)
+	var a assistantView
+	s.call(t, acmeKey, "POST", "/v1/assistants", `{"agent_id":"assistant","context":{"system_prompt":"You are Ada."}}`).json(t, &a)
+	var th struct {
+		ThreadID string `json:"thread_id"`
+	}
+	s.call(t, acmeKey, "POST", "/lg/threads", `{}`).json(t, &th)
+	var run struct {
+		RunID       string `json:"run_id"`
+		AssistantID string `json:"assistant_id"`
+	}
+	sent := s.call(t, acmeKey, "POST", "/lg/threads/"+th.ThreadID+"/runs",
+		`{"assistant_id":"`+a.ID+`","after_seconds":1,"input":{"messages":[{"role":"user","content":"who are you?"}]}}`)
+	sent.json(t, &run)
+	if sent.status != 200 || run.AssistantID != a.ID {
+		t.Fatalf("delayed run: %d %s", sent.status, sent.body)
+	}
+	if r := s.call(t, acmeKey, "PATCH", "/v1/assistants/"+a.ID, `{"context":{"system_prompt":"You are Bob."}}`); r.status != 200 {
+		t.Fatalf("update: %d %s", r.status, r.body)
+	}
+	joined := s.call(t, acmeKey, "GET", "/lg/threads/"+th.ThreadID+"/runs/"+run.RunID+"/join", "")
+	if !strings.Contains(joined.body, "My instructions: You are Ada.") {
+		t.Fatalf("the delayed run answered %d %s", joined.status, joined.body)
+	}
+	if got := whoAreYou(t, s, acmeKey, a.ID); got != "My instructions: You are Bob." {
+		t.Fatalf("a run sent after the update answered %q", got)
+	}
+}
