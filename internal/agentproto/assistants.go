@@ -27,6 +27,15 @@ func assistantID(agentID string) string {
 	return uuid.NewSHA1(assistantNamespace, []byte("agentd/"+agentID)).String()
 }
 
+// runAssistantID is the assistant run t ran on: the stored one it was
+// sent to, else its agent's default.
+func runAssistantID(t run.Task) string {
+	if ref, ok := runtime.AssistantOf(t); ok {
+		return ref.ID
+	}
+	return assistantID(t.AgentID)
+}
+
 // epoch is the creation time of every default assistant: they are
 // configured, not created.
 var epoch = time.Unix(0, 0).UTC()

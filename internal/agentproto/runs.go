@@ -60,12 +60,8 @@ func runOf(t run.Task) runJSON {
 	if c, ok := md[metaConfigurable]; ok {
 		kw["config"] = map[string]any{"configurable": c}
 	}
-	assistant := assistantID(t.AgentID)
-	if ref, ok := runtime.AssistantOf(t); ok {
-		assistant = ref.ID
-	}
 	return runJSON{
-		RunID: t.ID, ThreadID: t.ContextID, AssistantID: assistant, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		RunID: t.ID, ThreadID: t.ContextID, AssistantID: runAssistantID(t), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		Status: runStatus(t), Metadata: md, MultitaskStrategy: "reject", Kwargs: kw,
 	}
 }

@@ -62,11 +62,20 @@ async function versions() {
   assert.equal(back.version, 1);
   assert.equal(await answer(acme, ada.assistant_id), "My instructions: You are Ada. (model ada-1)");
 
+  // A streamed run's messages name the assistant, and its checkpoints too.
+  let named = false;
+  for await (const chunk of acme.runs.stream(null, ada.assistant_id, { input: human("who are you?"), streamMode: "messages-tuple" })) {
+    if (chunk.event === "messages" && chunk.data[1].assistant_id === ada.assistant_id) named = true;
+  }
+  assert.ok(named, "the stream's message metadata names the stored assistant");
+
   // A run on a thread names its assistant.
   const th = await acme.threads.create();
   const run = await acme.runs.create(th.thread_id, ada.assistant_id, { input: human("who are you?") });
   assert.equal(run.assistant_id, ada.assistant_id);
   await acme.runs.join(th.thread_id, run.run_id);
+  const state = await acme.threads.getState(th.thread_id);
+  assert.equal(state.metadata.assistant_id, ada.assistant_id, "the checkpoint names the stored assistant");
   return ada.assistant_id;
 }
 
