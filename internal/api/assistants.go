@@ -123,7 +123,7 @@ func (s *Server) getAssistant(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	version, err := versionParam(r.URL.Query().Get("version"), 0)
+	version, err := countParam("version", r.URL.Query().Get("version"))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -214,21 +214,22 @@ func assistantQuery(r *http.Request) (run.AssistantQuery, error) {
 	if err != nil {
 		return run.AssistantQuery{}, err
 	}
-	offset, err := versionParam(r.URL.Query().Get("offset"), 0)
+	offset, err := countParam("offset", r.URL.Query().Get("offset"))
 	if err != nil {
-		return run.AssistantQuery{}, fieldErr("offset", errdefs.Validationf("must be a non-negative integer, got %q", r.URL.Query().Get("offset")))
+		return run.AssistantQuery{}, err
 	}
 	return run.AssistantQuery{Limit: limit, Offset: offset}, nil
 }
 
-// versionParam parses a non-negative integer parameter; def when empty.
-func versionParam(v string, def int) (int, error) {
+// countParam parses the query parameter name, a non-negative integer; 0
+// when absent.
+func countParam(name, v string) (int, error) {
 	if v == "" {
-		return def, nil
+		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, fieldErr("version", errdefs.Validationf("must be a non-negative integer, got %q", v))
+		return 0, fieldErr(name, errdefs.Validationf("must be a non-negative integer, got %q", v))
 	}
 	return n, nil
 }
