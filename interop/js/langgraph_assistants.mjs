@@ -88,6 +88,11 @@ async function search(id) {
   assert.equal(all[0].metadata.created_by, "system", "the agent's default assistant first");
   assert.ok(all.some((a) => a.assistant_id === id));
   assert.equal(await acme.assistants.count({ graphId: "assistant", name: "ada" }), 1);
+  // The schemas of a stored assistant are its agent's; context_schema says what it may override.
+  const schemas = await acme.assistants.getSchemas(id);
+  assert.equal(schemas.graph_id, "assistant");
+  assert.ok(schemas.context_schema.properties.system_prompt, "a loop agent's context schema lists its overrides");
+  assert.deepEqual(Object.keys((await acme.assistants.getSchemas("refund")).context_schema.properties), [], "a flow takes none");
 }
 
 // badInput: what the configuration file would refuse is refused, naming
