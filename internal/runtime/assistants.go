@@ -166,7 +166,10 @@ func (r *Runtime) checkAssistant(a *run.Assistant) error {
 	if !ok {
 		return errdefs.WithField("agent_id", errdefs.Validationf("unknown agent %q (agents: %s)", a.AgentID, strings.Join(r.order, ", ")))
 	}
-	for k := range a.Config {
+	for k, v := range a.Config {
+		if empty(v) {
+			continue // what clients send by default ({"configurable": {}})
+		}
 		return errdefs.WithField("config."+k, errdefs.Validationf(
 			"not read: an assistant's settings (model, system_prompt, temperature, top_p, max_tokens, tools, response_schema) go in its context"))
 	}
@@ -194,6 +197,19 @@ func overrideError(err error) error {
 		return errdefs.WithField(field, errdefs.Validation(errors.New(reason)))
 	}
 	return errdefs.Validation(err)
+}
+
+// empty reports whether a decoded JSON value holds nothing: null, {} or [].
+func empty(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(v) == 0
+	case []any:
+		return len(v) == 0
+	}
+	return false
 }
 
 // mergeMetadata is have with set merged in; a nil value removes its key.

@@ -131,7 +131,10 @@ func TestAssistantUnknown(t *testing.T) {
 	if _, err := r.CreateAssistant(ctx, run.Assistant{ID: "talker", AgentID: "talker"}); !errdefs.IsConflict(err) {
 		t.Fatalf("an agent's id: %v", err)
 	}
-	if _, err := r.CreateAssistant(ctx, run.Assistant{AgentID: "talker", Config: map[string]any{"tags": []any{}}}); errdefs.FieldOf(err) != "config.tags" {
+	if _, err := r.CreateAssistant(ctx, run.Assistant{AgentID: "talker", Config: map[string]any{"tags": []any{"x"}}}); errdefs.FieldOf(err) != "config.tags" {
 		t.Fatalf("config: %v", err)
+	}
+	if _, err := r.CreateAssistant(ctx, run.Assistant{AgentID: "talker", Config: map[string]any{"configurable": map[string]any{}}}); err != nil {
+		t.Fatalf("an empty configurable: %v", err)
 	}
 }
