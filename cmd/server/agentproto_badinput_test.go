@@ -76,7 +76,9 @@ func badLGCalls(own, other, cp string) []lgCall {
 	return []lgCall{
 		{"unknown assistant", acmeKey, "POST", base + "/runs/wait", `{"assistant_id":"nope","input":{"messages":[{"role":"user","content":"x"}]}}`, 404},
 		{"unknown assistant get", acmeKey, "GET", "/lg/assistants/nope", "", 404},
-		{"assistant write", acmeKey, "POST", "/lg/assistants", `{"graph_id":"echo"}`, 405},
+		{"assistant overriding an unknown field", acmeKey, "POST", "/lg/assistants", `{"graph_id":"echo","context":{"modle":"x"}}`, 422},
+		{"default assistant write", acmeKey, "PATCH", "/lg/assistants/echo", `{"name":"x"}`, 409},
+		{"read-only key creates an assistant", readerKey, "POST", "/lg/assistants", `{"graph_id":"assistant"}`, 403},
 		{"other tenant's thread", globexKey, "GET", base, "", 404},
 		{"other tenant's state", globexKey, "GET", base + "/state", "", 404},
 		{"other tenant's history", globexKey, "POST", base + "/history", `{}`, 404},

@@ -90,6 +90,7 @@ func (s *Server) agentCard(w http.ResponseWriter, r *http.Request) {
 func (s *Server) writeCard(w http.ResponseWriter, r *http.Request, a *runtime.Agent) {
 	card := s.Card(a, s.baseURL(r))
 	fromPeer(r.Context(), a, card)
+	s.addAssistantSkills(r.Context(), a, card)
 	producer := a2av0.NewStaticAgentCardProducer(card).(a2asrv.AgentCardJSONProducer)
 	body, err := producer.CardJSON(r.Context())
 	if err != nil {

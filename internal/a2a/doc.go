@@ -19,6 +19,9 @@
 // Unknown agents are 404; bodies over Options.MaxBodyBytes are 413, before
 // anything is decoded.
 //
+// An agent's card also lists its published assistants as skills, and a
+// request's metadata assistant_id runs a message on one (assistants.go).
+//
 // # Mapping
 //
 // A task is a runtime run: same id, context = contextId. SendMessage starts

@@ -2,6 +2,7 @@ package a2a
 
 import (
 	"context"
+	"errors"
 	"math"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -191,7 +192,7 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest, await
 		return runtime.Submission{}, err
 	}
 	sr := runtime.SendRequest{
-		AgentID: h.agent.ID, ContextID: req.Message.ContextID, TaskID: string(req.Message.TaskID),
+		AgentID: h.agent.ID, AssistantID: assistantOf(req.Metadata), ContextID: req.Message.ContextID, TaskID: string(req.Message.TaskID),
 		Message: msg, Metadata: req.Metadata, Await: await,
 	}
 	if push != nil {
@@ -216,6 +217,10 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest, await
 		}
 	}
 	sub, err := h.s.rt.Send(ctx, sr)
+	if err != nil && errdefs.FieldOf(err) == "assistant_id" {
+		// Not a task that is missing: the request's parameter is wrong.
+		return runtime.Submission{}, invalidParams("metadata.%s: %s", MetaAssistantID, errors.Unwrap(err))
+	}
 	if err != nil {
 		return runtime.Submission{}, toA2AError(ctx, err)
 	}

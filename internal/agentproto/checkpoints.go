@@ -193,7 +193,7 @@ func (n node) state(threadID string) stateJSON {
 		Checkpoint: ref(threadID, n.id), ParentCheckpoint: ref(threadID, n.parent), CreatedAt: &at,
 		Metadata: map[string]any{
 			"source": "loop", "step": n.step, "run_id": n.run.ID, "thread_id": threadID,
-			"graph_id": n.run.AgentID, "assistant_id": assistantID(n.run.AgentID),
+			"graph_id": n.run.AgentID, "assistant_id": runAssistantID(n.run),
 			"agentd_step": n.cp.Step, "parents": map[string]any{}, "writes": nil,
 		},
 	}

@@ -8,8 +8,10 @@
 // # Mapping
 //
 //	Agent Protocol        agentd
-//	assistant             a configured agent: graph_id = agent id, assistant_id = a UUIDv5 of it;
-//	                      read-only (writes are 405), one version
+//	assistant             an agent's default assistant: graph_id = agent id, assistant_id = a UUIDv5
+//	                      of it, one version, read-only (writes are 409); or a stored assistant
+//	                      (runtime.CreateAssistant …): versions, context = the agent's overrides,
+//	                      checked by the runtime; a run on it records it (runtime.MetaAssistant)
 //	thread                a context (conversation), with a thread record (store.Threads) for its
 //	                      metadata; status from its newest run: busy, interrupted (input-required,
 //	                      auth-required), error (failed), else idle
@@ -82,8 +84,7 @@
 //
 // # Not served (a clear 4xx)
 //
-// Writing assistants (405; the configuration file declares agents); crons
-// and the store API (404: no routes); writing a thread's state (422: the
+// Crons and the store API (404: no routes); writing a thread's state (422: the
 // engines change state only by running); supersteps and ttl on threads,
 // interrupt_before/after, command.goto/update, after_seconds on wait and
 // stream (422); deleting a pending or running run (409). Rollback

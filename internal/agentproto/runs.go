@@ -61,7 +61,7 @@ func runOf(t run.Task) runJSON {
 		kw["config"] = map[string]any{"configurable": c}
 	}
 	return runJSON{
-		RunID: t.ID, ThreadID: t.ContextID, AssistantID: assistantID(t.AgentID), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		RunID: t.ID, ThreadID: t.ContextID, AssistantID: runAssistantID(t), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		Status: runStatus(t), Metadata: md, MultitaskStrategy: "reject", Kwargs: kw,
 	}
 }
@@ -74,7 +74,7 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 	if err != nil {
 		return runtime.Submission{}, err
 	}
-	a, err := s.agentOf(b.AssistantID)
+	a, stored, err := s.agentOf(ctx, b.AssistantID)
 	if err != nil {
 		return runtime.Submission{}, err
 	}
@@ -98,7 +98,7 @@ func (s *Server) submit(ctx context.Context, threadID string, b *runBody, await 
 		return runtime.Submission{}, err
 	}
 	msg = rc.apply(msg, md)
-	req := runtime.SendRequest{AgentID: a.ID, ContextID: threadID, Message: msg, Metadata: md, Await: await, Multitask: b.multitask()}
+	req := runtime.SendRequest{AgentID: a.ID, AssistantID: stored, ContextID: threadID, Message: msg, Metadata: md, Await: await, Multitask: b.multitask()}
 	if b.MultitaskStrategy == "rollback" && threadID != "" {
 		if err := s.rollback(ctx, threadID); err != nil {
 			return runtime.Submission{}, err

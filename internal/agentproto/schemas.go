@@ -54,7 +54,7 @@ func (s *Server) assistantSchemas(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"graph_id": a.ID, "input_schema": input, "output_schema": state, "state_schema": state,
-		"config_schema": config, "context_schema": map[string]any{"type": "object", "title": a.ID + "_context"},
+		"config_schema": config, "context_schema": contextSchema(a),
 	})
 }
 
@@ -122,4 +122,24 @@ func jsonEqual(a, b any) bool {
 	x, _ = json.Marshal(u)
 	y, _ = json.Marshal(v)
 	return string(x) == string(y)
+}
+
+// contextSchema is the JSON Schema of what an assistant of a may set in
+// its context: a loop agent's overrides (config.AssistantOverrides, under
+// the names of the configuration file), nothing for other engines.
+func contextSchema(a *runtime.Agent) map[string]any {
+	out := map[string]any{"type": "object", "title": a.ID + "_context", "additionalProperties": false, "properties": map[string]any{}}
+	if a.Configure == nil {
+		return out
+	}
+	out["properties"] = map[string]any{
+		"model":           map[string]any{"type": "string"},
+		"system_prompt":   map[string]any{"type": "string"},
+		"temperature":     map[string]any{"type": "number", "minimum": 0, "maximum": 2},
+		"top_p":           map[string]any{"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+		"max_tokens":      map[string]any{"type": "integer", "minimum": 0},
+		"tools":           map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "default": a.Tools},
+		"response_schema": map[string]any{"type": "object"},
+	}
+	return out
 }

@@ -84,7 +84,7 @@ func newTranslator(modes []string, subgraphs bool, threadID string, run runv.Tas
 	return &translator{
 		modes: set, subgraphs: subgraphs, threadID: threadID, runID: run.ID, agentID: run.AgentID, src: src,
 		values: append([]lcMessage{}, seed...), extra: map[string]any{}, building: map[string]*aiBuild{}, tasks: map[string]string{},
-		assistant: assistantID(run.AgentID), actors: map[string]*actorInfo{}, actorLits: map[string]string{},
+		assistant: runAssistantID(run), actors: map[string]*actorInfo{}, actorLits: map[string]string{},
 	}
 }
 

@@ -79,6 +79,14 @@ func (s *Server) Mount(r chi.Router) {
 	// Not the GET handler: a stream would not end with its (dropped) body.
 	r.Head("/v1/runs/{runID}/events", s.runEventsHead)
 
+	get("/v1/assistants", s.listAssistants)
+	r.Post("/v1/assistants", s.createAssistant)
+	get("/v1/assistants/{assistantID}", s.getAssistant)
+	r.Patch("/v1/assistants/{assistantID}", s.updateAssistant)
+	r.Delete("/v1/assistants/{assistantID}", s.deleteAssistant)
+	get("/v1/assistants/{assistantID}/versions", s.assistantVersions)
+	r.Post("/v1/assistants/{assistantID}/latest", s.setLatestAssistant)
+
 	get("/v1/contexts", s.listContexts)
 	get("/v1/contexts/{contextID}/messages", s.contextMessages)
 	get("/v1/server", s.serverInfo)

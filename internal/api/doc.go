@@ -1,5 +1,6 @@
 // Package api is agentd's REST + Server-Sent Events face: agents, runs,
-// run event streams and transcripts, as described by openapi.yaml.
+// run event streams and transcripts, assistants (assistants.go: stored,
+// versioned configurations of agents), as described by openapi.yaml.
 //
 // Handlers translate HTTP to runtime calls and back; they hold no business
 // state. Errors are RFC 9457 problem details whose status comes from the

@@ -493,6 +493,9 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		},
 	}
 	hi := model.NewText(model.RoleUser, "hi")
+	assistant := run.Assistant{ID: "a1", AgentID: "assistant", Version: 2, Name: "ada", Description: "answers as Ada",
+		Context:  map[string]any{"system_prompt": "You are Ada.", "temperature": 0.2, "tools": []string{"clock"}},
+		Metadata: map[string]any{"team": "red"}, CreatedAt: at, UpdatedAt: at, VersionCreatedAt: at}
 	userFull := full
 	userFull.Role, userFull.Parts = model.RoleUser, full.Parts[:4] // no tool parts from users
 	artifact := model.Artifact{ID: "a1", Name: "answer", Parts: []model.Part{model.TextPart("42")}}
@@ -528,6 +531,10 @@ func TestOpenAPIDescribesWireShapes(t *testing.T) {
 		{"Artifact", artifact},
 		{"SendBody", sendBody{Text: "hi", ContextID: "c1"}},
 		{"SendBody", sendBody{Message: &userFull, Metadata: map[string]any{"a": true}}},
+		{"SendBody", sendBody{Text: "hi", AssistantID: "a1"}},
+		{"AssistantView", assistantView(assistant)},
+		{"AssistantList", assistantList([]run.Assistant{assistant, {ID: "a2", AgentID: "echo", Version: 1, Name: "Echo"}}, 2)},
+		{"AssistantCreateBody", assistantBody{AgentID: "assistant", Context: assistant.Context}},
 	}
 	for _, c := range cases {
 		b, err := json.Marshal(c.value)

@@ -28,6 +28,9 @@ type sendBody struct {
 	Approvals []engine.ApprovalAnswer `json:"approvals,omitempty"`
 	// ToolChoice sets this request's tool choice (toolchoice.go).
 	ToolChoice string `json:"tool_choice,omitempty"`
+	// AssistantID runs the message on a stored assistant of the agent
+	// (its latest version); ignored by POST /v1/runs/{id}/input.
+	AssistantID string `json:"assistant_id,omitempty"`
 }
 
 // checkRaw tells an empty "text" from an absent one, which decoding into a
@@ -179,7 +182,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, agentID, taskID st
 		return
 	}
 	sub, err := s.rt.Send(r.Context(), runtime.SendRequest{
-		AgentID: agentID, ContextID: body.ContextID, TaskID: taskID, Message: msg, Metadata: body.Metadata,
+		AgentID: agentID, AssistantID: body.AssistantID, ContextID: body.ContextID, TaskID: taskID, Message: msg, Metadata: body.Metadata,
 		Await: awaitOf(stream, wait),
 	})
 	if err != nil {

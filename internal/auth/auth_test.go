@@ -269,6 +269,11 @@ func TestPublicAndScopes(t *testing.T) {
 		{"POST", "/v1/runs/1/cancel", RunsWrite}, {"POST", "/v1/runs/1/input", RunsWrite},
 		{"GET", "/v1/contexts/c/messages", RunsRead}, {"GET", "/metrics", Admin},
 		{"POST", "/agents/echo/jsonrpc", ""}, {"GET", "/openapi.yaml", ""},
+		{"GET", "/v1/assistants", AgentsRead}, {"POST", "/v1/assistants", RunsWrite},
+		{"PATCH", "/v1/assistants/a", RunsWrite}, {"GET", "/v1/assistants/a/versions", AgentsRead},
+		{"POST", "/lg/assistants/search", AgentsRead}, {"POST", "/lg/assistants/a/versions", AgentsRead},
+		{"POST", "/lg/assistants", RunsWrite}, {"DELETE", "/lg/assistants/a", RunsWrite},
+		{"POST", "/lg/assistants/a/latest", RunsWrite}, {"GET", "/lg/assistants/a", AgentsRead},
 	} {
 		if got := RouteScope(c.method, c.path); got != c.want {
 			t.Errorf("RouteScope(%s %s) = %q, want %q", c.method, c.path, got, c.want)

@@ -67,6 +67,8 @@ func RouteScope(method, path string) Scope {
 		return Admin
 	case strings.HasPrefix(path, agentProtoPrefix):
 		return agentProtoScope(method, path)
+	case path == "/v1/assistants" || strings.HasPrefix(path, "/v1/assistants/"):
+		return assistantScope(method, path)
 	case path == "/v1/agents" || strings.HasPrefix(path, "/v1/agents/"):
 		if write {
 			return RunsWrite // POST /v1/agents/{id}/messages

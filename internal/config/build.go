@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"agentd/internal/agent"
@@ -59,6 +60,7 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 		}
 		b.built[a.ID] = eng
 		ra := runtimeAgent(a, eng)
+		ra.Configure = b.configurer(a)
 		if err := b.revise(fmt.Sprintf("agents[%d]", i), a, ra); err != nil {
 			return nil, err
 		}
@@ -82,6 +84,8 @@ type builder struct {
 	// peerTools are the peer tools registered so far, by name
 	// (federation.go).
 	peerTools map[string]PeerTool
+	// configuring serialises the assistants' builds (assistant.go).
+	configuring sync.Mutex
 }
 
 // provider builds (once) the provider name.

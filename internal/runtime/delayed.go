@@ -41,6 +41,10 @@ func (r *Runtime) SendAfter(ctx context.Context, req SendRequest, delay time.Dur
 	if req.TaskID != "" {
 		return run.Task{}, errdefs.Public(errdefs.Validationf("a delayed run is a new run; it cannot continue task %s", req.TaskID))
 	}
+	req, err := r.withAssistant(ctx, req)
+	if err != nil {
+		return run.Task{}, err
+	}
 	a, msg, err := r.checkSend(req)
 	if err != nil {
 		return run.Task{}, err

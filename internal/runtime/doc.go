@@ -53,9 +53,13 @@
 // status, for the Agent Protocol), checkpoints.go (a run's checkpoint
 // history, checkpoint ids), fork.go (a run that starts from an earlier
 // checkpoint: time travel; keeping checkpoints on a volatile store),
-// tokens.go (a token read from its delta event without decoding it).
+// tokens.go (a token read from its delta event without decoding it),
+// assistants.go and assistants_run.go (stored, versioned configurations of
+// agents; a run names one and keeps the version it was sent with).
 //
-// Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
+// Lock order: Runtime.mu, then configuredAgents.mu (held across an agent's
+// Configure, which builds an engine in memory and does no I/O), then the
+// runlog locks (Logs.mu, Log.flushMu,
 // Log.mu), then execution.leaseMu, then execution.mu, then host.mu. No lock
 // is held across a store call except a Log's flushMu, which serialises a
 // run's writes, and the leaseMus of a renewal round, held across its one

@@ -13,6 +13,7 @@ import (
 // newExecution makes an attempt of task t with the user message msg that
 // started it.
 func (r *Runtime) newExecution(a *Agent, t run.Task, l *runlog.Log, msg model.Message, resume string) *execution {
+	a = r.agentFor(a, t) // the assistant's configuration, when t names one
 	tenant := tenantOf(t)
 	// The attempt's context is not a child of the runtime's: a child would
 	// cost a locked map insert and delete in the parent per run. The

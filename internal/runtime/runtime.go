@@ -82,6 +82,12 @@ type Agent struct {
 	// Handoffs are the targets the agent's model may hand the
 	// conversation to (handoff.go).
 	Handoffs []Handoff
+	// Configure builds the agent's engine with an assistant's overrides
+	// (its context) applied, validated as strictly as the configuration
+	// file: an error names the member at fault under field ("context.
+	// temperature: …"). Nil for an agent whose assistants override nothing
+	// (assistants.go).
+	Configure func(field string, overrides map[string]any) (engine.Engine, error)
 }
 
 // Options configure a Runtime.
@@ -126,6 +132,7 @@ type Options struct {
 // store, the engines and the event logs.
 type Runtime struct {
 	st         store.Store
+	configured configuredAgents // assistants' agents, by overrides (assistants.go)
 	agents     map[string]*Agent
 	order      []string
 	replica    string

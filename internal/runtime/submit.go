@@ -30,6 +30,10 @@ var (
 // that waits for input.
 type SendRequest struct {
 	AgentID string
+	// AssistantID, when set, names a stored assistant of AgentID (or, with
+	// AgentID empty, of its own agent): the run uses the assistant's
+	// latest version (assistants_run.go). Ignored with TaskID.
+	AssistantID string
 	// ContextID places the message in a conversation; empty starts a new
 	// one (or is inferred from TaskID).
 	ContextID string
@@ -81,6 +85,10 @@ type contextQueue struct {
 // status events still say submitted, then working); a queued one is created
 // submitted.
 func (r *Runtime) Send(ctx context.Context, req SendRequest) (Submission, error) {
+	req, err := r.withAssistant(ctx, req)
+	if err != nil {
+		return Submission{}, err
+	}
 	a, msg, err := r.checkSend(req)
 	if err != nil {
 		return Submission{}, err

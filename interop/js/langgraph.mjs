@@ -46,7 +46,7 @@ async function assistants() {
   const flow = await client.assistants.getGraph("refund");
   assert.ok(flow.edges.some((e) => e.source === "__start__" && e.target === "start"), "the flow's entry node");
   assert.equal(await client.assistants.count({ graphId: "research" }), 1);
-  await rejects(client.assistants.create({ graphId: "echo" }), 405, "creating an assistant");
+  await rejects(client.assistants.create({ graphId: "echo", context: { modle: "x" } }), 422, "an assistant overriding an unknown field");
   await rejects(client.assistants.get("no-such-agent"), 404, "an unknown assistant");
 }
 

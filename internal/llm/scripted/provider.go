@@ -47,7 +47,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (llm.Stream, err
 		if !ok {
 			continue
 		}
-		d.Metadata = req.Metadata
+		d.Metadata, d.Model, d.System = req.Metadata, req.Model, systemText(req.Messages)
 		s, err := r.start(ctx, d)
 		if err != nil {
 			return nil, errdefs.Validation(err)
@@ -62,6 +62,16 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) (llm.Stream, err
 		return nil, errdefs.Validationf("scripted: no rule matches a result of tool %q", conv.results[0].name)
 	}
 	return nil, errdefs.Validationf("scripted: no rule matches the message %q", conv.text)
+}
+
+// systemText is the text of the first system message, "" without one.
+func systemText(msgs []model.Message) string {
+	for _, m := range msgs {
+		if m.Role == model.RoleSystem {
+			return m.Text()
+		}
+	}
+	return ""
 }
 
 // conversation is what rules match against.

@@ -29,6 +29,11 @@ type Data struct {
 	Turn int
 	// Metadata is the request's metadata.
 	Metadata map[string]string
+	// Model is the model the request names, and System the text of its
+	// first system message (the agent's system prompt): what an
+	// assistant may override shows in a reply that quotes them.
+	Model  string
+	System string
 }
 
 func funcs() template.FuncMap {

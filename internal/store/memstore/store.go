@@ -32,6 +32,8 @@ type Store struct {
 	replicas map[string]store.Replica
 	// threads are the Agent Protocol's thread records (threads.go).
 	threads threadTable
+	// assistants are the versioned assistants (assistants.go).
+	assistants assistantTable
 }
 
 // tenant holds one tenant's records.

@@ -1,0 +1,13 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"agentd/internal/store"
+	"agentd/internal/store/memstore"
+	"agentd/internal/store/storetest"
+)
+
+func TestAssistantsContract(t *testing.T) {
+	storetest.RunAssistantsSuite(t, func(t *testing.T) store.Assistants { return memstore.New() })
+}
