@@ -32,6 +32,8 @@ type Store struct {
 	replicas map[string]store.Replica
 	// threads are the Agent Protocol's thread records (threads.go).
 	threads threadTable
+	// memory holds the long-term memory items (memory.go).
+	memory memoryTable
 }
 
 // tenant holds one tenant's records.
