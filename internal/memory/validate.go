@@ -111,3 +111,24 @@ func SplitNamespace(s string) []string {
 	}
 	return strings.Split(s, ".")
 }
+
+// ParseIndex reads a put's index member: absent or null (the default
+// fields), false (searchable by no query), or a list of fields.
+func ParseIndex(raw json.RawMessage) (fields []string, none bool, err error) {
+	s := strings.TrimSpace(string(raw))
+	switch s {
+	case "", "null", "true":
+		return nil, false, nil
+	case "false":
+		return nil, true, nil
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, false, badField("index", "want false or a list of field paths, got %.100s", s)
+	}
+	for i, f := range fields {
+		if f == "" {
+			return nil, false, badField(fmt.Sprintf("index[%d]", i), "a field path must not be empty")
+		}
+	}
+	return fields, false, nil
+}
