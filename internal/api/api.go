@@ -25,7 +25,7 @@ type Options struct {
 	// OpenAPI is the document served at /openapi.yaml.
 	OpenAPI []byte
 	// Store names the store for GET /v1/server: "memory" or "postgres".
-	Store  string
+	Store string
 	// Memory serves /v1/memory (memory.go); nil answers 503 there.
 	Memory Memory
 	Logger *slog.Logger
