@@ -16,12 +16,13 @@
 //
 // Tools implements tool.Memory for the memory_put, memory_get and
 // memory_search tools of loop agents: each call resolves its agent's
-// namespace template for the call's run — {user} is the run's
-// metadata.user_id, {context} its conversation.
+// namespace template for the call's run (run.CurrentFrom, which the
+// runtime sets for every attempt) — {user} is the run's metadata.user_id,
+// {context} its conversation.
 //
 // TTL: an item may live a number of minutes after its last write or
 // refreshed read; expired items are invisible (the store's contract) and
 // are replaced by the next put of their key.
 //
-// Imports: engine, errdefs, run, store, tool.
+// Imports: errdefs, run, store, tool.
 package memory

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/memory"
 	"agentd/internal/run"
@@ -103,30 +102,16 @@ func keys(items []run.MemoryItem) []string {
 	return out
 }
 
-// fakeTasks answers GetTask from a map.
-type fakeTasks map[string]run.Task
-
-func (f fakeTasks) GetTask(_ context.Context, id string) (run.Task, error) {
-	if t, ok := f[id]; ok {
-		return t, nil
-	}
-	return run.Task{}, errdefs.NotFoundf("task %q not found", id)
-}
-
 // TestToolsNamespace: {user} and {context} come from the call's run; a
 // run without a user cannot use a namespace that names one.
 func TestToolsNamespace(t *testing.T) {
-	tasks := fakeTasks{
-		"r1": {ID: "r1", ContextID: "c1", Metadata: map[string]any{"user_id": "ann"}},
-		"r2": {ID: "r2", ContextID: "c2"},
-	}
-	tools := memory.NewTools(memory.New(memstore.New(), memory.Options{}), tasks)
-	ctx := engine.WithRunID(context.Background(), "r1")
+	tools := memory.NewTools(memory.New(memstore.New(), memory.Options{}))
+	ctx := run.WithCurrent(context.Background(), run.Current{TaskID: "r1", ContextID: "c1", Metadata: map[string]any{"user_id": "ann"}})
 	ns, err := tools.Namespace(ctx, []string{"memories", "{user}", "ctx-{context}"})
 	if err != nil || !slices.Equal(ns, []string{"memories", "ann", "ctx-c1"}) {
 		t.Fatalf("namespace = %v, %v", ns, err)
 	}
-	_, err = tools.Namespace(engine.WithRunID(context.Background(), "r2"), []string{"memories", "{user}"})
+	_, err = tools.Namespace(run.WithCurrent(context.Background(), run.Current{TaskID: "r2", ContextID: "c2"}), []string{"memories", "{user}"})
 	if !errdefs.IsValidation(err) || !strings.Contains(err.Error(), "user_id") {
 		t.Fatalf("a run without a user: %v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"agentd/internal/engine"
 	"agentd/internal/errdefs"
 	"agentd/internal/run"
 	"agentd/internal/tool"
@@ -15,23 +14,16 @@ import (
 // {user} of a memory namespace.
 const UserKey = "user_id"
 
-// Tasks reads the run a tool call belongs to (store.Store has the method).
-type Tasks interface {
-	GetTask(ctx context.Context, id string) (run.Task, error)
-}
-
 // Tools is the memory as the memory tools see it (tool.Memory): scoped to
 // the namespace of the call's run.
 type Tools struct {
-	svc   *Service
-	tasks Tasks
+	svc *Service
 }
 
 var _ tool.Memory = (*Tools)(nil)
 
-// NewTools returns the memory tools' view of svc; tasks finds the run of
-// a call (by the run id the engine puts in the call's context).
-func NewTools(svc *Service, tasks Tasks) *Tools { return &Tools{svc: svc, tasks: tasks} }
+// NewTools returns the memory tools' view of svc.
+func NewTools(svc *Service) *Tools { return &Tools{svc: svc} }
 
 // Namespace fills the template's {user} (the run's metadata user_id) and
 // {context} (its conversation). A run without a user_id cannot use a
@@ -45,21 +37,17 @@ func (t *Tools) Namespace(ctx context.Context, template []string) ([]string, err
 	if !needsRun {
 		return template, nil
 	}
-	id, ok := engine.RunIDFromContext(ctx)
+	cur, ok := run.CurrentFrom(ctx) // the runtime's, for every attempt
 	if !ok {
-		return nil, errdefs.NotAvailablef("memory: the call names no run, so {user} and {context} are unknown")
+		return nil, errdefs.NotAvailablef("memory: the call is outside a run, so {user} and {context} are unknown")
 	}
-	task, err := t.tasks.GetTask(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	user, _ := task.Metadata[UserKey].(string)
+	user, _ := cur.Metadata[UserKey].(string)
 	out := make([]string, len(template))
 	for i, l := range template {
 		if strings.Contains(l, "{user}") && user == "" {
 			return nil, errdefs.Validationf("memory: this run has no metadata.%s, and the agent's memory namespace names {user}", UserKey)
 		}
-		out[i] = strings.NewReplacer("{user}", user, "{context}", task.ContextID).Replace(l)
+		out[i] = strings.NewReplacer("{user}", user, "{context}", cur.ContextID).Replace(l)
 	}
 	if err := checkNamespace("namespace", out, true); err != nil {
 		return nil, fmt.Errorf("memory: the namespace %q of this run: %w", out, err)
