@@ -2,8 +2,10 @@ package pgstore
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -103,7 +105,7 @@ func (s *Store) ListMemoryNamespaces(ctx context.Context, q run.NamespaceQuery) 
 SELECT ns FROM (
     SELECT DISTINCT CASE WHEN $3 > 0 AND cardinality(namespace) > $3 THEN namespace[1:$3] ELSE namespace END AS ns
     FROM memory_items
-    WHERE tenant = $1 AND `+liveAt("$2")+` AND `+prefixCond("$4")+` AND `+suffixCond("$5")+`) n
+    WHERE tenant = $1 AND `+liveAt("$2")+` AND `+prefixCond("$4", q.Prefix)+` AND `+suffixCond("$5")+`) n
 ORDER BY ns COLLATE "C" OFFSET $6 LIMIT $7`,
 			run.TenantFrom(ctx), s.now(), q.MaxDepth, labels(q.Prefix), labels(q.Suffix), max(q.Offset, 0), q.PageLimit())
 		if err != nil {
@@ -115,9 +117,24 @@ ORDER BY ns COLLATE "C" OFFSET $6 LIMIT $7`,
 	return out, s.classify("list memory namespaces", err)
 }
 
-// prefixCond is true of the namespaces that start with the labels param.
-func prefixCond(param string) string {
-	return `(cardinality(` + param + `::text[]) = 0 OR namespace[1:cardinality(` + param + `::text[])] = ` + param + `::text[])`
+// prefixCond is true of the namespaces that start with prefix, the labels
+// param: those holding its labels (the GIN index finds them), then
+// checked in place.
+func prefixCond(param string, prefix []string) string {
+	if len(prefix) == 0 {
+		return `(` + param + `::text[] IS NOT NULL)` // every parameter has a type
+	}
+	p := param + `::text[]`
+	return `(namespace @> ` + p + ` AND namespace[1:cardinality(` + p + `)] = ` + p + `)`
+}
+
+// filterCond is true of the values that contain the filter param (JSON
+// containment), true of all without a filter.
+func filterCond(param string, filter map[string]any) string {
+	if len(filter) == 0 {
+		return `(` + param + `::jsonb IS NOT NULL)` // every parameter has a type
+	}
+	return `value @> ` + param + `::jsonb`
 }
 
 // suffixCond is true of the namespaces that end with the labels param.
@@ -136,12 +153,16 @@ func labels(ns []string) []string {
 	return ns
 }
 
-// vectorParam is v as a query parameter: NULL when nil.
+// vectorParam is v as stored: its float32s little-endian, NULL when nil.
 func vectorParam(v []float32) any {
 	if v == nil {
 		return nil
 	}
-	return v
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
 }
 
 // scanMemory reads memoryColumns, then the item's (nullable) score when

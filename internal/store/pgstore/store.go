@@ -20,9 +20,6 @@ type Store struct {
 	cfg    config
 	notify *notifier
 	group  *committer
-	// vector says whether the database has the vector extension
-	// (memory.go), probed once.
-	vector vectorProbe
 }
 
 var _ store.Store = (*Store)(nil)

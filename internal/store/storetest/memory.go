@@ -116,7 +116,7 @@ func memoryExpiry(t *testing.T, s store.Memory) {
 // the expiry as it was.
 func memoryRefresh(t *testing.T, s store.Memory) {
 	ctx, ns := context.Background(), []string{"long"}
-	put, err := s.PutMemory(ctx, store.MemoryRecord{Item: run.MemoryItem{Namespace: ns, Key: "k", Value: map[string]any{}, TTL: time.Hour}})
+	put, err := s.PutMemory(ctx, store.MemoryRecord{Item: run.MemoryItem{Namespace: ns, Key: "k", Value: map[string]any{}, TTL: time.Hour}, Vector: unit(1, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +137,15 @@ func memoryRefresh(t *testing.T, s store.Memory) {
 	again, err := s.GetMemory(ctx, ns, "k", false)
 	if err != nil || !again.ExpiresAt.Equal(page[0].ExpiresAt) {
 		t.Fatalf("the refresh of a search was not stored: %v, want %v (%v)", again.ExpiresAt, page[0].ExpiresAt, err)
+	}
+	plainVec := search(t, s, ctx, store.MemoryQuery{MemorySearch: run.MemorySearch{Prefix: ns}, Vector: unit(1, 0)})
+	if len(plainVec) != 1 || !plainVec[0].ExpiresAt.Equal(again.ExpiresAt) {
+		t.Fatalf("a vector search without refresh changed the expiry: %+v, want %v", plainVec, again.ExpiresAt)
+	}
+	waitPast(again.ExpiresAt.Add(-time.Hour))
+	vec := search(t, s, ctx, store.MemoryQuery{MemorySearch: run.MemorySearch{Prefix: ns, RefreshTTL: true}, Vector: unit(1, 0)})
+	if len(vec) != 1 || !vec[0].ExpiresAt.After(again.ExpiresAt) || vec[0].Score == nil {
+		t.Fatalf("a vector search with refresh: %+v, want expiry after %v", vec, again.ExpiresAt)
 	}
 }
 
