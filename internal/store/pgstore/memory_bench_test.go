@@ -114,7 +114,9 @@ func benchMemoryOps(b *testing.B, s store.Memory) {
 			name string
 			q    func() store.MemoryQuery
 		}{
-			{"List", func() store.MemoryQuery { return store.MemoryQuery{MemorySearch: run.MemorySearch{Prefix: scope.prefix}} }},
+			{"List", func() store.MemoryQuery {
+				return store.MemoryQuery{MemorySearch: run.MemorySearch{Prefix: scope.prefix}}
+			}},
 			{"Text", func() store.MemoryQuery {
 				return store.MemoryQuery{MemorySearch: run.MemorySearch{Prefix: scope.prefix, Query: "favourite music"}}
 			}},
