@@ -55,7 +55,7 @@ FROM hits LEFT JOIN refreshed ON r_namespace = namespace AND r_key = key ORDER B
 	var out []run.MemoryItem
 	err := s.retry(ctx, func(ctx context.Context) error {
 		out = nil
-		rows, err := s.pool.Query(ctx, query, args...)
+		rows, err := s.pool.Query(ctx, query, append([]any{customPlan}, args...)...)
 		if err != nil {
 			return err
 		}

@@ -40,7 +40,7 @@ func (s *Store) searchVectorInServer(ctx context.Context, q store.MemoryQuery, f
 		hits = hits[:0]
 		rows, err := s.pool.Query(ctx, `
 SELECT namespace, key, embedding FROM memory_items
-WHERE tenant = $1 AND `+liveAt("$2")+` AND `+prefixCond("$3", q.Prefix)+` AND `+filterCond("$4", q.Filter)+` AND embedding IS NOT NULL`,
+WHERE tenant = $1 AND `+liveAt("$2")+` AND `+prefixCond("$3", q.Prefix)+` AND `+filterCond("$4", q.Filter)+` AND embedding IS NOT NULL`, customPlan,
 			run.TenantFrom(ctx), s.now(), labels(q.Prefix), filter)
 		if err != nil {
 			return err
