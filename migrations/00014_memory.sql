@@ -25,6 +25,8 @@ CREATE INDEX memory_items_tsv ON memory_items USING gin (tsv);
 -- A namespace prefix is found through its labels (namespace @> prefix), then
 -- checked in place.
 CREATE INDEX memory_items_namespace ON memory_items USING gin (namespace);
+-- Puts sweep their tenant's expired items.
+CREATE INDEX memory_items_expiry ON memory_items (tenant, expires_at) WHERE expires_at IS NOT NULL;
 
 -- +goose Down
 DROP TABLE memory_items;

@@ -21,8 +21,8 @@
 // {context} its conversation.
 //
 // TTL: an item may live a number of minutes after its last write or
-// refreshed read; expired items are invisible (the store's contract) and
-// are replaced by the next put of their key.
+// refreshed read; expired items are invisible (the store's contract), and
+// later puts of their tenant sweep them (docs/memory.md).
 //
 // Imports: errdefs, run, store, tool.
 package memory

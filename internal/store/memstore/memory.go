@@ -18,7 +18,14 @@ type memoryTable struct {
 	mu sync.Mutex
 	// byTenant maps a tenant to its items by namespace and key.
 	byTenant map[string]map[memoryKey]*memoryRecord
+	// puts counts the puts: every sweepEvery-th sweeps its tenant's
+	// expired items.
+	puts int
 }
+
+// sweepEvery is how often a put sweeps its tenant's expired items (a scan
+// of the tenant's items, so not at every put).
+const sweepEvery = 128
 
 // memoryKey names an item: its namespace encoded as JSON (unambiguous
 // whatever the labels hold) and its key.
@@ -102,6 +109,13 @@ func (s *Store) PutMemory(ctx context.Context, rec store.MemoryRecord) (run.Memo
 	}
 	if old, ok := m[k]; ok && old.live(at) {
 		r.created = old.created
+	}
+	if t.puts++; t.puts%sweepEvery == 0 {
+		for k, r := range m {
+			if !r.live(at) {
+				delete(m, k)
+			}
+		}
 	}
 	r.refresh(at)
 	m[k] = r

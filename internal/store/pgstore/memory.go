@@ -26,7 +26,15 @@ func liveAt(param string) string {
 	return `(expires_at IS NULL OR expires_at > ` + param + `)`
 }
 
-// PutMemory upserts the item; a live item keeps its created_at.
+// sweepExpired deletes up to 100 expired items of the put's tenant (but
+// the item being put, which the put replaces): every put clears some, so
+// expired rows do not pile up while a tenant writes.
+const sweepExpired = `DELETE FROM memory_items WHERE ctid = ANY (ARRAY(
+    SELECT ctid FROM memory_items
+    WHERE tenant = $1 AND expires_at <= $9 AND NOT (namespace = $2 AND key = $3) LIMIT 100))`
+
+// PutMemory upserts the item; a live item keeps its created_at. The same
+// statement sweeps expired items (sweepExpired).
 func (s *Store) PutMemory(ctx context.Context, rec store.MemoryRecord) (run.MemoryItem, error) {
 	it := rec.Item
 	value, err := json.Marshal(it.Value)
@@ -44,6 +52,7 @@ func (s *Store) PutMemory(ctx context.Context, rec store.MemoryRecord) (run.Memo
 	err = s.retry(ctx, func(ctx context.Context) error {
 		var err error
 		out, err = scanMemory(s.pool.QueryRow(ctx, `
+WITH swept AS (`+sweepExpired+`)
 INSERT INTO memory_items AS m (tenant, namespace, key, value, text, embedding, ttl_ms, expires_at, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
 ON CONFLICT (tenant, namespace, key) DO UPDATE SET
