@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,4 +215,60 @@ func testLangGraphSDKStore(t *testing.T, dsn string) {
 	node, dir := nodetest.Find(t, "@langchain/langgraph-sdk")
 	s := startMemory(t, dsn)
 	nodetest.Run(t, node, dir, s.base, "langgraph_store.mjs", time.Minute, []string{"ACME_KEY=" + acmeKey, "GLOBEX_KEY=" + globexKey})
+}
+
+// TestMemorySemanticREST: with memory.embeddings naming an
+// OpenAI-compatible endpoint (a fake one here, the real wire format), the
+// server embeds what it stores and ranks a query by meaning: "which hue"
+// finds the item about blue, which shares no word with it. The key comes
+// from the variable api_key_env names.
+func TestMemorySemanticREST(t *testing.T) {
+	var auth atomic.Value
+	emb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&body) != nil || body.Model != "hues" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		auth.Store(r.Header.Get("Authorization"))
+		data := []map[string]any{}
+		for i, text := range body.Input {
+			v := []float64{0.1, 1} // anything else
+			if strings.Contains(text, "blue") || strings.Contains(text, "hue") {
+				v = []float64{1, 0.1} // colours
+			}
+			data = append(data, map[string]any{"object": "embedding", "index": i, "embedding": v})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": body.Model})
+	}))
+	t.Cleanup(emb.Close)
+	path := demoConfigWith(t, func(cfg map[string]any) {
+		cfg["memory"] = map[string]any{"embeddings": map[string]any{"base_url": emb.URL + "/v1", "model": "hues", "api_key_env": "EMBED_KEY"}}
+	})
+	s := startEnv(t, func(k string) string { return map[string]string{"EMBED_KEY": "sk-embed"}[k] }, "--config", path)
+	for _, put := range []string{
+		`{"namespace":["m"],"key":"colour","value":{"fact":"Ann likes blue"}}`,
+		`{"namespace":["m"],"key":"city","value":{"fact":"Ann lives in Lisbon"}}`,
+	} {
+		if r := s.call(t, "", "PUT", "/v1/memory/items", put); r.status != 200 {
+			t.Fatalf("put: %d %s", r.status, r.body)
+		}
+	}
+	r := s.call(t, "", "POST", "/v1/memory/items/search", `{"query":"which hue"}`)
+	var page struct {
+		Items []struct {
+			Key   string   `json:"key"`
+			Score *float64 `json:"score"`
+		} `json:"items"`
+	}
+	r.json(t, &page)
+	if r.status != 200 || len(page.Items) != 2 || page.Items[0].Key != "colour" || *page.Items[0].Score < 0.99 || *page.Items[1].Score > 0.3 {
+		t.Fatalf("search by meaning: %d %s", r.status, r.body)
+	}
+	if got := auth.Load(); got != "Bearer sk-embed" {
+		t.Fatalf("the endpoint saw Authorization %v, want the key of EMBED_KEY", got)
+	}
 }
