@@ -168,17 +168,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		defer stopDebug()
 	}
-	var self selfURL // known once the server listens; remote agents' relative peers use it
-	agents, err := cfg.Build(config.BuildOptions{Getenv: getenv, SelfURL: self.get})
-	defer func() { _ = cfg.Close() }() // the MCP servers' sessions, once the runtime is done
-	if err != nil {
-		return err
-	}
 	st, err := openStore(ctx, getenv, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	mem, memTools, err := newMemory(st, cfg, getenv) // memory.go
+	if err != nil {
+		return err
+	}
+	var self selfURL // known once the server listens; remote agents' relative peers use it
+	agents, err := cfg.Build(config.BuildOptions{Getenv: getenv, SelfURL: self.get, Memory: memTools})
+	defer func() { _ = cfg.Close() }() // the MCP servers' sessions, once the runtime is done
+	if err != nil {
+		return err
+	}
 	rt, err := runtime.New(runtime.Options{
 		Store: tel.Store(st), Agents: agents, Logger: log, Observer: tel.Observer(),
 		CancelGrace: cfg.Server.CancelGrace.Or(5 * time.Second),
@@ -204,10 +208,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Ready:        st.Ping,
 		OpenAPI:      agentd.OpenAPI,
 		Store:        storeName(getenv),
+		Memory:       mem,
 		Logger:       log,
 	}).Mount(router)
 	mountUI(router, rt, cfg, log)
-	lg := mountAgentProto(router, rt, st, cfg, log)
+	lg := mountAgentProto(router, rt, st, mem, cfg, log)
 	stopPush, err := mountA2A(router, rt, st, cfg, tel.Metrics, log, lg.WebhookBody)
 	if err != nil {
 		return err

@@ -38,6 +38,10 @@
 //	webhook               a POST of the run (with its values or error) once it stopped, through
 //	                      netguard's SSRF rule with push.timeout and retries for push.retry_for
 //	                      (webhook.go); at least once while the replica that took the run lives
+//	store item            a long-term memory item (internal/memory, through Options.Memory): namespace,
+//	                      key, value, created_at, updated_at, score; put answers 204, a missing
+//	                      item is null on get and no error on delete; ttl in minutes, refreshed on
+//	                      reads that ask; a query ranks by embeddings when configured, else by text
 //
 // # Streams
 //
@@ -98,5 +102,5 @@
 // Message queries), engine, model and errdefs; never api, a2a or a store
 // implementation.
 //
-// Imports: engine, errdefs, logctx, model, run, runtime.
+// Imports: engine, errdefs, logctx, memory, model, run, runtime.
 package agentproto

@@ -26,7 +26,9 @@ type Options struct {
 	// delivery (internal/push, through the A2A face's renderer) claims
 	// and posts (webhook.go). Nil: a run that names a webhook is refused.
 	Webhooks WebhookStore
-	Logger   *slog.Logger
+	// Memory serves the store routes (store.go); nil answers 503 there.
+	Memory Memory
+	Logger *slog.Logger
 }
 
 // WebhookStore is where a run's webhook is kept: the push configs' store
@@ -112,6 +114,8 @@ func (s *Server) Mount(r chi.Router) {
 		r.Post("/runs/stream", s.streamRun)
 		r.Post("/runs/wait", s.waitRun)
 		r.Get("/runs/{runID}/stream", s.joinStream)
+
+		s.mountStore(r)
 	})
 }
 

@@ -25,7 +25,9 @@ type Options struct {
 	// OpenAPI is the document served at /openapi.yaml.
 	OpenAPI []byte
 	// Store names the store for GET /v1/server: "memory" or "postgres".
-	Store  string
+	Store string
+	// Memory serves /v1/memory (memory.go); nil answers 503 there.
+	Memory Memory
 	Logger *slog.Logger
 }
 
@@ -90,6 +92,12 @@ func (s *Server) Mount(r chi.Router) {
 	get("/v1/contexts", s.listContexts)
 	get("/v1/contexts/{contextID}/messages", s.contextMessages)
 	get("/v1/server", s.serverInfo)
+
+	r.Put("/v1/memory/items", s.putMemory)
+	get("/v1/memory/items", s.getMemory)
+	r.Delete("/v1/memory/items", s.deleteMemory)
+	r.Post("/v1/memory/items/search", s.searchMemory)
+	get("/v1/memory/namespaces", s.listNamespaces)
 }
 
 // Handler returns a router serving only the API.

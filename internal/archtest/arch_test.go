@@ -21,7 +21,7 @@ var layers = [][]string{
 	{"engine/loop", "engine/graph", "engine/goal", "engine/flow", "engine/remote", "engine/conformance",
 		"agent", "agent/judge", "agent/agenttest", "governor"},
 	{"store", "store/memstore", "store/pgstore", "store/storetest", "pgtest", "migrations"},
-	{"runlog", "retention", "liveness"},
+	{"runlog", "retention", "liveness", "memory"},
 	{"runtime", "push"},
 	{"auth", "limits"},
 	{"api", "a2a", "a2a/pushtest", "agui", "agentproto", "mcpserver", "console", "telemetry"},

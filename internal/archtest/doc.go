@@ -17,7 +17,7 @@
 //	                  agent/judge, agent/agenttest, governor
 //	4 storage         store, store/memstore, store/pgstore,
 //	                  store/storetest, pgtest, migrations
-//	5 the log         runlog, retention, liveness
+//	5 the log, memory runlog, retention, liveness, memory
 //	6 runtime         runtime, push
 //	7 access          auth, limits
 //	8 faces           api, a2a, a2a/pushtest, agui, agentproto,

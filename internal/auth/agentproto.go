@@ -10,8 +10,9 @@ const agentProtoPrefix = "/lg/"
 
 // agentProtoScope is the scope a route of the Agent Protocol face needs:
 // assistants as assistantScope says; reading threads, runs, state and
-// history — also the POSTed searches, counts and history queries — is
-// runs:read; creating, changing, cancelling and deleting is runs:write.
+// history — also the POSTed searches, counts and history queries, and the
+// store's items and namespaces — is runs:read; creating, changing,
+// cancelling and deleting (store items too) is runs:write.
 func agentProtoScope(method, path string) Scope {
 	rest := strings.TrimPrefix(path, "/lg")
 	write := method != http.MethodGet && method != http.MethodHead
@@ -23,7 +24,8 @@ func agentProtoScope(method, path string) Scope {
 	case !write:
 		return RunsRead
 	case method == http.MethodPost && (strings.HasSuffix(rest, "/search") || strings.HasSuffix(rest, "/count") ||
-		strings.HasSuffix(rest, "/history") || strings.HasSuffix(rest, "/state/checkpoint")):
+		strings.HasSuffix(rest, "/history") || strings.HasSuffix(rest, "/state/checkpoint") ||
+		rest == "/store/namespaces"):
 		return RunsRead
 	}
 	return RunsWrite

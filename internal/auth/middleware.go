@@ -74,6 +74,12 @@ func RouteScope(method, path string) Scope {
 			return RunsWrite // POST /v1/agents/{id}/messages
 		}
 		return AgentsRead
+	case strings.HasPrefix(path, "/v1/memory/"):
+		// The long-term memory is the runs' data: its searches are reads.
+		if write && path != "/v1/memory/items/search" {
+			return RunsWrite
+		}
+		return RunsRead
 	case strings.HasPrefix(path, "/v1/runs") || strings.HasPrefix(path, "/v1/contexts"),
 		strings.HasPrefix(path, "/ag-ui/") || strings.HasPrefix(path, "/ai-sdk/"):
 		if write {

@@ -34,6 +34,9 @@ type BuildOptions struct {
 	// once it listens; remote agents resolve a peer given as a path
 	// against it.
 	SelfURL func() string
+	// Memory backs the memory tools of agents with a memory section
+	// (memory.go); nil refuses such agents.
+	Memory tool.Memory
 }
 
 // Build turns the configuration into the runtime's agents: providers are
@@ -173,11 +176,15 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s.%w", path, err)
 	}
+	reg, err := b.memoryTools(path, a)
+	if err != nil {
+		return nil, err
+	}
 	eng, err := loop.New(loop.Config{
 		ToolChoice: choice, ResponseStrict: a.ResponseStrict, SchemaInPrompt: cs.SchemaInPrompt,
 		OnLength: a.OnLength, MaxContinuations: a.MaxContinuations,
 		ApprovalTools: guards.approvalTools, ApprovalTimeout: time.Duration(a.ApprovalTimeout), Governance: guards.governance,
-		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: b.reg, ToolNames: names,
+		Provider: p, Model: model, SystemPrompt: a.SystemPrompt, Tools: reg, ToolNames: names,
 		MaxIterations: a.MaxIterations, AgentID: a.ID, SpecVersion: a.Version,
 		Temperature: a.Temperature, TopP: a.TopP, MaxTokens: a.MaxTokens,
 		TurnTimeout: time.Duration(a.TurnTimeout), DisallowedTools: a.DisallowedTools,

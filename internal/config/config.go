@@ -46,6 +46,9 @@ type Config struct {
 	// model steps report (prices.go): trajectories show the cost of each
 	// model call and of the run.
 	Prices map[string]Price `json:"prices,omitempty"`
+	// Memory configures the long-term memory: embeddings, indexed fields
+	// (memory.go).
+	Memory *Memory `json:"memory,omitempty"`
 
 	// flows holds the compiled flow of each flow agent, by agent index.
 	flows map[int]*flow.Flow
@@ -251,6 +254,9 @@ type Agent struct {
 	// MCPServers are Model Context Protocol servers whose tools the agent
 	// may call, as "<name>__<tool>" (loop engine, mcp.go).
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+	// Memory scopes the agent's memory tools to a namespace (loop engine,
+	// memory.go).
+	Memory *AgentMemory `json:"memory,omitempty"`
 	// ContextSettings (context_window, compact_threshold) override the
 	// model's (loop engine, context.go).
 	ContextSettings

@@ -12,6 +12,6 @@
 //
 // Imports: agent, agent/judge, auth, calltree, engine, engine/conformance,
 // engine/flow, engine/goal, engine/graph, engine/loop, engine/remote, errdefs,
-// governor, limits, llm, llm/openai, llm/scripted, mcptool, runtime,
+// governor, limits, llm, llm/openai, llm/scripted, mcptool, memory, runtime,
 // strictjson, tool.
 package config

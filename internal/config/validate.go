@@ -88,6 +88,9 @@ func (c *Config) Validate() error {
 	if len(c.Agents) == 0 {
 		return fmt.Errorf("agents: at least one agent is required")
 	}
+	if err := c.Memory.validate(); err != nil { // memory.go
+		return err
+	}
 	seen := map[string]int{}
 	for i, a := range c.Agents {
 		path := fmt.Sprintf("agents[%d]", i)
@@ -98,6 +101,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s.id: %q is already used by agents[%d]", path, a.ID, j)
 		}
 		seen[a.ID] = i
+		if err := a.validateMemory(path); err != nil { // memory.go
+			return err
+		}
 		if err := a.validate(path, c.Providers, c.toolNames()); err != nil {
 			return err
 		}
@@ -279,7 +285,8 @@ func (c *Config) toolNames() []string {
 	if c.Tools.HTTPGet != nil {
 		names = append(names, tool.HTTPGetName)
 	}
-	return names
+	// Listed only with the agent's memory section (validateMemory).
+	return append(names, tool.MemoryToolNames...)
 }
 
 // validatePeriod checks the budget per period: both fields or neither, a

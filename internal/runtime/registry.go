@@ -22,6 +22,9 @@ func (r *Runtime) newExecution(a *Agent, t run.Task, l *runlog.Log, msg model.Me
 	if tenant != run.DefaultTenant { // the store assumes it otherwise
 		bg = run.WithTenant(bg, tenant)
 	}
+	// Tools name the run's conversation and caller from here (a memory
+	// namespace's {context} and {user}).
+	bg = run.WithCurrent(bg, run.Current{TaskID: t.ID, ContextID: t.ContextID, AgentID: t.AgentID, Metadata: t.Metadata})
 	ctx, cancel := context.WithCancel(bg)
 	x := &execution{
 		r: r, runID: t.ID, contextID: t.ContextID, tenant: tenant, agent: a, log: l, task: t, resume: resume,

@@ -4,7 +4,8 @@
 // optional Threads interface both implementations satisfy (their contract
 // is storetest.RunThreadsSuite), the Agent Protocol's thread records; and,
 // as the optional Assistants interface (storetest.RunAssistantsSuite),
-// versioned assistants per tenant.
+// versioned assistants per tenant; and, as the optional Memory interface
+// (storetest.RunMemorySuite), long-term memory items.
 //
 // Two implementations satisfy it: memstore (embedded, in memory, the default)
 // and pgstore (PostgreSQL). Both run the same contract suite, storetest, so

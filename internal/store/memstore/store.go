@@ -34,6 +34,8 @@ type Store struct {
 	threads threadTable
 	// assistants are the versioned assistants (assistants.go).
 	assistants assistantTable
+	// memory holds the long-term memory items (memory.go).
+	memory memoryTable
 }
 
 // tenant holds one tenant's records.

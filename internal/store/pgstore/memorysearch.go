@@ -1,0 +1,82 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode"
+
+	"agentd/internal/errdefs"
+	"agentd/internal/run"
+	"agentd/internal/store"
+)
+
+// SearchMemory returns one page of the matching items, in the order
+// store.MemoryQuery describes; with RefreshTTL the same statement restarts
+// the TTL of the items it returns.
+func (s *Store) SearchMemory(ctx context.Context, q store.MemoryQuery) ([]run.MemoryItem, error) {
+	filter := []byte("{}")
+	if q.Filter != nil {
+		var err error
+		if filter, err = json.Marshal(q.Filter); err != nil {
+			return nil, errdefs.Validationf("pgstore: search memory: filter: %v", err)
+		}
+	}
+	args := []any{run.TenantFrom(ctx), s.now(), labels(q.Prefix), filter, max(q.Offset, 0), q.PageLimit()}
+	score, order, cond := `NULL::double precision`, `updated_at DESC, namespace COLLATE "C", key COLLATE "C"`, ``
+	switch {
+	case q.Vector != nil:
+		return s.searchVectorInServer(ctx, q, filter) // memoryvector.go
+	case len(textTerms(q.Query)) > 0:
+		// Any of the words, ranked by how well the text matches them.
+		args = append(args, strings.Join(textTerms(q.Query), " or "))
+		score = `ts_rank(tsv, websearch_to_tsquery('english', $7))`
+		cond = ` AND tsv @@ websearch_to_tsquery('english', $7)`
+	}
+	if score != `NULL::double precision` {
+		order = `score DESC, namespace COLLATE "C", key COLLATE "C"`
+	}
+	// The score is computed once per match (the subquery), the page cut
+	// by a top-N sort, and only the page's rows ordered again.
+	hits := `SELECT * FROM (
+    SELECT ` + memoryColumns + `, ` + score + ` AS score FROM memory_items
+    WHERE tenant = $1 AND ` + liveAt("$2") + ` AND ` + prefixCond("$3", q.Prefix) + ` AND ` + filterCond("$4", q.Filter) + cond + `) m
+ORDER BY ` + order + ` OFFSET $5 LIMIT $6`
+	query := hits
+	if q.RefreshTTL {
+		query = `WITH hits AS (` + hits + `),
+refreshed AS (
+    UPDATE memory_items m SET expires_at = $2 + m.ttl_ms * interval '1 millisecond'
+    FROM hits h WHERE m.tenant = $1 AND m.namespace = h.namespace AND m.key = h.key AND m.ttl_ms IS NOT NULL
+    RETURNING m.namespace AS r_namespace, m.key AS r_key, m.expires_at AS r_expires_at)
+SELECT namespace, key, value, created_at, updated_at, ttl_ms, coalesce(r_expires_at, expires_at), score
+FROM hits LEFT JOIN refreshed ON r_namespace = namespace AND r_key = key ORDER BY ` + order
+	}
+	var out []run.MemoryItem
+	err := s.retry(ctx, func(ctx context.Context) error {
+		out = nil
+		rows, err := s.pool.Query(ctx, query, append([]any{customPlan}, args...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			it, err := scanMemory(rows, true)
+			if err != nil {
+				return err
+			}
+			out = append(out, it)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, s.classify("search memory", err)
+	}
+	return out, nil
+}
+
+// textTerms are the words of a text query (runs of letters and digits),
+// so that websearch_to_tsquery sees no operator the user did not mean.
+func textTerms(query string) []string {
+	return strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
