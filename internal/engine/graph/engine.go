@@ -138,6 +138,9 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		startedAt = rc.StartedAt
 	}
 	if st.Done {
+		if len(st.Partial) > 0 {
+			_ = host.Publish(ctx, engine.Outcome{Actor: e.actor(run), Status: engine.OutcomePartial, Detail: st.Partial})
+		}
 		return board, nil
 	}
 	x := newExecution(ctx, e, run, host, board, st, startedAt)
@@ -163,6 +166,9 @@ type state struct {
 	// Request is the user's request the steps were given.
 	Request string `json:"request,omitempty"`
 	Done    bool   `json:"done,omitempty"`
+	// Partial is the Detail of the run's engine.Outcome when it ended
+	// partial, published again by an attempt that resumes a finished run.
+	Partial json.RawMessage `json:"partial,omitempty"`
 }
 
 const stateVersion = 1

@@ -209,11 +209,21 @@ func (x *execution) execute() error {
 		msg.ID, msg.Name, msg.CreatedAt = model.NewID(), x.actor, time.Now().UTC()
 		x.board.AppendChannelMessage(engine.MainChannel, msg)
 	}
+	var partial *engine.Outcome
+	if outcome == nil {
+		partial = x.partialOutcome()
+	}
 	x.mu.Lock()
 	x.st.Done = true
+	if partial != nil {
+		x.st.Partial = partial.Detail
+	}
 	x.mu.Unlock()
 	if err := x.checkpoint(checkpointDone); err != nil {
 		return err
+	}
+	if partial != nil {
+		_ = x.host.Publish(x.ctx, *partial)
 	}
 	return outcome
 }
