@@ -34,6 +34,9 @@ func (c *Config) loadWorkflows(dir files) error {
 		if err != nil {
 			return fmt.Errorf("agents[%d].workflow: %s", i, indentProblems(fmt.Sprintf("agents[%d].workflow", i), err))
 		}
+		if err := graph.Supported(w); err != nil {
+			return fmt.Errorf("agents[%d].workflow.%w", i, err)
+		}
 		if c.workflows == nil {
 			c.workflows = map[int]*graph.Workflow{}
 		}

@@ -94,6 +94,8 @@ func TestGraphAgentConfig(t *testing.T) {
 		{"no workflow", "", "agents[0].workflow: required for the graph engine"},
 		{"unknown hosted agent", "{name: x, agents: {w: {description: d, model: 'agent:nobody'}}, steps: [{id: a, agent: w}]}",
 			`agents[0].workflow: graph workflow "x": steps[0]: agent "w": model "agent:nobody": unknown agent "nobody"`},
+		{"isolation it cannot honour", "{name: x, steps: [{id: a}], options: {isolation: worktree-per-step}}",
+			`agents[0].workflow.options.isolation: "worktree-per-step" is not supported`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,6 +22,19 @@
 // Either way its events are also published in the workflow's run, nested
 // under the step's actor ("<agent>.node.<step>/<child actor>").
 //
+// Outcomes: a workflow whose steps all completed (or were skipped by their
+// condition) completes; one where some completed while others failed, were
+// cancelled or were skipped because a dependency failed — possible under
+// onStepFailure: skip-dependents — completes partially: Execute returns
+// nil after publishing an engine.Outcome (StatusPartial, the steps that
+// did not complete); otherwise a failure is Execute's error.
+//
+// Prompts: each dependency's content and result are cut to
+// MaxDependencyBytes and the whole prompt to MaxPromptBytes, as zenflow's
+// executor does; the history of a loop with outputMode: cumulative
+// escapes both. options.isolation is honoured for "none" only: New (and
+// Supported) refuse another value rather than run the steps unisolated.
+//
 // Imports: engine, errdefs, model, strictjson. graph must not import
 // runtime, store, api, a2a, llm, tool or any other engine: a step's agent is
 // reached through the Agents interface the host wires in.

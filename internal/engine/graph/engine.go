@@ -58,6 +58,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Agents == nil {
 		return nil, errdefs.Validationf("graph workflow %q: no Agents to run its steps", cfg.Workflow.Name)
 	}
+	if err := Supported(cfg.Workflow); err != nil {
+		return nil, errdefs.Validationf("graph workflow %q: %w", cfg.Workflow.Name, err)
+	}
 	if cfg.MaxConcurrency <= 0 {
 		cfg.MaxConcurrency = DefaultMaxConcurrency
 	}
