@@ -183,6 +183,9 @@ type Agent struct {
 	// of a YAML or JSON file, relative to the configuration file, or the
 	// workflow itself, inline.
 	Workflow json.RawMessage `json:"workflow,omitempty"`
+	// SharedMemory gives the steps of a graph agent's workflow the
+	// shared_memory_read and shared_memory_write tools (workflowteam.go).
+	SharedMemory bool `json:"shared_memory,omitempty"`
 	// Provider names an entry of providers (loop engine). "auto-openai"
 	// style switching is expressed with fallback_provider.
 	Provider string `json:"provider,omitempty"`

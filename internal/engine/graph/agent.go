@@ -50,6 +50,7 @@ func (x *execution) runAgent(ctx context.Context, sc *scope, s *Step, id string,
 	key := id + "/" + strconv.Itoa(attempt)
 	run := engine.Run{ID: x.run.ID + "/" + key, ParentRunID: x.run.ID, Attributes: attrs, Deps: x.run.Deps}
 
+	ctx = withStep(ctx, x, id, agentName)
 	out, err := x.executeChild(ctx, eng, engine.ChildRun{Key: key, Step: id, Run: run, Host: h}, board)
 	if out == nil {
 		out = board

@@ -35,7 +35,8 @@
 // escapes both. options.isolation is honoured for "none" only: New (and
 // Supported) refuse another value rather than run the steps unisolated.
 //
-// Imports: engine, errdefs, model, strictjson. graph must not import
-// runtime, store, api, a2a, llm, tool or any other engine: a step's agent is
-// reached through the Agents interface the host wires in.
+// Imports: engine, errdefs, model, strictjson, tool (to define the
+// workflow tools, Tool). graph must not import runtime, store, api, a2a,
+// llm or any other engine: a step's agent is reached through the Agents
+// interface the host wires in.
 package graph

@@ -32,6 +32,18 @@ type Config struct {
 	// SpecVersion identifies the workflow's version in checkpoints; a
 	// resume from a checkpoint of another non-empty version is refused.
 	SpecVersion string
+	// SharedMemory gives every step's agent the shared memory tools
+	// (SharedMemoryReadTool, SharedMemoryWriteTool; see memory.go).
+	SharedMemory bool
+}
+
+// workflowTools are the workflow tools cfg gives every step's agent.
+func (cfg Config) workflowTools() []string {
+	var names []string
+	if cfg.SharedMemory {
+		names = append(names, SharedMemoryReadTool, SharedMemoryWriteTool)
+	}
+	return names
 }
 
 // MaxRetryBackoff caps the wait between two attempts of a step.
@@ -70,7 +82,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.RetryBackoff <= 0 {
 		cfg.RetryBackoff = time.Second
 	}
-	engines, err := resolveAgents(cfg.Workflow, cfg.Agents)
+	engines, err := resolveAgents(cfg.Workflow, cfg.Agents, cfg.workflowTools())
 	if err != nil {
 		return nil, errdefs.Validationf("graph workflow %q: %w", cfg.Workflow.Name, err)
 	}
@@ -95,8 +107,9 @@ const (
 
 // CanResume accepts the engine's own checkpoints.
 func (e *Engine) CanResume(cp engine.Checkpoint) error {
-	if cp.Step != checkpointDone && !strings.HasPrefix(cp.Step, checkpointStepPrefix) {
-		return errdefs.Validationf("graph checkpoint of run %q: step %q is not %q or %q followed by a step id", cp.ExecID, cp.Step, checkpointDone, checkpointStepPrefix)
+	if cp.Step != checkpointDone && !hasAnyPrefix(cp.Step, checkpointStepPrefix, checkpointMemoryPrefix, checkpointMailPrefix) {
+		return errdefs.Validationf("graph checkpoint of run %q: step %q is not %q or %q, %q or %q followed by a step id",
+			cp.ExecID, cp.Step, checkpointDone, checkpointStepPrefix, checkpointMemoryPrefix, checkpointMailPrefix)
 	}
 	if cp.Board == nil {
 		return errdefs.Validationf("graph checkpoint of run %q at %q: no board", cp.ExecID, cp.Step)
@@ -172,9 +185,20 @@ type state struct {
 	// Partial is the Detail of the run's engine.Outcome when it ended
 	// partial, published again by an attempt that resumes a finished run.
 	Partial json.RawMessage `json:"partial,omitempty"`
+	// Memory is the run's shared memory: "<writer>/<key>" → value.
+	Memory map[string]string `json:"memory,omitempty"`
 }
 
 const stateVersion = 1
+
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
 
 func newState() *state { return &state{Version: stateVersion, Results: map[string]*StepResult{}} }
 

@@ -53,8 +53,8 @@ func TestOutcome(t *testing.T) {
 		agents:  map[string]behaviour{"w": fail},
 		wantErr: true,
 	}, {
-		name: "cascade keeps failing the run",
-		doc: `{name: cascade, agents: {w: {description: breaks}}, steps: [{id: bad, agent: w}, {id: free}]}`,
+		name:    "cascade keeps failing the run",
+		doc:     `{name: cascade, agents: {w: {description: breaks}}, steps: [{id: bad, agent: w}, {id: free}]}`,
 		agents:  map[string]behaviour{"w": fail},
 		wantErr: true,
 	}}
