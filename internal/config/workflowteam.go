@@ -27,8 +27,40 @@ func withWorkflowTools(reg *tool.Registry, allowed, names []string) (*tool.Regis
 // validateWorkflowTeam refuses the workflow keys on an agent that runs no
 // workflow.
 func (a Agent) validateWorkflowTeam(path string) error {
-	if a.SharedMemory && a.Engine != "graph" {
-		return fmt.Errorf("%s.shared_memory: only the graph engine's workflow steps share a memory (engine is %q)", path, a.Engine)
+	if a.Engine != "graph" {
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"shared_memory", a.SharedMemory}, {"messaging", a.Messaging}, {"coordinator", a.Coordinator != nil}, {"mailbox_size", a.MailboxSize != 0}} {
+			if k.set {
+				return fmt.Errorf("%s.%s: only a graph agent's workflow has it (engine is %q)", path, k.key, a.Engine)
+			}
+		}
+		return nil
+	}
+	if a.MailboxSize < 0 {
+		return fmt.Errorf("%s.mailbox_size: %d; want a positive bound (0: the default, %d)", path, a.MailboxSize, graph.DefaultMailboxSize)
+	}
+	if c := a.Coordinator; c != nil && c.MaxTurns < 0 {
+		return fmt.Errorf("%s.coordinator.max_turns: %d; want a positive bound (0: the default, %d)", path, c.MaxTurns, graph.DefaultCoordinatorTurns)
 	}
 	return nil
+}
+
+// WorkflowCoordinator is a graph agent's coordinator: an agent that runs
+// beside its workflow's steps, messages them, reads their messages and
+// ends with a summary (graph.CoordinatorConfig). Its model is named as a
+// workflow agent's is (a model of the graph agent's provider,
+// "<provider>/<model>" or "agent:<id>").
+type WorkflowCoordinator struct {
+	Model    string `json:"model,omitempty"`
+	Prompt   string `json:"prompt,omitempty"`
+	MaxTurns int    `json:"max_turns,omitempty"`
+}
+
+func (c *WorkflowCoordinator) graph() *graph.CoordinatorConfig {
+	if c == nil {
+		return nil
+	}
+	return &graph.CoordinatorConfig{Model: c.Model, Prompt: c.Prompt, MaxTurns: c.MaxTurns}
 }

@@ -35,6 +35,16 @@ type Config struct {
 	// SharedMemory gives every step's agent the shared memory tools
 	// (SharedMemoryReadTool, SharedMemoryWriteTool; see memory.go).
 	SharedMemory bool
+	// Messaging gives every step's agent SendMessageTool: steps message
+	// each other (a completed step resumes to answer) and the
+	// coordinator. A Coordinator implies it.
+	Messaging bool
+	// Coordinator, when set, runs a coordinator agent beside the steps
+	// (coordinator.go).
+	Coordinator *CoordinatorConfig
+	// MailboxSize bounds the undelivered messages of each mailbox
+	// (default DefaultMailboxSize); a message past it is dropped.
+	MailboxSize int
 }
 
 // workflowTools are the workflow tools cfg gives every step's agent.
@@ -42,6 +52,9 @@ func (cfg Config) workflowTools() []string {
 	var names []string
 	if cfg.SharedMemory {
 		names = append(names, SharedMemoryReadTool, SharedMemoryWriteTool)
+	}
+	if cfg.Messaging || cfg.Coordinator != nil {
+		names = append(names, SendMessageTool)
 	}
 	return names
 }
@@ -55,6 +68,9 @@ type Engine struct {
 	cfg     Config
 	wf      *Workflow
 	engines map[agentKey]engine.Engine
+	// coordinator is the coordinator's engine (nil: none).
+	coordinator engine.Engine
+	mailboxSize int
 }
 
 var (
@@ -86,7 +102,16 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, errdefs.Validationf("graph workflow %q: %w", cfg.Workflow.Name, err)
 	}
-	return &Engine{cfg: cfg, wf: cfg.Workflow, engines: engines}, nil
+	e := &Engine{cfg: cfg, wf: cfg.Workflow, engines: engines, mailboxSize: cfg.MailboxSize}
+	if e.mailboxSize <= 0 {
+		e.mailboxSize = DefaultMailboxSize
+	}
+	if c := cfg.Coordinator; c != nil {
+		if e.coordinator, err = newCoordinator(cfg.Agents, c); err != nil {
+			return nil, errdefs.Validationf("graph workflow %q: coordinator: %w", cfg.Workflow.Name, err)
+		}
+	}
+	return e, nil
 }
 
 // Workflow returns the document the engine runs.
@@ -187,6 +212,8 @@ type state struct {
 	Partial json.RawMessage `json:"partial,omitempty"`
 	// Memory is the run's shared memory: "<writer>/<key>" → value.
 	Memory map[string]string `json:"memory,omitempty"`
+	// Mail is the run's mailboxes and coordinator (mailbox.go).
+	Mail mailState `json:"mail,omitzero"`
 }
 
 const stateVersion = 1

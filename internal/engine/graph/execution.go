@@ -45,6 +45,11 @@ type execution struct {
 	cpMu  sync.Mutex
 	cpSeq int
 
+	// coordWake wakes the coordinator when its mailbox receives a message
+	// (nil without a coordinator); resumes serialises resumed steps.
+	coordWake chan struct{}
+	resumes   resumeLocks
+
 	watchDone chan struct{}
 	stopWatch context.CancelFunc
 }
@@ -61,6 +66,9 @@ func newExecution(ctx context.Context, e *Engine, run engine.Run, host engine.Ho
 		slots:    make(chan struct{}, e.cfg.MaxConcurrency),
 		stopped:  make(chan struct{}),
 		children: map[chan engine.Interrupt]struct{}{},
+	}
+	if e.coordinator != nil {
+		x.coordWake = make(chan struct{}, 1)
 	}
 	watchCtx, stop := context.WithCancel(ctx)
 	x.stopWatch, x.watchDone = stop, make(chan struct{})
@@ -193,16 +201,22 @@ func (x *execution) execute() error {
 	}
 	x.publishPlan()
 	top := &scope{wf: x.e.wf, steps: x.e.wf.Steps, request: x.st.Request}
-	err := x.runDAG(x.runCtx, top)
+	err := x.runSteps(top)
 	if stop := x.stopErr(); stop != nil && !errdefs.IsTimeout(stop) {
 		return stop
 	}
 	if err != nil {
 		return err
 	}
+	if err := x.closeMail(); err != nil {
+		return err
+	}
 	answer, outcome := x.scopeOutcome(top)
 	if outcome != nil {
 		outcome = errdefs.Internal(fmt.Errorf("workflow %q: %w", x.e.wf.Name, outcome))
+	}
+	if summary := x.summary(); summary != "" {
+		answer = summary
 	}
 	if answer != "" {
 		msg := model.NewText(model.RoleAssistant, answer)

@@ -26,6 +26,16 @@ func Tool(name string) tool.Tool {
 		return memoryReadTool
 	case SharedMemoryWriteTool:
 		return memoryWriteTool
+	case SendMessageTool:
+		return sendMessageTool
+	case MessageStepTool:
+		return messageStepTool
+	case ReadInboxTool:
+		return readInboxTool
+	case NarrateTool:
+		return narrateTool
+	case FinalizeTool:
+		return finalizeTool
 	}
 	return nil
 }
