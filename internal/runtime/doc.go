@@ -52,7 +52,10 @@
 // status, for the Agent Protocol), checkpoints.go (a run's checkpoint
 // history, checkpoint ids), fork.go (a run that starts from an earlier
 // checkpoint: time travel; keeping checkpoints on a volatile store),
-// tokens.go (a token read from its delta event without decoding it).
+// tokens.go (a token read from its delta event without decoding it),
+// workflow.go (a workflow's notes as workflow events, its partial outcome
+// beside the completed state), child_feedback.go (what a child's parent
+// side has for it, read once across a resume).
 //
 // Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
 // Log.mu), then execution.leaseMu, then execution.mu, then host.mu. No lock

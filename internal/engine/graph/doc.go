@@ -35,6 +35,24 @@
 // escapes both. options.isolation is honoured for "none" only: New (and
 // Supported) refuse another value rather than run the steps unisolated.
 //
+// Beyond the spec, zenflow's library features (its seed's types), each
+// enabled by the Config and persisted in the checkpoint payload: shared
+// memory (memory.go: the shared_memory_read/_write tools, entries
+// namespaced by writer), mailboxes (mailbox.go: send_message, bounded
+// per-step mailboxes, drop reasons, messages read once across a resume; a
+// message to a completed step resumes it, resume.go) and a coordinator
+// (coordinator.go: an agent in turns beside the steps, whose finalize
+// summary is the answer). The workflow tools those features give agents
+// are defined here (tools.go, msgtools.go) and reach the run through
+// their call's context. Every message, drop, narration, resume and memory
+// write is an engine.WorkflowNote named after zenflow's progress event.
+//
+// Goroutines and locks, added: the coordinator's inbox turns run on a
+// goroutine runSteps starts and waits for; a resumed step runs on its
+// sender's tool call. A childHost's mu is taken before execution.mu, never
+// after; resumeLocks serialise the resumes of one step and are taken
+// before either.
+//
 // Imports: engine, errdefs, model, strictjson, tool (to define the
 // workflow tools, Tool). graph must not import runtime, store, api, a2a,
 // llm or any other engine: a step's agent is reached through the Agents
