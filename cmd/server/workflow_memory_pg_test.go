@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -62,28 +60,10 @@ func TestSharedMemorySurvivesItsReplica(t *testing.T) {
 	defer cancel()
 
 	id := readJSON[runJSON](t, a.postJSON(t, c, "/v1/agents/memo/messages?wait=false", `{"text": "go"}`), 202).ID
-	f := &follower{c: c, runID: id}
-	strike := make(chan struct{})
-	var once sync.Once
-	f.each = func(ev event) {
-		if actor, _ := ev.data["actor"].(string); ev.typ == "delta" && strings.Contains(actor, "node_wait") {
-			once.Do(func() { close(strike) })
-		}
-	}
-	streamCtx, stopStream := context.WithCancel(ctx)
-	var reading sync.WaitGroup
-	reading.Go(func() { _ = f.attach(streamCtx, a.base) })
-	select {
-	case <-strike:
-	case <-ctx.Done():
-		t.Fatalf("step wait never streamed on A; %d events", len(f.evs))
-	}
-	a.signal(syscall.SIGKILL)
-	_ = a.waitExit(t, testTimeout)
-	stopStream()
-	reading.Wait()
-	f.each = nil
-
+	f := killDuring(ctx, t, c, a, id, func(ev event) bool {
+		actor, _ := ev.data["actor"].(string)
+		return ev.typ == "delta" && strings.Contains(actor, "node_wait")
+	})
 	f.follow(ctx, t, b.base)
 	checkExactlyOnce(t, f.evs)
 	if st := waitRun(t, c, b, id, 5*time.Second); st.Status != "completed" || st.Attempt != 2 {

@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,28 +88,10 @@ func TestCoordinatorAndMailboxesSurviveTheirReplica(t *testing.T) {
 	defer cancel()
 
 	id := readJSON[runJSON](t, a.postJSON(t, c, "/v1/agents/team/messages?wait=false", `{"text": "the moons of Jupiter"}`), 202).ID
-	f := &follower{c: c, runID: id}
-	strike := make(chan struct{})
-	var once sync.Once
-	f.each = func(ev event) {
-		if text, _ := ev.data["text"].(string); ev.typ == "delta" && strings.Contains(text, "history3") {
-			once.Do(func() { close(strike) })
-		}
-	}
-	streamCtx, stopStream := context.WithCancel(ctx)
-	var reading sync.WaitGroup
-	reading.Go(func() { _ = f.attach(streamCtx, a.base) })
-	select {
-	case <-strike:
-	case <-ctx.Done():
-		t.Fatalf("r1 never streamed on A; %d events", len(f.evs))
-	}
-	a.signal(syscall.SIGKILL)
-	_ = a.waitExit(t, testTimeout)
-	stopStream()
-	reading.Wait()
-	f.each = nil
-
+	f := killDuring(ctx, t, c, a, id, func(ev event) bool {
+		text, _ := ev.data["text"].(string)
+		return ev.typ == "delta" && strings.Contains(text, "history3")
+	})
 	f.follow(ctx, t, b.base)
 	checkExactlyOnce(t, f.evs)
 	if st := waitRun(t, c, b, id, 5*time.Second); st.Status != "completed" || st.Attempt != 2 {
@@ -206,4 +189,33 @@ func checkDeliveredOnce(t *testing.T, ctx context.Context, dsn, runID string) {
 			t.Errorf("%q never reached its step (reached: %v)", want, reached)
 		}
 	}
+}
+
+// killDuring follows run id on replica a and SIGKILLs a at the first
+// event strike matches; it returns the follower, to go on on another
+// replica.
+func killDuring(ctx context.Context, t *testing.T, c *http.Client, a *replica, id string, strike func(event) bool) *follower {
+	t.Helper()
+	f := &follower{c: c, runID: id}
+	struck := make(chan struct{})
+	var once sync.Once
+	f.each = func(ev event) {
+		if strike(ev) {
+			once.Do(func() { close(struck) })
+		}
+	}
+	streamCtx, stopStream := context.WithCancel(ctx)
+	var reading sync.WaitGroup
+	reading.Go(func() { _ = f.attach(streamCtx, a.base) })
+	select {
+	case <-struck:
+	case <-ctx.Done():
+		t.Fatalf("the awaited event never came on %s; %d events", a.name, len(f.evs))
+	}
+	a.signal(syscall.SIGKILL)
+	_ = a.waitExit(t, testTimeout)
+	stopStream()
+	reading.Wait()
+	f.each = nil
+	return f
 }

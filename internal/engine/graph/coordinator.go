@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"agentd/internal/engine"
@@ -273,7 +275,39 @@ func (x *execution) runSteps(top *scope) error {
 			return err
 		}
 	}
+	if err := x.answerUnread(x.runCtx); err != nil {
+		return err
+	}
 	return x.coordinatorTurn(x.runCtx, turnFinal)
+}
+
+// answerUnread resumes each completed step whose mailbox holds messages
+// it finished without reading, and puts its answer in the coordinator's
+// mailbox, for the final turn: a message to a running step that ends
+// before its next model turn is answered too.
+func (x *execution) answerUnread(ctx context.Context) error {
+	x.mu.Lock()
+	first := map[string]Message{}
+	for to, msgs := range x.st.Mail.Boxes {
+		if to != Coordinator && len(msgs) > 0 && x.resumable(to) {
+			first[to] = msgs[0]
+		}
+	}
+	x.mu.Unlock()
+	for _, step := range slices.Sorted(maps.Keys(first)) {
+		m := first[step]
+		reply, err := x.replyTo(ctx, step, m)
+		if err != nil {
+			if isStop(err) || x.stopErr() != nil {
+				return x.stopOr(err)
+			}
+			continue // resume_failed says why
+		}
+		if _, _, err := x.send(ctx, "reply-"+m.ID, step, Coordinator, reply); err != nil && !isDrop(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // closeMail ends the run's messaging: later messages are dropped, and so

@@ -202,3 +202,45 @@ func TestMailboxDrops(t *testing.T) {
 		t.Errorf("drop notes %v, want mailbox-full then unknown-step", reasons)
 	}
 }
+
+// A step the coordinator messages that finishes without reading the
+// message is resumed to answer it before the coordinator's final turn,
+// which reads the answer.
+func TestUnreadMessageIsAnsweredBeforeTheFinalTurn(t *testing.T) {
+	var mu sync.Mutex
+	var final string
+	agents := newFakeAgents(map[string]behaviour{
+		Coordinator: func(ctx context.Context, c call) (string, error) {
+			switch {
+			case strings.Contains(c.Prompt, "The workflow is starting"):
+				_, err := callTool(ctx, MessageStepTool, map[string]string{"step": "quick", "text": "also check the date"})
+				return "directed", err
+			case strings.Contains(c.Prompt, "Every step has finished"):
+				mu.Lock()
+				final = c.Prompt
+				mu.Unlock()
+			}
+			return "ok", nil
+		},
+		"quick": func(_ context.Context, c call) (string, error) {
+			if c.RunID == "run-1/quick/resume#1" {
+				return "the date is fine (" + inbox(c) + ")", nil
+			}
+			return "done without reading", nil // never takes its feedback
+		},
+	})
+	e := newTeamEngine(t, `{name: unread, agents: {quick: {description: hurries}}, steps: [{id: quick, agent: quick}]}`,
+		agents, Config{Coordinator: &CoordinatorConfig{}})
+	h, _, err := execute(t, e, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(final, "- from quick: the date is fine (Message from coordinator:\nalso check the date)") {
+		t.Errorf("final turn's prompt lacks quick's answer:\n%s", final)
+	}
+	if n := notes(h); len(n["message_dropped"]) != 0 || len(n["resume_completed"]) != 1 {
+		t.Errorf("drops %v, %d resumes; want none and 1", n["message_dropped"], len(n["resume_completed"]))
+	}
+}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"time"
@@ -152,6 +153,12 @@ func (x *execution) dropReason(m Message) *dropError {
 		return &dropError{to: m.To, reason: DropTargetTerminal, hint: "the step " + string(r.Status) + " and cannot be resumed"}
 	}
 	return nil
+}
+
+// isDrop reports whether err is a dropped message.
+func isDrop(err error) bool {
+	var d *dropError
+	return errors.As(err, &d)
 }
 
 // stepOf is the step id of a sender, "" for the coordinator.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"agentd/internal/errdefs"
@@ -70,9 +71,28 @@ var readInboxTool = tool.New(tool.Spec{
 	if err != nil {
 		return tool.Result{}, err
 	}
-	msgs := s.x.pending(Coordinator)
+	text, err := s.x.readInbox(callKey(ctx))
+	if err != nil {
+		return tool.Result{}, err
+	}
+	return tool.Text(text), nil
+})
+
+// readInbox takes the coordinator's waiting messages, as text. What a
+// call read is recorded under its idempotency key, with the messages'
+// delivery, in one checkpoint: the call replayed after a crash reads the
+// same messages again, and no later call reads them twice.
+func (x *execution) readInbox(key string) (string, error) {
+	recorded := "inbox:" + key
+	x.mu.Lock()
+	if text, ok := x.st.Mail.Replies[recorded]; ok && key != "" {
+		x.mu.Unlock()
+		return text, nil
+	}
+	msgs := slices.Clone(x.st.Mail.Boxes[Coordinator])
+	x.mu.Unlock()
 	if len(msgs) == 0 {
-		return tool.Text("no new messages"), nil
+		return "no new messages", nil
 	}
 	var b strings.Builder
 	ids := make([]string, len(msgs))
@@ -80,12 +100,25 @@ var readInboxTool = tool.New(tool.Spec{
 		fmt.Fprintf(&b, "- from %s: %s\n", m.From, m.Content)
 		ids[i] = m.ID
 	}
-	s.x.delivered(Coordinator, ids)
-	if err := s.x.checkpoint(checkpointMailPrefix + Coordinator); err != nil {
-		return tool.Result{}, err
+	x.delivered(Coordinator, ids)
+	if key != "" {
+		x.mu.Lock()
+		if x.st.Mail.Replies == nil {
+			x.st.Mail.Replies = map[string]string{}
+		}
+		x.st.Mail.Replies[recorded] = b.String()
+		x.mu.Unlock()
 	}
-	return tool.Text(b.String()), nil
-})
+	return b.String(), x.checkpoint(checkpointMailPrefix + Coordinator)
+}
+
+// callKey is the idempotency key of the tool call ctx carries, "" for none.
+func callKey(ctx context.Context) string {
+	if c, ok := tool.CallFromContext(ctx); ok {
+		return c.IdempotencyKey
+	}
+	return ""
+}
 
 var narrateTool = tool.Typed(tool.Spec{
 	Name:        NarrateTool,
@@ -132,11 +165,7 @@ func (x *execution) sendFromTool(ctx context.Context, from, to, text string) (to
 	if strings.TrimSpace(text) == "" {
 		return tool.Result{}, errdefs.Validationf("text: required")
 	}
-	key := ""
-	if c, ok := tool.CallFromContext(ctx); ok {
-		key = c.IdempotencyKey
-	}
-	m, _, err := x.send(ctx, messageID(key), from, to, text)
+	m, _, err := x.send(ctx, messageID(callKey(ctx)), from, to, text)
 	var drop *dropError
 	if errors.As(err, &drop) {
 		return tool.Result{Content: drop.Error(), IsError: true}, nil
@@ -151,6 +180,9 @@ func (x *execution) sendFromTool(ctx context.Context, from, to, text string) (to
 		return tool.Text("sent to " + to), nil
 	}
 	reply, err := x.replyTo(ctx, to, m)
+	if errors.Is(err, errResuming) {
+		return tool.Text("sent to " + to + "; " + err.Error()), nil
+	}
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -46,11 +47,20 @@ func (x *execution) resumable(step string) bool {
 	return ok && r.Status == StepCompleted && x.st.Mail.Transcripts[step] != nil
 }
 
+// errResuming: the step is being resumed already (by a message whose
+// answer is on the way); it reads the new message before its next model
+// turn, and the sender gets no reply of its own.
+var errResuming = errors.New("the step is answering another message; it reads this one before its next turn")
+
 // replyTo resumes step, which completed, to answer message m, and returns
 // its answer. A reply recorded before (a replayed send) is returned as is.
+// A step being resumed already is not waited for (errResuming): steps
+// that message each other while resumed would wait on each other forever.
 func (x *execution) replyTo(ctx context.Context, step string, m Message) (string, error) {
 	lock := x.resumes.of(step)
-	lock.Lock()
+	if !lock.TryLock() {
+		return "", errResuming
+	}
 	defer lock.Unlock()
 	x.mu.Lock()
 	reply, done := x.st.Mail.Replies[m.ID]
