@@ -216,7 +216,10 @@ func (x *execution) execute() error {
 		outcome = errdefs.Internal(fmt.Errorf("workflow %q: %w", x.e.wf.Name, outcome))
 	}
 	if summary := x.summary(); summary != "" {
+		// The summary is streamed like a step's answer: faces that show a
+		// run's text as it streams show it last.
 		answer = summary
+		_ = x.host.Publish(x.ctx, engine.Token{Actor: x.actor, Text: summary})
 	}
 	if answer != "" {
 		msg := model.NewText(model.RoleAssistant, answer)
