@@ -3,6 +3,7 @@ package a2a_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -54,5 +55,19 @@ func TestPartialOutcomeThroughTheClient(t *testing.T) {
 				t.Errorf("task %s, metadata %v: want completed with outcome partial", task.Status.State, task.Metadata)
 			}
 		})
+	}
+}
+
+// The team demo through a2a-go's client: the run completes and its answer
+// is the coordinator's summary.
+func TestCoordinatedWorkflowThroughTheClient(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(t, "team", bindings[0])
+	evs := collect(t, c.SendStreamingMessage(ctxT(t), sendReq("the moons of Jupiter")))
+	if got := finalState(evs); got != a2a.TaskStateCompleted {
+		t.Fatalf("final state %s", got)
+	}
+	if text := answerText(evs); !strings.Contains(text, "Summary on the moons of Jupiter:") {
+		t.Errorf("answer %q, want the coordinator's summary", text)
 	}
 }
