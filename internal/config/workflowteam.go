@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"agentd/internal/engine/graph"
 	"agentd/internal/tool"
@@ -43,6 +44,10 @@ func (a Agent) validateWorkflowTeam(path string) error {
 	}
 	if c := a.Coordinator; c != nil && c.MaxTurns < 0 {
 		return fmt.Errorf("%s.coordinator.max_turns: %d; want a positive bound (0: the default, %d)", path, c.MaxTurns, graph.DefaultCoordinatorTurns)
+	}
+	if c := a.Coordinator; c != nil && strings.HasPrefix(c.Model, "agent:") {
+		// A hosted agent runs with its own tools, not the coordinator's.
+		return fmt.Errorf("%s.coordinator.model: %q: the coordinator runs on a provider's model (\"<provider>/<model>\" or a model of the agent's provider), which gets its tools; a hosted agent would not", path, c.Model)
 	}
 	return nil
 }
