@@ -204,9 +204,6 @@ var coordinatorTools = []string{MessageStepTool, ReadInboxTool, NarrateTool, Fin
 
 // newCoordinator resolves the coordinator's agent through agents.
 func newCoordinator(agents Agents, c *CoordinatorConfig) (engine.Engine, error) {
-	if c.MaxTurns <= 0 {
-		c.MaxTurns = DefaultCoordinatorTurns
-	}
 	prompt := c.Prompt
 	if prompt == "" {
 		prompt = defaultCoordinatorPrompt

@@ -98,6 +98,13 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.RetryBackoff <= 0 {
 		cfg.RetryBackoff = time.Second
 	}
+	if c := cfg.Coordinator; c != nil {
+		own := *c // the defaults go on the engine's copy
+		if own.MaxTurns <= 0 {
+			own.MaxTurns = DefaultCoordinatorTurns
+		}
+		cfg.Coordinator = &own
+	}
 	engines, err := resolveAgents(cfg.Workflow, cfg.Agents, cfg.workflowTools())
 	if err != nil {
 		return nil, errdefs.Validationf("graph workflow %q: %w", cfg.Workflow.Name, err)
