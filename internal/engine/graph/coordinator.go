@@ -84,7 +84,13 @@ func (x *execution) coordinatorTurn(ctx context.Context, phase string) error {
 		return nil
 	}
 	if cs.Turns >= c.MaxTurns && cs.Prompt == "" {
-		x.note("", "max_wake_cycles_warning", map[string]any{"turns": cs.Turns, "phase": phase})
+		x.mu.Lock()
+		warned := x.turnsWarned
+		x.turnsWarned = true
+		x.mu.Unlock()
+		if !warned {
+			x.note("", "max_wake_cycles_warning", map[string]any{"turns": cs.Turns, "phase": phase})
+		}
 		return nil
 	}
 	prompt := cs.Prompt
@@ -100,7 +106,15 @@ func (x *execution) coordinatorTurn(ctx context.Context, phase string) error {
 	key := fmt.Sprintf("%s#%d", Coordinator, cs.Turns+1)
 	board := engine.NewBoard()
 	board.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleUser, prompt))
+	info := engine.Step{RunID: x.run.ID, Actor: engine.NodeActor(x.actor, Coordinator), Kind: "coordinator",
+		Detail: stepDetail{Step: key, Agent: Coordinator, Attempt: 1}}
+	_ = x.host.Publish(x.ctx, engine.StepStarted{Step: info})
 	_, err := x.runOn(ctx, x.e.coordinator, Coordinator, Coordinator, key, board)
+	if err != nil {
+		_ = x.host.Publish(x.ctx, engine.StepFailed{Step: info, Err: err})
+	} else {
+		_ = x.host.Publish(x.ctx, engine.StepCompleted{Step: info})
+	}
 	if err != nil && isStop(err) {
 		return x.stopOr(err)
 	}
@@ -247,6 +261,14 @@ func (e *Engine) stepList() string {
 func (x *execution) runSteps(top *scope) error {
 	if x.e.coordinator == nil {
 		return x.runDAG(x.runCtx, top)
+	}
+	x.mu.Lock()
+	cut := x.st.Mail.Coordinator.Prompt != ""
+	x.mu.Unlock()
+	if cut { // a turn a crash cut short goes on first, with its messages
+		if err := x.coordinatorTurn(x.runCtx, ""); err != nil {
+			return err
+		}
 	}
 	x.mu.Lock()
 	kicked := x.st.Mail.Coordinator.Turns > 0

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"agentd/internal/engine"
 	"agentd/internal/engine/enginetest"
@@ -243,4 +244,59 @@ func TestUnreadMessageIsAnsweredBeforeTheFinalTurn(t *testing.T) {
 	if n := notes(h); len(n["message_dropped"]) != 0 || len(n["resume_completed"]) != 1 {
 		t.Errorf("drops %v, %d resumes; want none and 1", n["message_dropped"], len(n["resume_completed"]))
 	}
+}
+
+// A coordinator turn cut by a stop resumes, in the next attempt, with the
+// prompt (and the messages) it had; the final turn still runs after it.
+func TestCutCoordinatorTurnResumes(t *testing.T) {
+	doc := `{name: cut, steps: [{id: only}]}`
+	first := newFakeAgents(map[string]behaviour{Coordinator: block})
+	h := enginetest.NewRecordingHost()
+	done := make(chan error, 1)
+	go func() {
+		_, err := newTeamEngine(t, doc, first, Config{Coordinator: &CoordinatorConfig{}}).Execute(t.Context(), engine.Run{ID: "run-1"}, h, boardWith("go"))
+		done <- err
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := h.WaitForStep(ctx, "wf.node.coordinator"); err != nil {
+		t.Fatal(err)
+	}
+	h.Fire(engine.Interrupt{Cause: engine.CauseHostShutdown})
+	if err := <-done; err == nil {
+		t.Fatal("the interrupted run completed")
+	}
+	cps := h.Checkpoints()
+	last := cps[len(cps)-1]
+
+	var prompts []string
+	var mu sync.Mutex
+	second := newFakeAgents(map[string]behaviour{Coordinator: func(ctx context.Context, c call) (string, error) {
+		mu.Lock()
+		prompts = append(prompts, c.RunID+": "+firstLine(c.Prompt)+" … "+lastLine(c.Prompt))
+		mu.Unlock()
+		if strings.Contains(c.Prompt, "Every step has finished") {
+			_, err := callTool(ctx, FinalizeTool, map[string]string{"summary": "all done"})
+			return "ok", err
+		}
+		return "ok", nil
+	}})
+	board, err := newTeamEngine(t, doc, second, Config{Coordinator: &CoordinatorConfig{}}).Execute(t.Context(), engine.Run{ID: "run-1", ResumeFrom: &last}, enginetest.NewRecordingHost(), engine.NewBoard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(prompts) != 2 || !strings.HasPrefix(prompts[0], "run-1/coordinator#1: ") || !strings.Contains(prompts[0], "The workflow is starting") ||
+		!strings.HasPrefix(prompts[1], "run-1/coordinator#2: ") {
+		t.Errorf("turns after the resume: %q, want the cut kickoff (#1) again, then the final turn (#2)", prompts)
+	}
+	if answerOf(board) != "all done" {
+		t.Errorf("answer %q", answerOf(board))
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }

@@ -49,6 +49,8 @@ type execution struct {
 	// (nil without a coordinator); resumes serialises resumed steps.
 	coordWake chan struct{}
 	resumes   resumeLocks
+	// turnsWarned: the coordinator's used-up turns were noted (under mu).
+	turnsWarned bool
 
 	watchDone chan struct{}
 	stopWatch context.CancelFunc
