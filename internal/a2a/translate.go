@@ -59,6 +59,8 @@ type eventBody struct {
 	Append        bool              `json:"append"`
 	LastChunk     bool              `json:"last_chunk"`
 	PrunedThrough int64             `json:"pruned_through"`
+	// Outcome is a completed status's qualifier ("partial").
+	Outcome string `json:"outcome"`
 	// Payload is a step event's payload; its error class says whether a
 	// step.error was the attempt being cut short.
 	Payload struct {
@@ -110,7 +112,11 @@ func (x *translator) translate(ev run.Event) a2a.Event {
 				msg.ID = x.derivedID("status", ev.Seq)
 			}
 		}
-		return x.status(ev, toState(x.body.State), msg)
+		up := x.status(ev, toState(x.body.State), msg)
+		if x.body.Outcome != "" {
+			up.Metadata[runtime.MetaOutcome] = x.body.Outcome // completed, partially
+		}
+		return up
 	case runtime.EventDelta:
 		if !x.decode(ev) {
 			return nil

@@ -61,7 +61,7 @@
 //	run.end failed / rejected      RUN_ERROR {code: class, message}     error {errorText}
 //	status                         —                                    —
 //	governance, handoff, progress, CUSTOM "agentd.<type>" (the event's  data-agentd-<type> (the event's data)
-//	artifact, signal,              data as value)
+//	artifact, signal, workflow,    data as value)
 //	context.compaction, gap
 //
 // Tool call ids are "<agentd run id>.<model call id>": unique in a thread,

@@ -62,6 +62,9 @@ type Event struct {
 	Usage           []Usage         `json:"usage,omitempty"`
 	Message         string          `json:"message,omitempty"`
 	Code            string          `json:"code,omitempty"`
+	// Metadata is RUN_FINISHED's: {"outcome": "partial"} for a workflow
+	// that completed only some of its steps.
+	Metadata map[string]any `json:"metadata,omitempty"`
 	// raw, when set, is the event already encoded (the token fast path).
 	raw []byte
 }
@@ -154,6 +157,7 @@ type logEvent struct {
 	Plan       json.RawMessage   `json:"plan"`
 	Prompt     *model.Message    `json:"prompt"`
 	Schema     json.RawMessage   `json:"schema"`
+	Outcome    string            `json:"outcome"`
 	// raw is the whole data, as CUSTOM events carry it.
 	raw json.RawMessage
 	// textLit is a text delta's text still encoded (a JSON string literal),

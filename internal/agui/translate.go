@@ -120,6 +120,9 @@ func (t *translator) runEnd(le logEvent) []Event {
 	switch {
 	case le.State == run.StateCompleted:
 		fin.Outcome = &Outcome{Type: OutcomeSuccess}
+		if le.Outcome != "" {
+			fin.Metadata = map[string]any{"outcome": le.Outcome} // a partial workflow
+		}
 	case le.State == run.StateCanceled:
 		fin.Outcome = &Outcome{Type: OutcomeCancelled}
 	case le.State.Interrupted():

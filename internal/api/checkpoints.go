@@ -22,6 +22,9 @@ type checkpointView struct {
 	Iteration int             `json:"iteration,omitempty"`
 	CreatedAt time.Time       `json:"created_at"`
 	Messages  []model.Message `json:"messages"`
+	// Vars are the board's variables: a workflow's shared memory
+	// (shared_memory), what a flow collected.
+	Vars map[string]any `json:"vars,omitempty"`
 }
 
 // listCheckpoints answers the run's checkpoint history, oldest first.
@@ -36,6 +39,9 @@ func (s *Server) listCheckpoints(w http.ResponseWriter, r *http.Request) {
 		v := checkpointView{ID: runtime.CheckpointRef{RunID: t.ID, N: i + 1}.String(), N: i + 1, Step: cp.Step, Iteration: cp.Iteration, CreatedAt: cp.Timestamp, Messages: []model.Message{}}
 		if cp.Board != nil && cp.Board.Channels[engine.MainChannel] != nil {
 			v.Messages = cp.Board.Channels[engine.MainChannel]
+		}
+		if cp.Board != nil && len(cp.Board.Vars) > 0 {
+			v.Vars = cp.Board.Vars
 		}
 		out = append(out, v)
 	}

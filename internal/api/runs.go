@@ -67,10 +67,14 @@ func (b sendBody) message() (model.Message, error) {
 
 // RunView is a run as the API shows it.
 type RunView struct {
-	ID            string           `json:"id"`
-	ContextID     string           `json:"context_id"`
-	AgentID       string           `json:"agent_id"`
-	Status        run.TaskState    `json:"status"`
+	ID        string        `json:"id"`
+	ContextID string        `json:"context_id"`
+	AgentID   string        `json:"agent_id"`
+	Status    run.TaskState `json:"status"`
+	// Outcome qualifies a completed status: "partial" when a workflow
+	// completed only some of its steps (metadata.outcome_detail names
+	// the others).
+	Outcome       string           `json:"outcome,omitempty"`
 	StatusMessage *model.Message   `json:"status_message,omitempty"`
 	Messages      []model.Message  `json:"messages,omitempty"`
 	Artifacts     []model.Artifact `json:"artifacts,omitempty"`
@@ -95,7 +99,7 @@ func viewOf(t run.Task) RunView {
 		ID: t.ID, ContextID: t.ContextID, AgentID: t.AgentID, Status: restStatus(t),
 		StatusMessage: t.StatusMessage, Artifacts: t.Artifacts, Usage: t.Usage, Error: t.Error,
 		Attempt: t.Attempt, Metadata: t.Metadata, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		PendingApprovals: pendingApprovals(t),
+		PendingApprovals: pendingApprovals(t), Outcome: runtime.OutcomeOf(t),
 	}
 }
 

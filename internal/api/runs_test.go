@@ -380,7 +380,7 @@ func TestAgents(t *testing.T) {
 	for _, a := range list.Agents {
 		ids = append(ids, a.ID)
 	}
-	if !slices.Equal(ids, []string{"echo", "assistant", "conformance", "refund", "research", "relay", "scout", "desk", "guarded", "goal"}) {
+	if !slices.Equal(ids, []string{"echo", "assistant", "conformance", "refund", "research", "team", "relay", "scout", "desk", "guarded", "goal"}) {
 		t.Errorf("agents %v", ids)
 	}
 	a := decode[api.AgentView](t, e.do(http.MethodGet, "/v1/agents/assistant", nil), http.StatusOK)

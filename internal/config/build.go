@@ -131,7 +131,8 @@ func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
 	case "graph":
 		agents := &workflowAgents{c: b.c, self: a, provider: b.provider, defaultProvider: b.providerName(a),
 			registry: b.reg, built: b.built, tools: func() (*tool.Registry, error) { return b.reg.Clone(), nil }}
-		eng, err := graph.New(graph.Config{Workflow: b.c.workflows[i], AgentID: a.ID, SpecVersion: a.Version, Agents: agents})
+		eng, err := graph.New(graph.Config{Workflow: b.c.workflows[i], AgentID: a.ID, SpecVersion: a.Version, Agents: agents, SharedMemory: a.SharedMemory,
+			Messaging: a.Messaging, Coordinator: a.Coordinator.graph(), MailboxSize: a.MailboxSize})
 		if err != nil {
 			return nil, fmt.Errorf("%s.workflow: %w", path, err)
 		}

@@ -190,6 +190,15 @@ type Agent struct {
 	// Goal is the goal engine's settings: the agents its plans may use
 	// and whether a person approves each plan (goal.go).
 	Goal *GoalSettings `json:"goal,omitempty"`
+	// SharedMemory gives the steps of a graph agent's workflow the
+	// shared_memory_read and shared_memory_write tools (workflowteam.go).
+	SharedMemory bool `json:"shared_memory,omitempty"`
+	// Messaging gives them send_message; Coordinator runs a coordinator
+	// agent beside them (it implies Messaging); MailboxSize bounds each
+	// mailbox (workflowteam.go).
+	Messaging   bool                 `json:"messaging,omitempty"`
+	Coordinator *WorkflowCoordinator `json:"coordinator,omitempty"`
+	MailboxSize int                  `json:"mailbox_size,omitempty"`
 	// Provider names an entry of providers (loop engine). "auto-openai"
 	// style switching is expressed with fallback_provider.
 	Provider string `json:"provider,omitempty"`

@@ -26,7 +26,7 @@ func TestDemoConfigBuilds(t *testing.T) {
 			t.Errorf("agent %s: card needs a version and skills: %+v", a.ID, a.Card)
 		}
 	}
-	if strings.Join(ids, ",") != "echo,assistant,conformance,refund,research,relay,scout,desk,guarded,goal" {
+	if strings.Join(ids, ",") != "echo,assistant,conformance,refund,research,team,relay,scout,desk,guarded,goal" {
 		t.Fatalf("demo agents %v", ids)
 	}
 }

@@ -34,6 +34,9 @@ func (c *Config) loadWorkflows(dir files) error {
 		if err != nil {
 			return fmt.Errorf("agents[%d].workflow: %s", i, indentProblems(fmt.Sprintf("agents[%d].workflow", i), err))
 		}
+		if err := graph.Supported(w); err != nil {
+			return fmt.Errorf("agents[%d].workflow.%w", i, err)
+		}
 		if c.workflows == nil {
 			c.workflows = map[int]*graph.Workflow{}
 		}
@@ -186,12 +189,16 @@ func (g *workflowAgents) toolsFor(spec graph.AgentSpec) (*tool.Registry, []strin
 			names = append(names, t)
 		}
 	}
-	if len(spec.ResultSchema) == 0 {
+	if len(spec.ResultSchema) == 0 && len(spec.WorkflowTools) == 0 {
 		return g.registry, names, nil
 	}
 	reg, err := g.tools()
 	if err != nil {
 		return nil, nil, err
+	}
+	reg, names, err = withWorkflowTools(reg, names, spec.WorkflowTools)
+	if err != nil || len(spec.ResultSchema) == 0 {
+		return reg, names, err
 	}
 	submit := tool.New(tool.Spec{
 		Name:        graph.SubmitResultTool,

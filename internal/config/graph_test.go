@@ -94,6 +94,11 @@ func TestGraphAgentConfig(t *testing.T) {
 		{"no workflow", "", "agents[0].workflow: required for the graph engine"},
 		{"unknown hosted agent", "{name: x, agents: {w: {description: d, model: 'agent:nobody'}}, steps: [{id: a, agent: w}]}",
 			`agents[0].workflow: graph workflow "x": steps[0]: agent "w": model "agent:nobody": unknown agent "nobody"`},
+		{"a coordinator on a hosted agent", "{name: x, steps: [{id: a}]}, coordinator: {model: 'agent:echo'}",
+			`agents[0].coordinator.model: "agent:echo": the coordinator runs on a provider's model`},
+		{"a negative mailbox", "{name: x, steps: [{id: a}]}, mailbox_size: -1", `agents[0].mailbox_size: -1`},
+		{"isolation it cannot honour", "{name: x, steps: [{id: a}], options: {isolation: worktree-per-step}}",
+			`agents[0].workflow.options.isolation: "worktree-per-step" is not supported`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

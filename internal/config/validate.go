@@ -185,6 +185,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 	if len(a.Workflow) > 0 && a.Engine != "graph" {
 		return fmt.Errorf("%s.workflow: only the graph engine runs a workflow (engine is %q)", path, a.Engine)
 	}
+	if err := a.validateWorkflowTeam(path); err != nil {
+		return err
+	}
 	if (a.Peer != "" || a.Auth != nil) && a.Engine != "remote" {
 		return fmt.Errorf("%s.peer: only the remote engine has a peer (engine is %q)", path, a.Engine)
 	}

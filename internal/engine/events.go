@@ -180,6 +180,14 @@ func Validate(ev Event) error {
 		if e.Tool == "" {
 			return errdefs.Validationf("tool progress: no tool name")
 		}
+	case Outcome:
+		if e.Status != OutcomePartial {
+			return errdefs.Validationf("outcome of %q: status %q, want %q", e.Actor, e.Status, OutcomePartial)
+		}
+	case WorkflowNote:
+		if e.Kind == "" || len(e.Payload) == 0 || !json.Valid(e.Payload) {
+			return errdefs.Validationf("workflow note of %q: a kind and a JSON payload are required", e.Actor)
+		}
 	}
 	return nil
 }

@@ -250,7 +250,7 @@ func (x *execution) runChild(ctx context.Context, c engine.ChildRun, eng engine.
 		}
 	}
 	ctx = engine.WithResumeContext(ctx, rc)
-	h := &childHost{rt: &x.host, out: c.Host}
+	h := &childHost{rt: &x.host, out: c.Host, held: heldMessageIDs(run.ResumeFrom)}
 	out, err := executeGuarded(ctx, eng, run, h, board)
 	if out == nil {
 		out = board
@@ -355,6 +355,8 @@ func (x *execution) closeChild() {
 type childHost struct {
 	rt  *host
 	out engine.Host
+	// held: the ids of the messages the child's resumed checkpoint holds.
+	held []string
 }
 
 var (

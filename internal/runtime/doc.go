@@ -55,7 +55,10 @@
 // checkpoint: time travel; keeping checkpoints on a volatile store),
 // tokens.go (a token read from its delta event without decoding it),
 // assistants.go and assistants_run.go (stored, versioned configurations of
-// agents; a run names one and keeps the version it was sent with).
+// agents; a run names one and keeps the version it was sent with);
+// workflow.go (a workflow's notes as workflow events, its partial outcome
+// beside the completed state), child_feedback.go (what a child's parent
+// side has for it, read once across a resume).
 //
 // Lock order: Runtime.mu, then configuredAgents.mu (held across an agent's
 // Configure, which builds an engine in memory and does no I/O), then the

@@ -52,6 +52,9 @@ type StatusData struct {
 	State   run.TaskState  `json:"state"`
 	Message *model.Message `json:"message,omitempty"`
 	Error   *run.TaskError `json:"error,omitempty"`
+	// Outcome qualifies a completed state: "partial" when the workflow
+	// completed only some of its steps (MetaOutcome).
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // DeltaData is the body of a delta event: one increment of a step's output.
@@ -106,6 +109,8 @@ type RunEndData struct {
 	State run.TaskState    `json:"state"`
 	Error *run.TaskError   `json:"error,omitempty"`
 	Usage model.TokenUsage `json:"usage"`
+	// Outcome: as StatusData's.
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // encodeBody marshals an event body once; the log splices it into the

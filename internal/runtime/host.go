@@ -32,10 +32,16 @@ type host struct {
 	// expired: the attempt resumes a run whose prompt expired unanswered
 	// (engine.SignalTimeout); the first AskUser answers it with a Timeout.
 	expired bool
+	// outcome is the engine's Outcome (a partial workflow), recorded by
+	// the attempt's final commit.
+	outcome *engine.Outcome
 }
 
 // Publish appends ev to the run's event log.
 func (h *host) Publish(ctx context.Context, ev engine.Event) error {
+	if o, ok := ev.(engine.Outcome); ok {
+		return h.noteOutcome(o)
+	}
 	typ, body, err := h.event(ev)
 	if err != nil {
 		return err
@@ -123,6 +129,8 @@ func (x *execution) logEvent(ev engine.Event) (string, runlog.Body, error) {
 	case engine.Compaction:
 		body, err := compactionBody(logActor(e.Actor), e.Payload)
 		return EventContextCompaction, runlog.Object(body), err
+	case engine.WorkflowNote:
+		return workflowEvent(e)
 	}
 	return "", runlog.Body{}, errdefs.Validationf("publish to run %s: not an event", x.runID)
 }

@@ -109,6 +109,9 @@ func (x *execution) finish(res *agent.Result, runErr error) error {
 	t := &x.task
 	x.foldTotals(t)
 	t.State, t.Error, t.StatusMessage = o.state, o.err, o.status
+	if o.state.Terminal() {
+		markOutcome(t, x.partialOutcome(o.state))
+	}
 	if !o.state.Terminal() || o.state == run.StateFailed {
 		// The next attempt resumes from the latest checkpoint (a failed
 		// run's, when retried): it is stored before the task says the
@@ -229,9 +232,9 @@ func finishEvents(o outcome, t *run.Task) []stateEvent {
 		evs = append(evs, stateEvent{body: InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}})
 	}
 	if o.state != run.StateWorking {
-		evs = append(evs, stateEvent{body: StatusData{State: o.state, Message: t.StatusMessage, Error: o.err}})
+		evs = append(evs, stateEvent{body: StatusData{State: o.state, Message: t.StatusMessage, Error: o.err, Outcome: OutcomeOf(*t)}})
 	}
-	return append(evs, stateEvent{body: RunEndData{State: o.state, Error: o.err, Usage: t.Usage}})
+	return append(evs, stateEvent{body: RunEndData{State: o.state, Error: o.err, Usage: t.Usage, Outcome: OutcomeOf(*t)}})
 }
 
 // rebaseFinish resolves a conflict of the final commit of t: someone else

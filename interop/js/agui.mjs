@@ -91,6 +91,21 @@ async function research() {
   return 'research workflow state';
 }
 
+// The team demo: the coordinator's messages, the researchers' reports and
+// the shared memory writes arrive as CUSTOM agentd.workflow events; the
+// answer is the coordinator's summary.
+async function team() {
+  const a = agent('team');
+  const r = await run(a, 'the moons of Jupiter');
+  assert.equal(r.finished.outcome.type, 'success');
+  const kinds = r.events.filter((e) => e.type === 'CUSTOM' && e.name === 'agentd.workflow').map((e) => e.value.kind);
+  for (const k of ['coordinator_message', 'coordinator_inbox_message', 'shared_memory_write', 'coordinator_synthesis']) {
+    assert.ok(kinds.includes(k), `a workflow event ${k} among ${kinds}`);
+  }
+  assert.match(lastText(a), /^Summary on the moons of Jupiter:/);
+  return 'team workflow with a coordinator';
+}
+
 async function cancel() {
   const threadId = randomUUID();
   const a = agent('echo', threadId);
@@ -167,7 +182,7 @@ async function questions() {
 }
 
 const only = process.argv.slice(2);
-const all = { echo, toolCall, interruptAndResume, questions, research, cancel, frontendTool, reasoning };
+const all = { echo, toolCall, interruptAndResume, questions, research, team, cancel, frontendTool, reasoning };
 for (const [name, f] of Object.entries(all)) {
   if (only.length && !only.includes(name)) continue;
   console.log('ok', await f());

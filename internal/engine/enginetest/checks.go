@@ -67,6 +67,10 @@ func Describe(ev engine.Event) string {
 		return "verdict " + e.Actor
 	case engine.Compaction:
 		return "compaction " + e.Actor
+	case engine.Outcome:
+		return "outcome " + e.Status
+	case engine.WorkflowNote:
+		return "workflow " + e.Kind + " " + e.Actor
 	}
 	return fmt.Sprintf("%T", ev)
 }

@@ -38,6 +38,40 @@ func (x *execution) runAgent(ctx context.Context, sc *scope, s *Step, id string,
 	}
 	defer func() { <-x.slots }()
 
+	board := engine.NewBoard()
+	board.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleUser, prompt))
+	key := id + "/" + strconv.Itoa(attempt)
+	ctx = withStep(ctx, x, id, agentName)
+	out, usage, err := x.runChild(ctx, eng, id, key, board)
+	msgs := out.ChannelFrom(engine.MainChannel, 1)
+	r := &StepResult{Content: contentOf(msgs), Usage: usage}
+	if err != nil {
+		return r, err
+	}
+	x.keepTranscript(id, out.Channel(engine.MainChannel))
+	result, err := submittedResult(sc.wf.Agents[agentName], msgs)
+	if err != nil {
+		return r, err
+	}
+	r.Result = result
+	return r, nil
+}
+
+// runOn runs eng on board as a child run of the workflow keyed key, whose
+// agent reads mailbox's messages, and marks those it read delivered when
+// it succeeds. The tools its agent calls act as mailbox's.
+func (x *execution) runOn(ctx context.Context, eng engine.Engine, mailbox, agent, key string, board *engine.Board) (*engine.Board, error) {
+	out, _, err := x.runChild(withStep(ctx, x, mailbox, agent), eng, mailbox, key, board)
+	return out, err
+}
+
+// runChild runs eng on board as the child run key of step id (its host a
+// childHost offering id's mailbox) and returns its final board and usage.
+// The messages the child read are delivered once it succeeds.
+func (x *execution) runChild(ctx context.Context, eng engine.Engine, id, key string, board *engine.Board) (*engine.Board, model.TokenUsage, error) {
+	if eng == nil {
+		return board, model.TokenUsage{}, errdefs.Internalf("step %q: no engine", id)
+	}
 	h := x.newChildHost(id)
 	defer h.release()
 	attrs := maps.Clone(x.run.Attributes)
@@ -45,26 +79,15 @@ func (x *execution) runAgent(ctx context.Context, sc *scope, s *Step, id string,
 		attrs = map[string]string{}
 	}
 	attrs[AttrStep] = id
-	board := engine.NewBoard()
-	board.AppendChannelMessage(engine.MainChannel, model.NewText(model.RoleUser, prompt))
-	key := id + "/" + strconv.Itoa(attempt)
 	run := engine.Run{ID: x.run.ID + "/" + key, ParentRunID: x.run.ID, Attributes: attrs, Deps: x.run.Deps}
-
 	out, err := x.executeChild(ctx, eng, engine.ChildRun{Key: key, Step: id, Run: run, Host: h}, board)
 	if out == nil {
 		out = board
 	}
-	msgs := out.ChannelFrom(engine.MainChannel, 1)
-	r := &StepResult{Content: contentOf(msgs), Usage: h.total()}
-	if err != nil {
-		return r, err
+	if err == nil {
+		x.delivered(id, h.taken())
 	}
-	result, err := submittedResult(sc.wf.Agents[agentName], msgs)
-	if err != nil {
-		return r, err
-	}
-	r.Result = result
-	return r, nil
+	return out, h.total(), err
 }
 
 // executeChild runs the child through the host's engine.ChildRunner, or

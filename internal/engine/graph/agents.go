@@ -45,6 +45,9 @@ type AgentSpec struct {
 	// ResultSchema, when set, asks for a SubmitResultTool the agent calls
 	// with its structured result (spec §4).
 	ResultSchema json.RawMessage
+	// WorkflowTools names the workflow tools (Tool) the agent gets besides
+	// its own: the shared memory tools when the Config enables them.
+	WorkflowTools []string
 }
 
 // SubmitResultTool is the tool an agent with a resultSchema calls to hand
@@ -79,7 +82,7 @@ func (w *Workflow) agentSpec(name, model string) AgentSpec {
 
 // resolveAgents builds the engine of every (agent, model) pair the
 // workflow's steps, judges and sub-workflows use.
-func resolveAgents(w *Workflow, agents Agents) (map[agentKey]engine.Engine, error) {
+func resolveAgents(w *Workflow, agents Agents, workflowTools []string) (map[agentKey]engine.Engine, error) {
 	out := map[agentKey]engine.Engine{}
 	var walk func(w *Workflow, path string, steps []*Step) error
 	use := func(w *Workflow, path, name, model string) error {
@@ -87,7 +90,9 @@ func resolveAgents(w *Workflow, agents Agents) (map[agentKey]engine.Engine, erro
 		if _, ok := out[k]; ok {
 			return nil
 		}
-		eng, err := agents.Engine(w.agentSpec(name, model))
+		spec := w.agentSpec(name, model)
+		spec.WorkflowTools = workflowTools
+		eng, err := agents.Engine(spec)
 		if err != nil {
 			who := "the default agent"
 			if name != "" {

@@ -12,6 +12,6 @@ func (w *Workflow) AgentSpecs() ([]AgentSpec, error) {
 	_, err := resolveAgents(w, AgentsFunc(func(s AgentSpec) (engine.Engine, error) {
 		out = append(out, s)
 		return nil, nil
-	}))
+	}), nil)
 	return out, err
 }

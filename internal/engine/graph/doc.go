@@ -22,7 +22,39 @@
 // Either way its events are also published in the workflow's run, nested
 // under the step's actor ("<agent>.node.<step>/<child actor>").
 //
-// Imports: engine, errdefs, model, strictjson. graph must not import
-// runtime, store, api, a2a, llm, tool or any other engine: a step's agent is
-// reached through the Agents interface the host wires in.
+// Outcomes: a workflow whose steps all completed (or were skipped by their
+// condition) completes; one where some completed while others failed, were
+// cancelled or were skipped because a dependency failed — possible under
+// onStepFailure: skip-dependents — completes partially: Execute returns
+// nil after publishing an engine.Outcome (StatusPartial, the steps that
+// did not complete); otherwise a failure is Execute's error.
+//
+// Prompts: each dependency's content and result are cut to
+// MaxDependencyBytes and the whole prompt to MaxPromptBytes, as zenflow's
+// executor does; the history of a loop with outputMode: cumulative
+// escapes both. options.isolation is honoured for "none" only: New (and
+// Supported) refuse another value rather than run the steps unisolated.
+//
+// Beyond the spec, zenflow's library features (its seed's types), each
+// enabled by the Config and persisted in the checkpoint payload: shared
+// memory (memory.go: the shared_memory_read/_write tools, entries
+// namespaced by writer), mailboxes (mailbox.go: send_message, bounded
+// per-step mailboxes, drop reasons, messages read once across a resume; a
+// message to a completed step resumes it, resume.go) and a coordinator
+// (coordinator.go: an agent in turns beside the steps, whose finalize
+// summary is the answer). The workflow tools those features give agents
+// are defined here (tools.go, msgtools.go) and reach the run through
+// their call's context. Every message, drop, narration, resume and memory
+// write is an engine.WorkflowNote named after zenflow's progress event.
+//
+// Goroutines and locks, added: the coordinator's inbox turns run on a
+// goroutine runSteps starts and waits for; a resumed step runs on its
+// sender's tool call. A childHost's mu is taken before execution.mu, never
+// after; resumeLocks serialise the resumes of one step and are taken
+// before either.
+//
+// Imports: engine, errdefs, model, strictjson, tool (to define the
+// workflow tools, Tool). graph must not import runtime, store, api, a2a,
+// llm or any other engine: a step's agent is reached through the Agents
+// interface the host wires in.
 package graph

@@ -32,6 +32,31 @@ type Config struct {
 	// SpecVersion identifies the workflow's version in checkpoints; a
 	// resume from a checkpoint of another non-empty version is refused.
 	SpecVersion string
+	// SharedMemory gives every step's agent the shared memory tools
+	// (SharedMemoryReadTool, SharedMemoryWriteTool; see memory.go).
+	SharedMemory bool
+	// Messaging gives every step's agent SendMessageTool: steps message
+	// each other (a completed step resumes to answer) and the
+	// coordinator. A Coordinator implies it.
+	Messaging bool
+	// Coordinator, when set, runs a coordinator agent beside the steps
+	// (coordinator.go).
+	Coordinator *CoordinatorConfig
+	// MailboxSize bounds the undelivered messages of each mailbox
+	// (default DefaultMailboxSize); a message past it is dropped.
+	MailboxSize int
+}
+
+// workflowTools are the workflow tools cfg gives every step's agent.
+func (cfg Config) workflowTools() []string {
+	var names []string
+	if cfg.SharedMemory {
+		names = append(names, SharedMemoryReadTool, SharedMemoryWriteTool)
+	}
+	if cfg.Messaging || cfg.Coordinator != nil {
+		names = append(names, SendMessageTool)
+	}
+	return names
 }
 
 // MaxRetryBackoff caps the wait between two attempts of a step.
@@ -43,6 +68,9 @@ type Engine struct {
 	cfg     Config
 	wf      *Workflow
 	engines map[agentKey]engine.Engine
+	// coordinator is the coordinator's engine (nil: none).
+	coordinator engine.Engine
+	mailboxSize int
 }
 
 var (
@@ -58,6 +86,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Agents == nil {
 		return nil, errdefs.Validationf("graph workflow %q: no Agents to run its steps", cfg.Workflow.Name)
 	}
+	if err := Supported(cfg.Workflow); err != nil {
+		return nil, errdefs.Validationf("graph workflow %q: %w", cfg.Workflow.Name, err)
+	}
 	if cfg.MaxConcurrency <= 0 {
 		cfg.MaxConcurrency = DefaultMaxConcurrency
 	}
@@ -67,11 +98,27 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.RetryBackoff <= 0 {
 		cfg.RetryBackoff = time.Second
 	}
-	engines, err := resolveAgents(cfg.Workflow, cfg.Agents)
+	if c := cfg.Coordinator; c != nil {
+		own := *c // the defaults go on the engine's copy
+		if own.MaxTurns <= 0 {
+			own.MaxTurns = DefaultCoordinatorTurns
+		}
+		cfg.Coordinator = &own
+	}
+	engines, err := resolveAgents(cfg.Workflow, cfg.Agents, cfg.workflowTools())
 	if err != nil {
 		return nil, errdefs.Validationf("graph workflow %q: %w", cfg.Workflow.Name, err)
 	}
-	return &Engine{cfg: cfg, wf: cfg.Workflow, engines: engines}, nil
+	e := &Engine{cfg: cfg, wf: cfg.Workflow, engines: engines, mailboxSize: cfg.MailboxSize}
+	if e.mailboxSize <= 0 {
+		e.mailboxSize = DefaultMailboxSize
+	}
+	if c := cfg.Coordinator; c != nil {
+		if e.coordinator, err = newCoordinator(cfg.Agents, c); err != nil {
+			return nil, errdefs.Validationf("graph workflow %q: coordinator: %w", cfg.Workflow.Name, err)
+		}
+	}
+	return e, nil
 }
 
 // Workflow returns the document the engine runs.
@@ -92,8 +139,9 @@ const (
 
 // CanResume accepts the engine's own checkpoints.
 func (e *Engine) CanResume(cp engine.Checkpoint) error {
-	if cp.Step != checkpointDone && !strings.HasPrefix(cp.Step, checkpointStepPrefix) {
-		return errdefs.Validationf("graph checkpoint of run %q: step %q is not %q or %q followed by a step id", cp.ExecID, cp.Step, checkpointDone, checkpointStepPrefix)
+	if cp.Step != checkpointDone && !hasAnyPrefix(cp.Step, checkpointStepPrefix, checkpointMemoryPrefix, checkpointMailPrefix) {
+		return errdefs.Validationf("graph checkpoint of run %q: step %q is not %q or %q, %q or %q followed by a step id",
+			cp.ExecID, cp.Step, checkpointDone, checkpointStepPrefix, checkpointMemoryPrefix, checkpointMailPrefix)
 	}
 	if cp.Board == nil {
 		return errdefs.Validationf("graph checkpoint of run %q at %q: no board", cp.ExecID, cp.Step)
@@ -138,6 +186,9 @@ func (e *Engine) Execute(ctx context.Context, run engine.Run, host engine.Host, 
 		startedAt = rc.StartedAt
 	}
 	if st.Done {
+		if len(st.Partial) > 0 {
+			_ = host.Publish(ctx, engine.Outcome{Actor: e.actor(run), Status: engine.OutcomePartial, Detail: st.Partial})
+		}
 		return board, nil
 	}
 	x := newExecution(ctx, e, run, host, board, st, startedAt)
@@ -163,9 +214,25 @@ type state struct {
 	// Request is the user's request the steps were given.
 	Request string `json:"request,omitempty"`
 	Done    bool   `json:"done,omitempty"`
+	// Partial is the Detail of the run's engine.Outcome when it ended
+	// partial, published again by an attempt that resumes a finished run.
+	Partial json.RawMessage `json:"partial,omitempty"`
+	// Memory is the run's shared memory: "<writer>/<key>" → value.
+	Memory map[string]string `json:"memory,omitempty"`
+	// Mail is the run's mailboxes and coordinator (mailbox.go).
+	Mail mailState `json:"mail,omitzero"`
 }
 
 const stateVersion = 1
+
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
 
 func newState() *state { return &state{Version: stateVersion, Results: map[string]*StepResult{}} }
 

@@ -45,6 +45,13 @@ type execution struct {
 	cpMu  sync.Mutex
 	cpSeq int
 
+	// coordWake wakes the coordinator when its mailbox receives a message
+	// (nil without a coordinator); resumes serialises resumed steps.
+	coordWake chan struct{}
+	resumes   resumeLocks
+	// turnsWarned: the coordinator's used-up turns were noted (under mu).
+	turnsWarned bool
+
 	watchDone chan struct{}
 	stopWatch context.CancelFunc
 }
@@ -61,6 +68,9 @@ func newExecution(ctx context.Context, e *Engine, run engine.Run, host engine.Ho
 		slots:    make(chan struct{}, e.cfg.MaxConcurrency),
 		stopped:  make(chan struct{}),
 		children: map[chan engine.Interrupt]struct{}{},
+	}
+	if e.coordinator != nil {
+		x.coordWake = make(chan struct{}, 1)
 	}
 	watchCtx, stop := context.WithCancel(ctx)
 	x.stopWatch, x.watchDone = stop, make(chan struct{})
@@ -193,27 +203,46 @@ func (x *execution) execute() error {
 	}
 	x.publishPlan()
 	top := &scope{wf: x.e.wf, steps: x.e.wf.Steps, request: x.st.Request}
-	err := x.runDAG(x.runCtx, top)
+	err := x.runSteps(top)
 	if stop := x.stopErr(); stop != nil && !errdefs.IsTimeout(stop) {
 		return stop
 	}
 	if err != nil {
 		return err
 	}
+	if err := x.closeMail(); err != nil {
+		return err
+	}
 	answer, outcome := x.scopeOutcome(top)
 	if outcome != nil {
 		outcome = errdefs.Internal(fmt.Errorf("workflow %q: %w", x.e.wf.Name, outcome))
+	}
+	if summary := x.summary(); summary != "" {
+		// The summary is streamed like a step's answer: faces that show a
+		// run's text as it streams show it last.
+		answer = summary
+		_ = x.host.Publish(x.ctx, engine.Token{Actor: x.actor, Text: summary})
 	}
 	if answer != "" {
 		msg := model.NewText(model.RoleAssistant, answer)
 		msg.ID, msg.Name, msg.CreatedAt = model.NewID(), x.actor, time.Now().UTC()
 		x.board.AppendChannelMessage(engine.MainChannel, msg)
 	}
+	var partial *engine.Outcome
+	if outcome == nil {
+		partial = x.partialOutcome()
+	}
 	x.mu.Lock()
 	x.st.Done = true
+	if partial != nil {
+		x.st.Partial = partial.Detail
+	}
 	x.mu.Unlock()
 	if err := x.checkpoint(checkpointDone); err != nil {
 		return err
+	}
+	if partial != nil {
+		_ = x.host.Publish(x.ctx, *partial)
 	}
 	return outcome
 }

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"agentd/internal/engine"
@@ -26,9 +27,14 @@ type childHost struct {
 
 	mu    sync.Mutex
 	usage model.TokenUsage
+	// offered lists the ids of the mailbox messages the child was given.
+	offered []string
 }
 
-var _ engine.Host = (*childHost)(nil)
+var (
+	_ engine.Host           = (*childHost)(nil)
+	_ engine.FeedbackSource = (*childHost)(nil)
+)
 
 // newChildHost registers the child's interrupt inbox; release removes it.
 func (x *execution) newChildHost(stepID string) *childHost {
@@ -114,4 +120,29 @@ func (h *childHost) total() model.TokenUsage {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.usage
+}
+
+// TakeFeedback gives the child the messages of its step's mailbox it was
+// not given yet (mailbox.go); they are delivered once the child succeeds.
+func (h *childHost) TakeFeedback() []model.Message {
+	if h.stepID == Coordinator {
+		return nil // its turns carry its messages (coordinatorPrompt, ReadInboxTool)
+	}
+	var out []model.Message
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range h.x.pending(h.stepID) {
+		if !slices.Contains(h.offered, m.ID) {
+			h.offered = append(h.offered, m.ID)
+			out = append(out, m.asFeedback())
+		}
+	}
+	return out
+}
+
+// taken lists the messages the child was given.
+func (h *childHost) taken() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.offered)
 }

@@ -17,8 +17,9 @@ const cumulativeSeparator = "\n\n---\n\n"
 // runInclude runs an included sub-workflow as a scope of its own, its
 // step ids namespaced under the include step (`deploy.run-tests`).
 func (x *execution) runInclude(ctx context.Context, sc *scope, s *Step, id string) (*StepResult, error) {
+	deps, kept := x.depsContext(sc, s)
 	sub := &scope{wf: s.sub, steps: s.sub.Steps, prefix: id + ".", request: sc.request,
-		inherited: x.depsContext(sc, s) + sc.inherited}
+		inherited: deps + sc.inherited, preserved: kept || sc.preserved}
 	if err := x.runDAG(ctx, sub); err != nil {
 		return nil, err
 	}
@@ -41,10 +42,11 @@ func (x *execution) runLoop(ctx context.Context, sc *scope, s *Step, id string) 
 // prefix, or — for a loop without inner steps — s itself as one agent
 // step with the extra context.
 func (x *execution) iteration(ctx context.Context, sc *scope, s *Step, itID, extra string, item any, index, iter int) (*StepResult, error) {
-	inherited := x.depsContext(sc, s) + sc.inherited + extra
+	deps, kept := x.depsContext(sc, s)
+	inherited := deps + sc.inherited + extra
 	if len(s.Loop.Steps) > 0 {
 		inner := &scope{wf: sc.wf, steps: s.Loop.Steps, prefix: itID + ".", request: sc.request,
-			inherited: inherited, item: item, index: index, iteration: iter}
+			inherited: inherited, preserved: kept || sc.preserved, item: item, index: index, iteration: iter}
 		if err := x.runDAG(ctx, inner); err != nil {
 			return nil, err
 		}
@@ -56,7 +58,7 @@ func (x *execution) iteration(ctx context.Context, sc *scope, s *Step, itID, ext
 		return r, x.record(itID, r)
 	}
 	return x.unit(ctx, itID, "iteration", s.Agent, func(ctx context.Context) (*StepResult, error) {
-		single := &scope{wf: sc.wf, steps: sc.steps, prefix: sc.prefix, request: sc.request, inherited: sc.inherited + extra}
+		single := &scope{wf: sc.wf, steps: sc.steps, prefix: sc.prefix, request: sc.request, inherited: sc.inherited + extra, preserved: sc.preserved}
 		prompt, err := x.prompt(single, s)
 		if err != nil {
 			return nil, err
@@ -192,11 +194,10 @@ func (x *execution) runRepeat(ctx context.Context, sc *scope, s *Step, id string
 	if !met && l.until.prog != nil {
 		return nil, fmt.Errorf("reached maxIterations %d before until %q held", *l.MaxIterations, *l.Until)
 	}
-	content := contents[len(contents)-1]
 	if l.OutputMode == OutputCumulative {
-		content = strings.Join(contents, cumulativeSeparator)
+		return &StepResult{Content: strings.Join(contents, cumulativeSeparator), PreserveContent: true}, nil
 	}
-	return &StepResult{Content: content}, nil
+	return &StepResult{Content: contents[len(contents)-1]}, nil
 }
 
 // untilVars is what until sees after iteration it: the inner steps of a

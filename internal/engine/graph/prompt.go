@@ -32,7 +32,8 @@ func (x *execution) prompt(sc *scope, s *Step) (string, error) {
 	if sc.request != "" {
 		fmt.Fprintf(&b, "\n\n## Request\n%s", sc.request)
 	}
-	b.WriteString(x.depsContext(sc, s))
+	deps, preserved := x.depsContext(sc, s)
+	b.WriteString(deps)
 	b.WriteString(sc.inherited)
 	for i, f := range s.files {
 		section, err := contextFile(f)
@@ -41,24 +42,32 @@ func (x *execution) prompt(sc *scope, s *Step) (string, error) {
 		}
 		b.WriteString(section)
 	}
-	return b.String(), nil
+	return capPrompt(b.String(), preserved || sc.preserved), nil
 }
 
-// depsContext is the content (and result) of s's completed dependencies.
-func (x *execution) depsContext(sc *scope, s *Step) string {
+// depsContext is the content (and result) of s's completed dependencies,
+// each cut to MaxDependencyBytes unless preserved; preserved reports
+// whether one was.
+func (x *execution) depsContext(sc *scope, s *Step) (_ string, preserved bool) {
 	var b strings.Builder
 	for _, d := range s.DependsOn {
 		r, ok := x.result(sc.prefix + d)
 		if !ok || r.Status != StepCompleted {
 			continue
 		}
-		fmt.Fprintf(&b, "\n\n## Output of step %s\n%s", d, r.Content)
+		content := r.Content
+		if r.PreserveContent {
+			preserved = true
+		} else {
+			content = truncate(content, MaxDependencyBytes)
+		}
+		fmt.Fprintf(&b, "\n\n## Output of step %s\n%s", d, content)
 		if r.Result != nil {
 			j, _ := json.Marshal(r.Result)
-			fmt.Fprintf(&b, "\n\n## Result of step %s\n%s", d, j)
+			fmt.Fprintf(&b, "\n\n## Result of step %s\n%s", d, truncate(string(j), MaxDependencyBytes))
 		}
 	}
-	return b.String()
+	return b.String(), preserved
 }
 
 // itemContext is the forEach item injection of spec §6.

@@ -35,6 +35,10 @@ type StepResult struct {
 	Attempts   int              `json:"attempts,omitempty"`
 	Usage      model.TokenUsage `json:"usage,omitzero"`
 	DurationMS int64            `json:"duration_ms,omitempty"`
+	// PreserveContent marks content aggregated on purpose (a loop with
+	// outputMode: cumulative): dependents receive it whole, past
+	// MaxDependencyBytes and MaxPromptBytes.
+	PreserveContent bool `json:"preserve_content,omitempty"`
 }
 
 // failedLike reports whether dependents treat r as a failure: a failed

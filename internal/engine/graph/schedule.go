@@ -19,6 +19,9 @@ type scope struct {
 	// enclosing step's dependencies, the forEach item, the previous
 	// iteration's output.
 	inherited string
+	// preserved: inherited holds content aggregated on purpose
+	// (StepResult.PreserveContent), so prompts escape MaxPromptBytes.
+	preserved bool
 	// loop variables for CEL and prompts.
 	item      any
 	index     int
