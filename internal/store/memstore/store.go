@@ -32,6 +32,8 @@ type Store struct {
 	replicas map[string]store.Replica
 	// threads are the Agent Protocol's thread records (threads.go).
 	threads threadTable
+	// schedules are the cron schedules (schedules.go).
+	schedules scheduleTable
 }
 
 // tenant holds one tenant's records.
