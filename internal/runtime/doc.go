@@ -52,7 +52,10 @@
 // status, for the Agent Protocol), checkpoints.go (a run's checkpoint
 // history, checkpoint ids), fork.go (a run that starts from an earlier
 // checkpoint: time travel; keeping checkpoints on a volatile store),
-// tokens.go (a token read from its delta event without decoding it).
+// tokens.go (a token read from its delta event without decoding it),
+// schedules.go (cron schedules: create, read, search, delete) and
+// schedules_fire.go (the scheduler loop: one replica fires each tick, the
+// missed-tick policy).
 //
 // Lock order: Runtime.mu, then the runlog locks (Logs.mu, Log.flushMu,
 // Log.mu), then execution.leaseMu, then execution.mu, then host.mu. No lock
@@ -61,7 +64,8 @@
 // RenewLeases call (bounded by the lease TTL) so that no renewal extends a
 // lease given up meanwhile.
 //
-// Imports: agent, calltree, engine, errdefs, model, run, runlog, store.
+// Imports: agent, calltree, engine, errdefs, model, run, runlog, store
+// (and github.com/robfig/cron/v3, the cron expressions' parser).
 // Never api, a2a, config, an engine implementation or a store
 // implementation.
 package runtime
