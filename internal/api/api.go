@@ -82,6 +82,11 @@ func (s *Server) Mount(r chi.Router) {
 	get("/v1/contexts", s.listContexts)
 	get("/v1/contexts/{contextID}/messages", s.contextMessages)
 	get("/v1/server", s.serverInfo)
+
+	get("/v1/schedules", s.listSchedules) // schedules.go
+	r.Post("/v1/schedules", s.createSchedule)
+	get("/v1/schedules/{scheduleID}", s.getSchedule)
+	r.Delete("/v1/schedules/{scheduleID}", s.deleteSchedule)
 }
 
 // Handler returns a router serving only the API.
