@@ -7,6 +7,7 @@ import * as chat from './chat.mjs';
 import * as pages from './pages.mjs';
 import * as tenants from './tenants.mjs';
 import * as live from './live.mjs';
+import * as schedules from './schedules.mjs';
 
 const scenarios = [
   ['live.js folds events (node)', live.fold],
@@ -26,6 +27,7 @@ const scenarios = [
   ['runs page filters and pages', pages.runs],
   ['a run of 10 000 events opens quickly', pages.bigRun],
   ['server page', pages.server],
+  ['schedules page', schedules.list],
   ['narrow window', pages.narrow],
   ['tenants and credentials', tenants.isolation],
 ];

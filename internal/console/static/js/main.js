@@ -1,5 +1,5 @@
 // The console's shell: navigation, the hash router (#/agents, #/chat/ID,
-// #/runs, #/runs/ID, #/inbox, #/server) and the credential prompt.
+// #/runs, #/runs/ID, #/inbox, #/schedules, #/server) and the credential prompt.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
@@ -10,6 +10,7 @@ import { Runs } from './pages/runs.js';
 import { Run } from './pages/run.js';
 import { Inbox } from './pages/inbox.js';
 import { Server } from './pages/server.js';
+import { Schedules } from './pages/schedules.js';
 
 // route parses location.hash into a page and its parameters.
 function route(hash) {
@@ -25,6 +26,7 @@ function Page({ r }) {
     case 'runs': return r.id ? html`<${Run} runId=${r.id} />` : html`<${Runs} params=${r.params} />`;
     case 'inbox': return html`<${Inbox} />`;
     case 'server': return html`<${Server} />`;
+    case 'schedules': return html`<${Schedules} />`;
     default: return html`<${Agents} />`;
   }
 }
@@ -55,7 +57,7 @@ function App() {
     return () => { removeEventListener('hashchange', f); off(); };
   }, []);
   const r = route(hash);
-  const nav = [['agents', 'Agents'], ['runs', 'Runs'], ['inbox', 'Inbox'], ['server', 'Server']];
+  const nav = [['agents', 'Agents'], ['runs', 'Runs'], ['inbox', 'Inbox'], ['schedules', 'Schedules'], ['server', 'Server']];
   const signOut = () => { credential.set(''); sessionStorage.clear(); setEpoch(epoch + 1); };
   return html`<header class="top">
       <a class="brand" href="#/agents">agentd</a>
