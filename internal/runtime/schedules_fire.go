@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,8 +39,12 @@ import (
 // missed, and then moves to the first tick after now: the ticks between
 // are skipped, not replayed in a burst.
 
-// scheduleBatch bounds the ticks one claim takes.
-const scheduleBatch = 32
+// scheduleBatch bounds the ticks one claim takes; fireParallel how many
+// of them are fired at once.
+const (
+	scheduleBatch = 32
+	fireParallel  = 8
+)
 
 // scheduleNamespace derives a tick's conversation id (UUIDv5).
 var scheduleNamespace = uuid.MustParse("5d1c4a2e-8f1b-4c7e-9a43-0b7f6a1e2c9d")
@@ -91,9 +96,7 @@ func (r *Runtime) fireDue(ctx context.Context, ss store.Schedules) time.Duration
 			r.log.Warn("claiming due schedules failed; will retry", "err", err)
 			return r.sweepEvery
 		}
-		for _, s := range due {
-			r.fire(ctx, ss, s)
-		}
+		r.fireAll(ctx, ss, due)
 		if len(due) < scheduleBatch {
 			break
 		}
@@ -104,6 +107,26 @@ func (r *Runtime) fireDue(ctx context.Context, ss store.Schedules) time.Duration
 	}
 	// A floor, so that clocks that disagree by a hair cannot spin the loop.
 	return min(max(time.Until(at), 5*time.Millisecond), r.sweepEvery)
+}
+
+// fireAll fires the claimed ticks side by side (at most fireParallel at
+// once), so that their runs' commits share the store's group commits
+// instead of queueing one behind the other, and returns once all are done.
+func (r *Runtime) fireAll(ctx context.Context, ss store.Schedules, due []run.Schedule) {
+	if len(due) == 1 {
+		r.fire(ctx, ss, due[0])
+		return
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, fireParallel)
+	for _, s := range due {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			r.fire(ctx, ss, s)
+		})
+	}
+	wg.Wait()
 }
 
 // fire starts the run of the tick s claimed and advances s.
