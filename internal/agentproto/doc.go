@@ -33,6 +33,9 @@
 //	                      (re-running the steps after it); the later history stays readable;
 //	                      later runs follow the new branch
 //	multitask_strategy    the runtime's per-send policy: reject (409), enqueue, interrupt
+//	cron                  a schedule of the agent (runtime.CreateSchedule, crons.go); each tick an
+//	                      ordinary run with metadata.schedule_id, into the cron's thread or a new
+//	                      conversation
 //	webhook               a POST of the run (with its values or error) once it stopped, through
 //	                      netguard's SSRF rule with push.timeout and retries for push.retry_for
 //	                      (webhook.go); at least once while the replica that took the run lives
@@ -82,13 +85,14 @@
 //
 // # Not served (a clear 4xx)
 //
-// Writing assistants (405; the configuration file declares agents); crons
-// and the store API (404: no routes); writing a thread's state (422: the
-// engines change state only by running); supersteps and ttl on threads,
-// interrupt_before/after, command.goto/update, after_seconds on wait and
-// stream (422); deleting a pending or running run (409). Rollback
-// (multitask and cancel action) and DELETE delete runs through
-// runtime.RollbackRun / DeleteRun; after_seconds is runtime.SendAfter;
+// Writing assistants (405; the configuration file declares agents); the
+// store API (404: no routes); updating a cron (405: delete and create);
+// writing a thread's state (422: the engines change state only by
+// running); supersteps and ttl on threads, interrupt_before/after,
+// command.goto/update, after_seconds on wait and stream (422); deleting a
+// pending or running run (409). Rollback (multitask and cancel action)
+// and DELETE delete runs through runtime.RollbackRun / DeleteRun;
+// after_seconds is runtime.SendAfter;
 // config.configurable.tool_choice / context.tool_choice set the request's
 // tool choice (config.go); webhooks are run push configs that the A2A push
 // delivery carries (webhook.go).

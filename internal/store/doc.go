@@ -2,7 +2,9 @@
 // their transcripts, tasks (runs), run event logs, checkpoints, push
 // notification configs, leases and idempotency records; and, as the
 // optional Threads interface both implementations satisfy (their contract
-// is storetest.RunThreadsSuite), the Agent Protocol's thread records.
+// is storetest.RunThreadsSuite), the Agent Protocol's thread records; and
+// the optional Schedules (cron schedules and the claims by which one
+// replica fires each tick; contract storetest.RunSchedulesSuite).
 //
 // Two implementations satisfy it: memstore (embedded, in memory, the default)
 // and pgstore (PostgreSQL). Both run the same contract suite, storetest, so
