@@ -61,7 +61,10 @@ func (r *Runtime) CreateSchedule(ctx context.Context, s run.Schedule) (run.Sched
 	}
 	spec, loc, _ := parseSchedule(s.Cron, s.TimeZone) // checked
 	first := nextTick(spec, loc, time.Now(), s.EndAt)
-	if first == nil {
+	switch {
+	case first == nil && s.EndAt == nil:
+		return run.Schedule{}, errdefs.WithField("cron", errdefs.Validationf("%q never fires", s.Cron))
+	case first == nil:
 		return run.Schedule{}, errdefs.WithField("end_at", errdefs.Validationf("%s is before the schedule's first tick", s.EndAt.Format(time.RFC3339)))
 	}
 	s.NextFireAt, s.ClaimedBy = first, ""

@@ -36,6 +36,7 @@ func TestCreateScheduleRefusesBadInput(t *testing.T) {
 		{"empty input", "input", func(s *run.Schedule) { s.Input = model.Message{} }},
 		{"past end", "end_at", func(s *run.Schedule) { s.EndAt = &past }},
 		{"no tick before the end", "end_at", func(s *run.Schedule) { s.EndAt = &soon; s.Cron = "0 0 1 1 *" }},
+		{"never fires", "cron", func(s *run.Schedule) { s.Cron = "0 0 30 2 *" }},
 		{"bad context id", "context_id", func(s *run.Schedule) { s.ContextID = "a b" }},
 	} {
 		s := good
