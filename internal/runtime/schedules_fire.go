@@ -37,7 +37,9 @@ import (
 // fires once, oldest first. A schedule further behind than that — every
 // replica was down — fires once on recovery, for the oldest tick it
 // missed, and then moves to the first tick after now: the ticks between
-// are skipped, not replayed in a burst.
+// are skipped, not replayed in a burst. (A tick whose run is found already
+// there was fired by a replica that died before advancing; it does not
+// count as the recovery's firing.)
 
 // scheduleBatch bounds the ticks one claim takes; fireParallel how many
 // of them are fired at once.
@@ -140,6 +142,7 @@ func (r *Runtime) fire(ctx context.Context, ss store.Schedules, s run.Schedule) 
 		return
 	}
 	sub, err := r.Send(ctx, tickRequest(s, tick))
+	catchUp := false
 	switch {
 	case errdefs.IsNotAvailable(err) || (err != nil && ctx.Err() != nil):
 		// The claim lapses and the tick is fired again (idempotently).
@@ -153,14 +156,20 @@ func (r *Runtime) fire(ctx context.Context, ss store.Schedules, s run.Schedule) 
 	default:
 		r.log.Info("schedule fired", "schedule_id", s.ID, "tick", tick, "run_id", sub.Task.ID,
 			"duplicate", sub.Duplicate, "delay_ms", time.Since(tick).Milliseconds())
+		// A duplicate is a tick its claimant fired and died before
+		// advancing: the ticks after it were not fired yet, and the
+		// oldest of them is the one a recovery fires.
+		catchUp = sub.Duplicate
 	}
-	r.advance(ctx, ss, s, r.following(spec, loc, s, tick, time.Now()))
+	r.advance(ctx, ss, s, r.following(spec, loc, s, tick, time.Now(), catchUp))
 }
 
-// following is the tick after tick, by the missed-tick policy above.
-func (r *Runtime) following(spec cron.Schedule, loc *time.Location, s run.Schedule, tick, now time.Time) *time.Time {
+// following is the tick after tick, by the missed-tick policy above: the
+// next tick, or, when that is further behind now than the grace and tick
+// started a run (not catchUp), the first tick after now.
+func (r *Runtime) following(spec cron.Schedule, loc *time.Location, s run.Schedule, tick, now time.Time, catchUp bool) *time.Time {
 	next := nextTick(spec, loc, tick, s.EndAt)
-	if next != nil && now.Sub(*next) > r.scheduleGrace() {
+	if next != nil && !catchUp && now.Sub(*next) > r.scheduleGrace() {
 		next = nextTick(spec, loc, now, s.EndAt)
 	}
 	return next
