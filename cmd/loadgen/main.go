@@ -13,6 +13,8 @@
 //	         event was logged) to its arrival on the client's socket
 //	idle     c open, silent SSE streams of one run: the server's RSS growth
 //	         per stream (needs -server-pid)
+//	schedule c schedules of the agent firing every second for d: the delay
+//	         from each tick to its run's creation (schedule.go)
 //
 // -proto a2a runs the send and stream modes over A2A JSON-RPC instead
 // (SendMessage, SendStreamingMessage on /agents/{agent}/jsonrpc), so that
@@ -76,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.target, "target", "http://127.0.0.1:8080", "base URL of the server (loopback only)")
-	fs.StringVar(&cfg.mode, "mode", "send", "send | stream | latency | idle")
+	fs.StringVar(&cfg.mode, "mode", "send", "send | stream | latency | idle | schedule")
 	fs.IntVar(&cfg.c, "c", 16, "concurrency: closed-loop workers, or open streams in idle mode")
 	fs.DurationVar(&cfg.d, "d", 10*time.Second, "duration of the load (idle: the bound on opening the streams)")
 	fs.IntVar(&cfg.n, "n", 1000, "tokens per stream (stream and latency modes)")
@@ -97,14 +99,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	switch cfg.mode {
-	case "send", "stream", "latency", "idle":
+	case "send", "stream", "latency", "idle", "schedule":
 	default:
-		return cfg, fmt.Errorf("-mode %q: want send, stream, latency or idle", cfg.mode)
+		return cfg, fmt.Errorf("-mode %q: want send, stream, latency, idle or schedule", cfg.mode)
 	}
 	switch {
 	case cfg.proto != "rest" && cfg.proto != "a2a" && cfg.proto != "lg":
 		return cfg, fmt.Errorf("-proto %q: want rest, a2a or lg", cfg.proto)
-	case cfg.proto != "rest" && (cfg.baseline || cfg.mode == "latency" || cfg.mode == "idle"):
+	case cfg.proto != "rest" && (cfg.baseline || cfg.mode == "latency" || cfg.mode == "idle" || cfg.mode == "schedule"):
 		return cfg, fmt.Errorf("-proto %s: only the send and stream modes of agentd (not -baseline, latency or idle)", cfg.proto)
 	case cfg.c < 1 || cfg.c > 20000:
 		return cfg, fmt.Errorf("-c %d: want 1 to 20000", cfg.c)
@@ -169,6 +171,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		res, err = runStream(ctx, cfg, client)
 	case "idle":
 		res, err = runIdle(ctx, cfg, client)
+	case "schedule":
+		res, err = runSchedule(ctx, cfg, client)
 	}
 	if err != nil {
 		return err

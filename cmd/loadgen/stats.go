@@ -113,7 +113,7 @@ func (r result) print(w io.Writer) error {
 	for _, row := range []struct {
 		name string
 		p    *percentiles
-	}{{"latency ms", r.Latency}, {"first delta ms", r.FirstDelta}, {"delta→socket ms", r.DeltaToSocket}} {
+	}{{r.latencyName(), r.Latency}, {"first delta ms", r.FirstDelta}, {"delta→socket ms", r.DeltaToSocket}} {
 		if row.p != nil {
 			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", row.name, row.p.Count, row.p.P50, row.p.P90, row.p.P99, row.p.Max)
 		}
@@ -130,6 +130,15 @@ func (r result) print(w io.Writer) error {
 		fmt.Fprintf(tw, "per stream\t%.1f KiB\n", r.KiBPerStream)
 	}
 	return tw.Flush()
+}
+
+// latencyName names the Latency row: the schedule mode's is the firing
+// delay.
+func (r result) latencyName() string {
+	if r.Mode == "schedule" {
+		return "firing delay ms"
+	}
+	return "latency ms"
 }
 
 // errorLog counts errors and keeps the first.

@@ -35,6 +35,9 @@
 //	                      (re-running the steps after it); the later history stays readable;
 //	                      later runs follow the new branch
 //	multitask_strategy    the runtime's per-send policy: reject (409), enqueue, interrupt
+//	cron                  a schedule of the agent (runtime.CreateSchedule, crons.go); each tick an
+//	                      ordinary run with metadata.schedule_id, into the cron's thread or a new
+//	                      conversation
 //	webhook               a POST of the run (with its values or error) once it stopped, through
 //	                      netguard's SSRF rule with push.timeout and retries for push.retry_for
 //	                      (webhook.go); at least once while the replica that took the run lives
@@ -88,7 +91,7 @@
 //
 // # Not served (a clear 4xx)
 //
-// Crons and the store API (404: no routes); writing a thread's state (422: the
+// Updating a cron (405: delete and create); writing a thread's state (422: the
 // engines change state only by running); supersteps and ttl on threads,
 // interrupt_before/after, command.goto/update, after_seconds on wait and
 // stream (422); deleting a pending or running run (409). Rollback

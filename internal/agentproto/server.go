@@ -116,6 +116,12 @@ func (s *Server) Mount(r chi.Router) {
 		r.Get("/runs/{runID}/stream", s.joinStream)
 
 		s.mountStore(r)
+		r.Post("/runs/crons", s.createCron) // crons.go
+		r.Post("/threads/{threadID}/runs/crons", s.createThreadCron)
+		r.Post("/runs/crons/search", s.searchCrons)
+		r.Post("/runs/crons/count", s.countCrons)
+		r.Delete("/runs/crons/{cronID}", s.deleteCron)
+		r.Patch("/runs/crons/{cronID}", patchCron)
 	})
 }
 
@@ -123,6 +129,6 @@ func (s *Server) Mount(r chi.Router) {
 func (s *Server) info(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"version": "agentd",
-		"flags":   map[string]bool{"assistants": true, "crons": false, "langsmith": false},
+		"flags":   map[string]bool{"assistants": true, "crons": true, "langsmith": false},
 	})
 }

@@ -98,6 +98,10 @@ func (s *Server) Mount(r chi.Router) {
 	r.Delete("/v1/memory/items", s.deleteMemory)
 	r.Post("/v1/memory/items/search", s.searchMemory)
 	get("/v1/memory/namespaces", s.listNamespaces)
+	get("/v1/schedules", s.listSchedules) // schedules.go
+	r.Post("/v1/schedules", s.createSchedule)
+	get("/v1/schedules/{scheduleID}", s.getSchedule)
+	r.Delete("/v1/schedules/{scheduleID}", s.deleteSchedule)
 }
 
 // Handler returns a router serving only the API.

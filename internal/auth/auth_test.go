@@ -268,6 +268,8 @@ func TestPublicAndScopes(t *testing.T) {
 		{"POST", "/v1/agents/echo/messages", RunsWrite}, {"GET", "/v1/runs/1/events", RunsRead},
 		{"POST", "/v1/runs/1/cancel", RunsWrite}, {"POST", "/v1/runs/1/input", RunsWrite},
 		{"GET", "/v1/contexts/c/messages", RunsRead}, {"GET", "/metrics", Admin},
+		{"POST", "/v1/schedules", RunsWrite}, {"DELETE", "/v1/schedules/s", RunsWrite}, {"GET", "/v1/schedules", RunsRead},
+		{"POST", "/lg/runs/crons", RunsWrite}, {"POST", "/lg/runs/crons/search", RunsRead},
 		{"POST", "/agents/echo/jsonrpc", ""}, {"GET", "/openapi.yaml", ""},
 		{"GET", "/v1/assistants", AgentsRead}, {"POST", "/v1/assistants", RunsWrite},
 		{"PATCH", "/v1/assistants/a", RunsWrite}, {"GET", "/v1/assistants/a/versions", AgentsRead},

@@ -81,9 +81,10 @@ func RouteScope(method, path string) Scope {
 		}
 		return RunsRead
 	case strings.HasPrefix(path, "/v1/runs") || strings.HasPrefix(path, "/v1/contexts"),
-		strings.HasPrefix(path, "/ag-ui/") || strings.HasPrefix(path, "/ai-sdk/"):
+		strings.HasPrefix(path, "/ag-ui/") || strings.HasPrefix(path, "/ai-sdk/"),
+		strings.HasPrefix(path, "/v1/schedules"):
 		if write {
-			return RunsWrite // cancel, input; a UI protocol's run or chat
+			return RunsWrite // cancel, input; a UI protocol's run or chat; a schedule (it starts runs)
 		}
 		return RunsRead
 	}

@@ -58,7 +58,10 @@
 // agents; a run names one and keeps the version it was sent with);
 // workflow.go (a workflow's notes as workflow events, its partial outcome
 // beside the completed state), child_feedback.go (what a child's parent
-// side has for it, read once across a resume).
+// side has for it, read once across a resume);
+// schedules.go (cron schedules: create, read, search, delete) and
+// schedules_fire.go (the scheduler loop: one replica fires each tick, the
+// missed-tick policy).
 //
 // Lock order: Runtime.mu, then configuredAgents.mu (held across an agent's
 // Configure, which builds an engine in memory and does no I/O), then the
@@ -69,7 +72,8 @@
 // RenewLeases call (bounded by the lease TTL) so that no renewal extends a
 // lease given up meanwhile.
 //
-// Imports: agent, calltree, engine, errdefs, model, run, runlog, store.
+// Imports: agent, calltree, engine, errdefs, model, run, runlog, store
+// (and github.com/robfig/cron/v3, the cron expressions' parser).
 // Never api, a2a, config, an engine implementation or a store
 // implementation.
 package runtime

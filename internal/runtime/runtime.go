@@ -157,6 +157,8 @@ type Runtime struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// scheduleWake wakes the scheduler loop (schedules_fire.go).
+	scheduleWake chan struct{}
 	// handoff passes an execution to an idle worker (launch).
 	handoff chan *execution
 	// submitting counts submissions between the draining check and their
@@ -192,6 +194,8 @@ func New(opts Options) (*Runtime, error) {
 		contexts:  map[string]*contextQueue{},
 		canceling: map[string]bool{},
 		handoff:   make(chan *execution),
+
+		scheduleWake: make(chan struct{}, 1),
 	}
 	if r.replica == "" {
 		r.replica = uuid.NewString()
@@ -219,7 +223,11 @@ func New(opts Options) (*Runtime, error) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.logs = runlog.New(runlog.Options{Store: r.st, Window: opts.FlushWindow,
 		OnLost: r.lost, Stop: r.ctx.Done(), Logger: r.log})
-	r.wg.Add(3)
+	r.wg.Add(4)
+	go func() {
+		defer r.wg.Done()
+		r.schedule(r.ctx)
+	}()
 	go func() {
 		defer r.wg.Done()
 		r.logs.Run(r.ctx)

@@ -5,7 +5,9 @@
 // is storetest.RunThreadsSuite), the Agent Protocol's thread records; and,
 // as the optional Assistants interface (storetest.RunAssistantsSuite),
 // versioned assistants per tenant; and, as the optional Memory interface
-// (storetest.RunMemorySuite), long-term memory items.
+// (storetest.RunMemorySuite), long-term memory items; and the
+// optional Schedules (cron schedules and the claims by which one
+// replica fires each tick; contract storetest.RunSchedulesSuite).
 //
 // Two implementations satisfy it: memstore (embedded, in memory, the default)
 // and pgstore (PostgreSQL). Both run the same contract suite, storetest, so

@@ -36,6 +36,8 @@ type Store struct {
 	assistants assistantTable
 	// memory holds the long-term memory items (memory.go).
 	memory memoryTable
+	// schedules are the cron schedules (schedules.go).
+	schedules scheduleTable
 }
 
 // tenant holds one tenant's records.

@@ -8,6 +8,7 @@ import * as pages from './pages.mjs';
 import * as tenants from './tenants.mjs';
 import * as live from './live.mjs';
 import * as assistants from './assistants.mjs';
+import * as schedules from './schedules.mjs';
 
 const scenarios = [
   ['live.js folds events (node)', live.fold],
@@ -28,6 +29,7 @@ const scenarios = [
   ['a run of 10 000 events opens quickly', pages.bigRun],
   ['server page', pages.server],
   ['assistants page', assistants.list],
+  ['schedules page', schedules.list],
   ['narrow window', pages.narrow],
   ['tenants and credentials', tenants.isolation],
 ];

@@ -1,5 +1,5 @@
 // The console's shell: navigation, the hash router (#/agents, #/chat/ID,
-// #/assistants, #/runs, #/runs/ID, #/inbox, #/server) and the credential prompt.
+// #/assistants, #/runs, #/runs/ID, #/inbox, #/schedules, #/server) and the credential prompt.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
@@ -11,6 +11,7 @@ import { Run } from './pages/run.js';
 import { Inbox } from './pages/inbox.js';
 import { Server } from './pages/server.js';
 import { Assistants } from './pages/assistants.js';
+import { Schedules } from './pages/schedules.js';
 
 // route parses location.hash into a page and its parameters.
 function route(hash) {
@@ -27,6 +28,7 @@ function Page({ r }) {
     case 'inbox': return html`<${Inbox} />`;
     case 'server': return html`<${Server} />`;
     case 'assistants': return html`<${Assistants} params=${r.params} />`;
+    case 'schedules': return html`<${Schedules} />`;
     default: return html`<${Agents} />`;
   }
 }
@@ -57,7 +59,7 @@ function App() {
     return () => { removeEventListener('hashchange', f); off(); };
   }, []);
   const r = route(hash);
-  const nav = [['agents', 'Agents'], ['assistants', 'Assistants'], ['runs', 'Runs'], ['inbox', 'Inbox'], ['server', 'Server']];
+  const nav = [['agents', 'Agents'], ['assistants', 'Assistants'], ['runs', 'Runs'], ['inbox', 'Inbox'], ['schedules', 'Schedules'], ['server', 'Server']];
   const signOut = () => { credential.set(''); sessionStorage.clear(); setEpoch(epoch + 1); };
   return html`<header class="top">
       <a class="brand" href="#/agents">agentd</a>

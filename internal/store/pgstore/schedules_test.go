@@ -1,0 +1,12 @@
+package pgstore_test
+
+import (
+	"testing"
+
+	"agentd/internal/store"
+	"agentd/internal/store/storetest"
+)
+
+func TestSchedulesContract(t *testing.T) {
+	storetest.RunSchedulesSuite(t, func(t *testing.T) store.Schedules { return open(t) })
+}
