@@ -11,6 +11,7 @@ CREATE TABLE schedules (
     tenant       text        NOT NULL,
     id           text        NOT NULL,
     agent_id     text        NOT NULL,
+    assistant_id text        NOT NULL DEFAULT '',
     context_id   text        NOT NULL,
     cron         text        NOT NULL,
     timezone     text        NOT NULL,

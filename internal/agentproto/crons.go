@@ -1,6 +1,7 @@
 package agentproto
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -72,10 +73,14 @@ type cronJSON struct {
 }
 
 func cronOf(s run.Schedule) cronJSON {
+	assistant := assistantID(s.AgentID)
+	if s.AssistantID != "" {
+		assistant = s.AssistantID
+	}
 	out := cronJSON{
-		CronID: s.ID, AssistantID: assistantID(s.AgentID), OnRunCompleted: "keep", EndTime: s.EndAt, Schedule: s.Cron,
+		CronID: s.ID, AssistantID: assistant, OnRunCompleted: "keep", EndTime: s.EndAt, Schedule: s.Cron,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, NextRunDate: s.NextFireAt, Metadata: s.Metadata, Enabled: s.NextFireAt != nil,
-		Payload: map[string]any{"assistant_id": assistantID(s.AgentID),
+		Payload: map[string]any{"assistant_id": assistant,
 			"input": map[string]any{"messages": []lcMessage{toLC(s.Input)}}},
 	}
 	if s.ContextID != "" {
@@ -111,7 +116,7 @@ func (s *Server) answerCron(w http.ResponseWriter, r *http.Request, threadID str
 		writeError(w, r, err)
 		return
 	}
-	sc, err := s.cronSchedule(&b, threadID)
+	sc, err := s.cronSchedule(r.Context(), &b, threadID)
 	if err == nil {
 		sc, err = s.rt.CreateSchedule(r.Context(), sc)
 	}
@@ -123,11 +128,11 @@ func (s *Server) answerCron(w http.ResponseWriter, r *http.Request, threadID str
 }
 
 // cronSchedule is the schedule body b asks for.
-func (s *Server) cronSchedule(b *cronBody, threadID string) (run.Schedule, error) {
+func (s *Server) cronSchedule(ctx context.Context, b *cronBody, threadID string) (run.Schedule, error) {
 	if err := b.check(); err != nil {
 		return run.Schedule{}, err
 	}
-	a, err := s.agentOf(b.AssistantID)
+	a, stored, err := s.agentOf(ctx, b.AssistantID)
 	if err != nil {
 		return run.Schedule{}, err
 	}
@@ -145,7 +150,7 @@ func (s *Server) cronSchedule(b *cronBody, threadID string) (run.Schedule, error
 	}
 	msg = rc.apply(msg, md)
 	msg.ID = "" // each tick's run has its own
-	return run.Schedule{AgentID: a.ID, ContextID: threadID, Cron: b.Schedule, TimeZone: b.Timezone,
+	return run.Schedule{AgentID: a.ID, AssistantID: stored, ContextID: threadID, Cron: b.Schedule, TimeZone: b.Timezone,
 		Input: msg, Metadata: md, EndAt: b.EndTime}, nil
 }
 
@@ -187,7 +192,7 @@ type cronQuery struct {
 
 // query is q as the runtime's, or ok false when no cron can match (an
 // unknown assistant).
-func (s *Server) query(q cronQuery) (run.ScheduleQuery, bool, error) {
+func (s *Server) query(ctx context.Context, q cronQuery) (run.ScheduleQuery, bool, error) {
 	switch {
 	case q.Limit < 0 || q.Offset < 0:
 		return run.ScheduleQuery{}, false, badInput("limit", "limit and offset must not be negative")
@@ -200,11 +205,11 @@ func (s *Server) query(q cronQuery) (run.ScheduleQuery, bool, error) {
 	}
 	sq := run.ScheduleQuery{ContextID: q.ThreadID, Metadata: q.Metadata, Offset: q.Offset, Limit: q.Limit}
 	if q.AssistantID != "" {
-		a, err := s.agentOf(q.AssistantID)
+		a, stored, err := s.agentOf(ctx, q.AssistantID)
 		if err != nil {
 			return sq, false, nil
 		}
-		sq.AgentID = a.ID
+		sq.AgentID, sq.AssistantID = a.ID, stored
 	}
 	return sq, true, nil
 }
@@ -238,7 +243,7 @@ func (s *Server) findCrons(w http.ResponseWriter, r *http.Request) ([]run.Schedu
 	if err := s.decodeBody(w, r, &q); err != nil {
 		return nil, 0, err
 	}
-	sq, ok, err := s.query(q)
+	sq, ok, err := s.query(r.Context(), q)
 	if err != nil || !ok {
 		return nil, 0, err
 	}

@@ -17,31 +17,34 @@ import (
 // scheduleBody is POST /v1/schedules: the input is "message" or the
 // shorthand "text", as in a send.
 type scheduleBody struct {
-	ID        string         `json:"id,omitempty"`
-	AgentID   string         `json:"agent_id"`
-	ContextID string         `json:"context_id,omitempty"`
-	Cron      string         `json:"cron"`
-	TimeZone  string         `json:"timezone,omitempty"`
-	Message   *model.Message `json:"message,omitempty"`
-	Text      string         `json:"text,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-	EndAt     *time.Time     `json:"end_at,omitempty"`
+	ID      string `json:"id,omitempty"`
+	AgentID string `json:"agent_id"`
+	// AssistantID names a stored assistant of the agent each tick runs on.
+	AssistantID string         `json:"assistant_id,omitempty"`
+	ContextID   string         `json:"context_id,omitempty"`
+	Cron        string         `json:"cron"`
+	TimeZone    string         `json:"timezone,omitempty"`
+	Message     *model.Message `json:"message,omitempty"`
+	Text        string         `json:"text,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	EndAt       *time.Time     `json:"end_at,omitempty"`
 }
 
 // ScheduleView is a schedule as the API shows it; next_fire_at is null
 // once the schedule has ended.
 type ScheduleView struct {
-	ID         string         `json:"id"`
-	AgentID    string         `json:"agent_id"`
-	ContextID  string         `json:"context_id,omitempty"`
-	Cron       string         `json:"cron"`
-	TimeZone   string         `json:"timezone"`
-	Input      model.Message  `json:"input"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
-	EndAt      *time.Time     `json:"end_at"`
-	NextFireAt *time.Time     `json:"next_fire_at"`
-	CreatedAt  time.Time      `json:"created_at"`
-	UpdatedAt  time.Time      `json:"updated_at"`
+	ID          string         `json:"id"`
+	AgentID     string         `json:"agent_id"`
+	AssistantID string         `json:"assistant_id,omitempty"`
+	ContextID   string         `json:"context_id,omitempty"`
+	Cron        string         `json:"cron"`
+	TimeZone    string         `json:"timezone"`
+	Input       model.Message  `json:"input"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	EndAt       *time.Time     `json:"end_at"`
+	NextFireAt  *time.Time     `json:"next_fire_at"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
 }
 
 // ScheduleList is a page of schedules, oldest first.
@@ -56,7 +59,7 @@ func scheduleView(s run.Schedule) ScheduleView {
 	if zone == "" {
 		zone = "UTC"
 	}
-	return ScheduleView{ID: s.ID, AgentID: s.AgentID, ContextID: s.ContextID, Cron: s.Cron, TimeZone: zone,
+	return ScheduleView{ID: s.ID, AgentID: s.AgentID, AssistantID: s.AssistantID, ContextID: s.ContextID, Cron: s.Cron, TimeZone: zone,
 		Input: s.Input, Metadata: s.Metadata, EndAt: s.EndAt, NextFireAt: s.NextFireAt, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 }
 
@@ -75,7 +78,7 @@ func (s *Server) createSchedule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, fieldErr("agent_id", errdefs.Validationf("is required")))
 		return
 	}
-	sc, err := s.rt.CreateSchedule(r.Context(), run.Schedule{ID: b.ID, AgentID: b.AgentID, ContextID: b.ContextID,
+	sc, err := s.rt.CreateSchedule(r.Context(), run.Schedule{ID: b.ID, AgentID: b.AgentID, AssistantID: b.AssistantID, ContextID: b.ContextID,
 		Cron: b.Cron, TimeZone: b.TimeZone, Input: msg, Metadata: b.Metadata, EndAt: b.EndAt})
 	if err != nil {
 		if b.Message == nil && errdefs.FieldOf(err) == "input" {

@@ -15,9 +15,12 @@ type Schedule struct {
 	// Tenant is the schedule's tenant; the store sets it from the context
 	// on create, and fills it in where it answers across tenants
 	// (ClaimDueSchedules).
-	Tenant    string `json:"-"`
-	AgentID   string `json:"agent_id"`
-	ContextID string `json:"context_id,omitempty"`
+	Tenant  string `json:"-"`
+	AgentID string `json:"agent_id"`
+	// AssistantID, when set, names a stored assistant of AgentID: each
+	// tick's run runs on its latest version when it fires.
+	AssistantID string `json:"assistant_id,omitempty"`
+	ContextID   string `json:"context_id,omitempty"`
 	// Cron is the schedule's expression (five fields, an optional
 	// leading seconds field, or a descriptor such as @hourly or
 	// "@every 90s"), read in TimeZone ("" is UTC).
@@ -45,6 +48,9 @@ type ScheduleQuery struct {
 	// and of that conversation.
 	AgentID   string
 	ContextID string
+	// AssistantID, when set, keeps the schedules that run on that stored
+	// assistant.
+	AssistantID string
 	// Metadata, when set, keeps schedules whose metadata holds every key
 	// with an equal value.
 	Metadata map[string]any

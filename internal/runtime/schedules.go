@@ -59,6 +59,9 @@ func (r *Runtime) CreateSchedule(ctx context.Context, s run.Schedule) (run.Sched
 	if err := r.checkSchedule(&s); err != nil {
 		return run.Schedule{}, err
 	}
+	if err := r.checkScheduleAssistant(ctx, &s); err != nil {
+		return run.Schedule{}, err
+	}
 	spec, loc, _ := parseSchedule(s.Cron, s.TimeZone) // checked
 	first := nextTick(spec, loc, time.Now(), s.EndAt)
 	switch {
@@ -73,6 +76,23 @@ func (r *Runtime) CreateSchedule(ctx context.Context, s run.Schedule) (run.Sched
 		r.wakeScheduler()
 	}
 	return out, err
+}
+
+// checkScheduleAssistant checks the stored assistant s names, if any: it
+// exists in the caller's tenant and configures s's agent. Each tick reads
+// its latest version when it fires, as a send naming it would.
+func (r *Runtime) checkScheduleAssistant(ctx context.Context, s *run.Schedule) error {
+	if s.AssistantID == "" {
+		return nil
+	}
+	a, err := r.GetAssistant(ctx, s.AssistantID, 0)
+	if err != nil {
+		return errdefs.WithField("assistant_id", err)
+	}
+	if a.AgentID != s.AgentID {
+		return errdefs.WithField("assistant_id", errdefs.Validationf("assistant %q configures agent %q, not %q", a.ID, a.AgentID, s.AgentID))
+	}
+	return nil
 }
 
 // checkSchedule validates a schedule to create and fills in its id and

@@ -198,7 +198,7 @@ func tickRequest(s run.Schedule, tick time.Time) SendRequest {
 	md := make(map[string]any, len(s.Metadata)+2)
 	maps.Copy(md, s.Metadata)
 	md[MetaScheduleID], md[MetaScheduleTick] = s.ID, stamp
-	req := SendRequest{AgentID: s.AgentID, ContextID: s.ContextID, Message: msg, Metadata: md, Await: AwaitNone}
+	req := SendRequest{AgentID: s.AgentID, AssistantID: s.AssistantID, ContextID: s.ContextID, Message: msg, Metadata: md, Await: AwaitNone}
 	if s.ContextID == "" {
 		req.ContextID = uuid.NewSHA1(scheduleNamespace, []byte(s.Tenant+"\x00"+s.ID+"\x00"+stamp)).String()
 	} else {

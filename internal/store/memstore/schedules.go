@@ -121,6 +121,7 @@ func (s *Store) SearchSchedules(ctx context.Context, q run.ScheduleQuery) ([]run
 	for _, rec := range tt.byTenant[tenant] {
 		sc := rec.decode(tenant)
 		if (q.AgentID == "" || sc.AgentID == q.AgentID) && (q.ContextID == "" || sc.ContextID == q.ContextID) &&
+			(q.AssistantID == "" || sc.AssistantID == q.AssistantID) &&
 			(threadRecord{meta: rec.meta}).holds(want) {
 			matches, order = append(matches, sc), append(order, rec.sequence)
 		}

@@ -16,7 +16,7 @@ import (
 var _ store.Schedules = (*Store)(nil)
 
 // scheduleColumns are the columns scanSchedule reads, in its order.
-const scheduleColumns = `tenant, id, agent_id, context_id, cron, timezone, input, metadata, end_at, next_fire_at, claimed_by, created_at, updated_at`
+const scheduleColumns = `tenant, id, agent_id, assistant_id, context_id, cron, timezone, input, metadata, end_at, next_fire_at, claimed_by, created_at, updated_at`
 
 // CreateSchedule stores s in the context's tenant; an existing id is a
 // Conflict.
@@ -36,10 +36,10 @@ func (s *Store) CreateSchedule(ctx context.Context, sc run.Schedule) (run.Schedu
 	var out run.Schedule
 	err = s.retry(ctx, func(ctx context.Context) error {
 		out, err = scanSchedule(s.pool.QueryRow(ctx, `
-INSERT INTO schedules (tenant, id, agent_id, context_id, cron, timezone, input, metadata, end_at, next_fire_at, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+INSERT INTO schedules (tenant, id, agent_id, assistant_id, context_id, cron, timezone, input, metadata, end_at, next_fire_at, created_at, updated_at)
+VALUES ($1, $2, $3, $12, $4, $5, $6, $7, $8, $9, $10, $11, $11)
 RETURNING `+scheduleColumns, run.TenantFrom(ctx), sc.ID, sc.AgentID, sc.ContextID, sc.Cron, sc.TimeZone, input, meta,
-			storedPtr(sc.EndAt), storedPtr(sc.NextFireAt), at))
+			storedPtr(sc.EndAt), storedPtr(sc.NextFireAt), at, sc.AssistantID))
 		return err
 	})
 	if err = s.classify(fmt.Sprintf("create schedule %q", sc.ID), err); errdefs.IsConflict(err) {
@@ -91,15 +91,15 @@ func (s *Store) SearchSchedules(ctx context.Context, q run.ScheduleQuery) ([]run
 		page  []run.Schedule
 		total int
 	)
-	const where = `WHERE tenant = $1 AND metadata @> $2 AND ($3 = '' OR agent_id = $3) AND ($4 = '' OR context_id = $4)`
+	const where = `WHERE tenant = $1 AND metadata @> $2 AND ($3 = '' OR agent_id = $3) AND ($4 = '' OR context_id = $4) AND ($5 = '' OR assistant_id = $5)`
 	err = s.retry(ctx, func(ctx context.Context) error {
 		page = nil
 		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM schedules `+where,
-			run.TenantFrom(ctx), meta, q.AgentID, q.ContextID).Scan(&total); err != nil {
+			run.TenantFrom(ctx), meta, q.AgentID, q.ContextID, q.AssistantID).Scan(&total); err != nil {
 			return err
 		}
 		rows, err := s.pool.Query(ctx, `SELECT `+scheduleColumns+` FROM schedules `+where+`
-ORDER BY created_at, id OFFSET $5 LIMIT $6`, run.TenantFrom(ctx), meta, q.AgentID, q.ContextID, max(q.Offset, 0), q.SchedulePageLimit())
+ORDER BY created_at, id OFFSET $6 LIMIT $7`, run.TenantFrom(ctx), meta, q.AgentID, q.ContextID, q.AssistantID, max(q.Offset, 0), q.SchedulePageLimit())
 		if err != nil {
 			return err
 		}
@@ -122,7 +122,7 @@ FROM (SELECT tenant, id FROM schedules
       WHERE next_fire_at <= $2 AND (claimed_by = '' OR claim_until <= $2)
       ORDER BY next_fire_at LIMIT $4 FOR UPDATE SKIP LOCKED) due
 WHERE s.tenant = due.tenant AND s.id = due.id
-RETURNING s.tenant, s.id, s.agent_id, s.context_id, s.cron, s.timezone, s.input, s.metadata, s.end_at, s.next_fire_at, s.claimed_by, s.created_at, s.updated_at`,
+RETURNING s.tenant, s.id, s.agent_id, s.assistant_id, s.context_id, s.cron, s.timezone, s.input, s.metadata, s.end_at, s.next_fire_at, s.claimed_by, s.created_at, s.updated_at`,
 			owner, now, now.Add(ttl), limit)
 		if err != nil {
 			return err
@@ -176,7 +176,7 @@ func scanSchedule(row pgx.Row) (run.Schedule, error) {
 		sc          run.Schedule
 		input, meta []byte
 	)
-	if err := row.Scan(&sc.Tenant, &sc.ID, &sc.AgentID, &sc.ContextID, &sc.Cron, &sc.TimeZone, &input, &meta,
+	if err := row.Scan(&sc.Tenant, &sc.ID, &sc.AgentID, &sc.AssistantID, &sc.ContextID, &sc.Cron, &sc.TimeZone, &input, &meta,
 		&sc.EndAt, &sc.NextFireAt, &sc.ClaimedBy, &sc.CreatedAt, &sc.UpdatedAt); err != nil {
 		return run.Schedule{}, err
 	}

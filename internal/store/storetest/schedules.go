@@ -87,7 +87,7 @@ func scheduleSearch(t *testing.T, s store.Schedules) {
 	b := newSchedule("b", nil)
 	b.AgentID, b.Metadata = "other", map[string]any{"team": "blue"}
 	c := newSchedule("c", nil)
-	c.ContextID = "ctx-1"
+	c.ContextID, c.AssistantID = "ctx-1", "asst-1"
 	for _, sc := range []run.Schedule{a, b, c} {
 		mustCreateSchedule(t, s, ctx, sc)
 	}
@@ -101,6 +101,7 @@ func scheduleSearch(t *testing.T, s store.Schedules) {
 		{"all", run.ScheduleQuery{}, []string{"a", "b", "c"}, 3},
 		{"agent", run.ScheduleQuery{AgentID: "echo"}, []string{"a", "c"}, 2},
 		{"context", run.ScheduleQuery{ContextID: "ctx-1"}, []string{"c"}, 1},
+		{"assistant", run.ScheduleQuery{AssistantID: "asst-1"}, []string{"c"}, 1},
 		{"metadata", run.ScheduleQuery{Metadata: map[string]any{"team": "blue"}}, []string{"b"}, 1},
 		{"page", run.ScheduleQuery{Offset: 1, Limit: 1}, []string{"b"}, 3},
 		{"past the end", run.ScheduleQuery{Offset: 5}, nil, 3},
@@ -112,6 +113,9 @@ func scheduleSearch(t *testing.T, s store.Schedules) {
 		var ids []string
 		for _, sc := range page {
 			ids = append(ids, sc.ID)
+			if want := map[string]string{"c": "asst-1"}[sc.ID]; sc.AssistantID != want {
+				t.Errorf("%s: schedule %s runs on assistant %q, want %q", tc.name, sc.ID, sc.AssistantID, want)
+			}
 		}
 		if !slices.Equal(ids, tc.want) || total != tc.total {
 			t.Errorf("%s: %v (total %d), want %v (total %d)", tc.name, ids, total, tc.want, tc.total)
