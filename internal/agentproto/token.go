@@ -31,7 +31,7 @@ func (t *translator) textDelta(out []frame, seq int64, actorLit, textLit []byte)
 	buf := make([]byte, 0, len(b.prefix)+len(textLit)+len(meta)+5)
 	buf = append(append(append(buf, '['), b.prefix...), textLit...) // the chunk, its content last
 	buf = append(append(append(buf, '}', ','), meta...), ']')
-	out = append(out, frame{event: "messages", data: encoded(buf)})
+	out = append(out, frame{event: t.actor(actor).tuple, data: encoded(buf)})
 	if t.modes["messages"] || t.modes["events"] {
 		out = t.otherTokenModes(out, actor, b, chunk(b.id, text, nil, 0))
 	}

@@ -98,7 +98,7 @@ func (t *translator) delta(out []frame, seq int64, d logData) []frame {
 		c = chunk(b.id, d.Text, nil, 0)
 	}
 	if t.modes["messages-tuple"] {
-		out = append(out, frame{event: "messages", data: tuple(c, t.metaJSON(d.Actor))})
+		out = append(out, frame{event: t.actor(d.Actor).tuple, data: tuple(c, t.metaJSON(d.Actor))})
 	}
 	return t.otherTokenModes(out, d.Actor, b, c)
 }
@@ -108,12 +108,13 @@ func (t *translator) delta(out []frame, seq int64, d logData) []frame {
 // (events).
 func (t *translator) otherTokenModes(out []frame, actor string, b *aiBuild, c *chunkJSON) []frame {
 	if t.modes["messages"] {
+		ns := t.actor(actor).ns
 		if !b.announced {
 			meta := map[string]any{"metadata": t.metaJSON(actor)}
-			out = append(out, frame{event: "messages/metadata", data: map[string]any{b.id: meta}})
+			out = append(out, frame{event: t.msgEvent("messages/metadata", ns), data: map[string]any{b.id: meta}})
 			b.announced = true
 		}
-		out = append(out, frame{event: "messages/partial", data: []lcMessage{b.message()}})
+		out = append(out, frame{event: t.msgEvent("messages/partial", ns), data: []lcMessage{b.message()}})
 	}
 	if t.modes["events"] {
 		node, ns := t.where(actor)
@@ -127,25 +128,21 @@ func (t *translator) toolResult(out []frame, seq int64, d logData) []frame {
 	if b := t.building[d.Actor]; b != nil && len(b.calls) > 0 {
 		out = t.finish(out, d.Actor) // the call before its result
 	}
-	_, ns := t.where(d.Actor)
+	a := t.actor(d.Actor)
+	ns := a.ns
 	r := d.ToolResult
 	msg := lcMessage{Type: "tool", ID: idAt(t.runID, seq), Name: r.Name, Content: r.Content, ToolCallID: r.ToolCallID,
 		AdditionalKwargs: map[string]any{}, ResponseMetadata: map[string]any{}, Status: "success"}
 	if r.IsError {
 		msg.Status = "error"
 	}
-	if len(ns) == 0 {
-		t.values = append(t.values, msg)
-		if t.modes["values"] {
-			out = t.emit(out, "values", nil, t.valuesNow())
-		}
-	}
+	out = t.converse(out, a, msg)
 	out = t.emit(out, "updates", ns, map[string]any{"tools": map[string]any{"messages": []lcMessage{msg}}})
 	if t.modes["messages-tuple"] {
-		out = append(out, frame{event: "messages", data: []any{msg, t.meta("tools", ns)}})
+		out = append(out, frame{event: a.tuple, data: []any{msg, t.meta("tools", ns)}})
 	}
 	if t.modes["messages"] {
-		out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
+		out = append(out, frame{event: t.msgEvent("messages/complete", ns), data: []lcMessage{msg}})
 	}
 	if t.modes["events"] {
 		out = t.emit(out, "events", ns, t.lcEvent("on_tool_end", r.Name, msg.ID, map[string]any{"output": msg}))
@@ -223,20 +220,33 @@ func (t *translator) finish(out []frame, actor string) []frame {
 		return out
 	}
 	delete(t.building, actor)
-	node, ns := t.where(actor)
+	a := t.actor(actor)
+	node, ns := a.node, a.ns
 	msg := b.message()
-	if len(ns) == 0 {
-		t.values = append(t.values, msg)
-		if t.modes["values"] {
-			out = t.emit(out, "values", nil, t.valuesNow())
-		}
-	}
+	out = t.converse(out, a, msg)
 	out = t.emit(out, "updates", ns, map[string]any{node: map[string]any{"messages": []lcMessage{msg}}})
 	if t.modes["messages"] {
-		out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
+		out = append(out, frame{event: t.msgEvent("messages/complete", ns), data: []lcMessage{msg}})
 	}
 	if t.modes["events"] {
 		out = t.emit(out, "events", ns, t.lcEvent("on_chat_model_end", node, msg.ID, map[string]any{"output": msg}))
+	}
+	return out
+}
+
+// converse adds msg of actor a to the run's conversation when it is one
+// of its messages (a.conv): the values, and for a hand-off's target an
+// update of its node at the root.
+func (t *translator) converse(out []frame, a *actorInfo, msg lcMessage) []frame {
+	if !a.conv {
+		return out
+	}
+	t.values = append(t.values, msg)
+	if t.modes["values"] {
+		out = t.emit(out, "values", nil, t.valuesNow())
+	}
+	if a.up != "" {
+		out = t.emit(out, "updates", nil, map[string]any{a.up: map[string]any{"messages": []lcMessage{msg}}})
 	}
 	return out
 }

@@ -1,0 +1,101 @@
+// @langchain/langgraph-sdk against agentd's Agent Protocol face
+// (AGENTD_URL + /lg): a copied thread's checkpoint history, and hand-offs
+// streamed as subgraphs. Exits non-zero on the first failed check.
+import assert from "node:assert/strict";
+import { Client } from "@langchain/langgraph-sdk";
+
+const base = process.env.AGENTD_URL;
+if (!base) throw new Error("AGENTD_URL is not set");
+const client = new Client({ apiUrl: base + "/lg", callerOptions: { maxRetries: 0 } });
+const human = (content) => ({ messages: [{ role: "user", content }] });
+const contents = (state) => state.values.messages.map((m) => m.content);
+
+async function collect(iter) {
+  const parts = [];
+  for await (const part of iter) parts.push(part);
+  return parts;
+}
+
+// copyHistory: a copy shows the source's checkpoints, re-rooted on the
+// copy; its own runs descend from the source's newest, a run on the copy
+// may fork from a copied checkpoint, and the source's later runs stay its
+// own.
+async function copyHistory() {
+  const src = await client.threads.create({ metadata: { kind: "source" } });
+  for (const text of ["one", "two"]) await client.runs.wait(src.thread_id, "echo", { input: human(text) });
+  const srcHistory = await client.threads.getHistory(src.thread_id, { limit: 10 });
+  assert.equal(srcHistory.length, 2);
+
+  const copy = await client.threads.copy(src.thread_id);
+  assert.deepEqual(copy.metadata, { kind: "source" }, "the copy's metadata is the source's, and only that");
+  const copied = await client.threads.getHistory(copy.thread_id, { limit: 10 });
+  assert.deepEqual(copied.map((s) => s.checkpoint.checkpoint_id), srcHistory.map((s) => s.checkpoint.checkpoint_id),
+    "the copy's history is the source's checkpoints");
+  assert.ok(copied.every((s) => s.checkpoint.thread_id === copy.thread_id && s.metadata.thread_id === copy.thread_id),
+    "re-rooted on the copy");
+  assert.deepEqual(copied.map(contents), srcHistory.map(contents));
+  const state = await client.threads.getState(copy.thread_id);
+  assert.equal(state.checkpoint.checkpoint_id, srcHistory[0].checkpoint.checkpoint_id);
+
+  await client.runs.wait(src.thread_id, "echo", { input: human("source only") });
+  await client.runs.wait(copy.thread_id, "echo", { input: human("copy only") });
+  const after = await client.threads.getHistory(copy.thread_id, { limit: 10 });
+  assert.equal(after.length, 3, "the copy: two copied checkpoints and its own run's");
+  assert.equal(after[0].parent_checkpoint.checkpoint_id, srcHistory[0].checkpoint.checkpoint_id,
+    "the copy's first run descends from the source's newest checkpoint");
+  assert.deepEqual(contents(after[0]), ["one", "one", "two", "two", "copy only", "copy only"]);
+  assert.ok(after.every((s) => !contents(s).includes("source only")), "the source's later run is not the copy's");
+  assert.equal((await client.threads.getHistory(src.thread_id, { limit: 10 })).length, 3);
+
+  const first = srcHistory[1].checkpoint.checkpoint_id;
+  const forked = await client.runs.wait(copy.thread_id, "echo", { input: human("again"), checkpointId: first });
+  assert.deepEqual(forked.messages.map((m) => m.content), ["one", "one", "again", "again"], "a fork on the copy from a copied checkpoint");
+  const branches = await client.threads.getHistory(copy.thread_id, { limit: 10 });
+  assert.equal(branches[0].parent_checkpoint.checkpoint_id, first);
+  assert.equal(branches.length, 4);
+
+  const copyOfCopy = await client.threads.copy(copy.thread_id);
+  assert.equal((await client.threads.getHistory(copyOfCopy.thread_id, { limit: 10 })).length, 4, "a copy of a copy has it all");
+}
+
+// handoffSubgraphs: the desk hands off to the local assistant and to the
+// echo peer; with streamSubgraphs the target's events are namespaced
+// "mode|<target>:<child run id>", without they are not, and its answer is
+// the run's either way.
+async function handoffSubgraphs() {
+  const cases = [
+    { text: "what time is it?", node: "assistant", answer: /^It is / },
+    { text: "echo hello", node: "echo", answer: /^echo hello$/ },
+  ];
+  for (const c of cases) {
+    const modes = ["updates", "messages-tuple", "values"];
+    const parts = await collect(client.runs.stream(null, "desk", { input: human(c.text), streamMode: modes, streamSubgraphs: true }));
+    const names = parts.map((p) => p.event);
+    assert.ok(!names.includes("error"), `${c.text}: no error in ${names}`);
+    const ns = names.filter((n) => n.includes("|")).map((n) => n.split("|")[1]);
+    assert.ok(ns.length > 0 && ns.every((n) => n.startsWith(c.node + ":")), `${c.text}: subgraph events of ${c.node}: ${names}`);
+    const child = ns[0].slice(c.node.length + 1);
+    assert.match(child, /^[0-9a-f-]{36}$/, "the namespace names the hand-off's child run");
+    assert.ok(names.includes(`updates|${c.node}:${child}`), `${c.text}: the target's updates are namespaced`);
+    assert.ok(names.includes(`messages|${c.node}:${child}`), `${c.text}: the target's tokens are namespaced`);
+    const tokens = parts.filter((p) => p.event === `messages|${c.node}:${child}`);
+    assert.ok(tokens.every((p) => p.data[1].langgraph_checkpoint_ns === `${c.node}:${child}`));
+    assert.ok(parts.some((p) => p.event === "updates" && p.data[c.node]), `${c.text}: the root's update of node ${c.node}`);
+    const final = parts.filter((p) => p.event === "values").pop().data;
+    assert.match(final.messages[final.messages.length - 1].content, c.answer, `${c.text}: the target's answer is the run's`);
+
+    const flat = await collect(client.runs.stream(null, "desk", { input: human(c.text), streamMode: modes }));
+    assert.ok(flat.every((p) => !p.event.includes("|")), `${c.text}: without streamSubgraphs nothing is namespaced`);
+    const flatTokens = flat.filter((p) => p.event === "messages" && p.data[1].langgraph_checkpoint_ns.startsWith(c.node + ":"));
+    assert.ok(flatTokens.length > 0, `${c.text}: the target's tokens stream anyway, their namespace in the metadata`);
+  }
+}
+
+const checks = { copyHistory, handoffSubgraphs };
+const only = process.argv.slice(2);
+for (const [name, check] of Object.entries(checks)) {
+  if (only.length && !only.includes(name)) continue;
+  const t0 = Date.now();
+  await check();
+  console.log(`ok ${name} (${Date.now() - t0} ms)`);
+}
