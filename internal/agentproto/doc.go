@@ -70,11 +70,14 @@
 //	                       on_chain_end
 //
 // Tokens are the hot path (token.go): a text delta's actor and text are
-// read without decoding the event (runtime.TokenLiterals), and its
-// messages-tuple frame is assembled from encoded parts — the chunk encoded
-// up to its content once per message, the token (spliced as the log holds it),
-// the metadata encoded once per step (BenchmarkTranslateToken,
-// TestTokenFastPathMatchesDecode).
+// read without decoding the event (runtime.TokenLiterals); its
+// messages-tuple frame is written piece by piece — the chunk encoded up to
+// its content once per message, the token's literal as the log holds it,
+// the metadata encoded once per step — and the token joins its message
+// still encoded, decoded once per message (BenchmarkTranslateToken,
+// TestTokenFastPathMatchesDecode, FuzzTokenLiterals). A chunk carries
+// type, id and content (and a tool call's tool_calls and
+// tool_call_chunks): LangChain fills in the empty members it leaves out.
 //
 // The node of a frame is the last segment of the event's actor; the other
 // segments are subgraph namespaces ("research_node_plan/planner": node

@@ -75,8 +75,11 @@ type actorInfo struct {
 }
 
 type aiBuild struct {
-	id        string
-	text      strings.Builder
+	id   string
+	text strings.Builder
+	// pending holds tokens not decoded yet: an opening quote and the
+	// bodies of their literals (addLiteral, token.go).
+	pending   []byte
 	calls     []lcToolCall
 	announced bool
 	// prefix is chunkPrefix(id), made at the message's first token.
@@ -127,6 +130,9 @@ func (t *translator) translate(ev runv.Event) []frame {
 			return t.textDelta(nil, ev.Seq, actor, text)
 		}
 	}
+	if ev.Type == runtime.EventStatus || ev.Type == runtime.EventGap {
+		return nil // no frame: the run's states show in run.end and the interrupts
+	}
 	var d logData
 	if err := json.Unmarshal(ev.Data, &d); err != nil {
 		return nil
@@ -153,7 +159,6 @@ func (t *translator) translate(ev runv.Event) []frame {
 		}
 	case runtime.EventRunEnd:
 		out = t.runEnd(out, d)
-	case runtime.EventStatus, runtime.EventGap:
 	case runtime.EventHandoff:
 		t.handoffTo(d)
 		out = t.emit(out, "custom", nil, json.RawMessage(ev.Data))

@@ -1,8 +1,11 @@
 // @langchain/langgraph-sdk against agentd's Agent Protocol face
-// (AGENTD_URL + /lg): a copied thread's checkpoint history, and hand-offs
-// streamed as subgraphs. Exits non-zero on the first failed check.
+// (AGENTD_URL + /lg): a copied thread's checkpoint history, hand-offs
+// streamed as subgraphs, and token chunks that the SDK's own
+// MessageTupleManager (what useStream runs) assembles into the messages the
+// thread's state holds. Exits non-zero on the first failed check.
 import assert from "node:assert/strict";
 import { Client } from "@langchain/langgraph-sdk";
+import { MessageTupleManager, toMessageDict } from "@langchain/langgraph-sdk/ui";
 
 const base = process.env.AGENTD_URL;
 if (!base) throw new Error("AGENTD_URL is not set");
@@ -91,7 +94,36 @@ async function handoffSubgraphs() {
   }
 }
 
-const checks = { copyHistory, handoffSubgraphs };
+// tupleAssembly: the messages-tuple chunks of echo (text) and of the
+// assistant (a tool call, then text), fed to the SDK's MessageTupleManager
+// as useStream feeds them, make the AI messages of the run's final state,
+// in order: same contents and tool calls. (Their ids differ: a chunk's id
+// names the run and the event that opened the message, the state's the
+// stored message.)
+async function tupleAssembly() {
+  for (const [agent, text] of [["echo", "stream 40"], ["assistant", "what time is it?"]]) {
+    const th = await client.threads.create();
+    const mgr = new MessageTupleManager();
+    const ids = [];
+    for await (const p of client.runs.stream(th.thread_id, agent, { input: human(text), streamMode: "messages-tuple" })) {
+      if (p.event !== "messages" || !p.data[0].type.startsWith("AIMessage")) continue;
+      assert.deepEqual(Object.keys(p.data[1]).sort(), ["assistant_id", "graph_id", "langgraph_checkpoint_ns", "langgraph_node", "langgraph_step", "run_id", "tags", "thread_id"],
+        "every chunk keeps its metadata");
+      const id = mgr.add(p.data[0], p.data[1]);
+      if (!ids.includes(id)) ids.push(id);
+    }
+    const state = await client.threads.getState(th.thread_id);
+    const ais = state.values.messages.filter((m) => m.type === "ai");
+    assert.equal(ids.length, ais.length, `${agent}: one assembled message per AI message`);
+    for (const [i, m] of ais.entries()) {
+      const got = toMessageDict(mgr.get(ids[i]).chunk);
+      assert.equal(got.content, m.content, `${agent}: message ${m.id}'s content`);
+      assert.deepEqual((got.tool_calls ?? []).map((c) => [c.id, c.name, c.args]), (m.tool_calls ?? []).map((c) => [c.id, c.name, c.args]), `${agent}: its tool calls`);
+    }
+  }
+}
+
+const checks = { copyHistory, handoffSubgraphs, tupleAssembly };
 const only = process.argv.slice(2);
 for (const [name, check] of Object.entries(checks)) {
   if (only.length && !only.includes(name)) continue;
