@@ -80,11 +80,7 @@ func (x *execution) left(ctx context.Context, share *budgetShare) budgetLeft {
 	used := x.task.Usage.Add(x.usage)
 	byModel := mergeModelUsage(x.task.ModelUsage, x.modelUsage)
 	x.mu.Unlock()
-	cost, _ := x.r.Cost(byModel)
-	spent := 0.0
-	if cost != nil {
-		spent = *cost
-	}
+	spent := x.r.spent(byModel)
 	if share != nil {
 		return share.minus(used, spent)
 	}

@@ -85,11 +85,7 @@ func (x *execution) share(parent string, left budgetLeft) *budgetShare {
 	x.mu.Lock()
 	used, byModel := x.task.Usage, x.task.ModelUsage
 	x.mu.Unlock()
-	cost, _ := x.r.Cost(byModel)
-	spent := 0.0
-	if cost != nil {
-		spent = *cost
-	}
+	spent := x.r.spent(byModel)
 	return shareOf(parent, left, frac, used, spent)
 }
 
@@ -385,7 +381,8 @@ func (x *execution) closeChild() {
 
 // childHost is the engine.Host of a child's attempt: events go to the
 // child's log and to the parent's side, checkpoints and usage are the
-// child's (usage also reaches the parent, whose budgets apply), and
+// child's (usage also reaches the parent, counted in its totals, and the
+// child's share judges it: budget_share.go), and
 // interrupts and questions come and go through the parent's side.
 type childHost struct {
 	rt    *host
@@ -444,12 +441,7 @@ func (h *childHost) ReportUsage(ctx context.Context, modelName string, u model.T
 	x.mu.Unlock()
 	var err error
 	if h.share != nil {
-		cost, _ := x.r.Cost(byModel)
-		spent := 0.0
-		if cost != nil {
-			spent = *cost
-		}
-		err = h.share.check(x.runID, used, spent)
+		err = h.share.check(x.runID, used, x.r.spent(byModel))
 	}
 	if uerr := h.out.ReportUsage(withChildCharge(ctx), modelName, u); err == nil {
 		err = uerr
