@@ -60,7 +60,13 @@ func (s *Server) copyWithHistory(ctx context.Context, from string) (runv.Thread,
 	if err != nil {
 		return th, err
 	}
-	th, err = s.rt.UpdateThreadMetadata(ctx, th.ID, map[string]any{metaCopiedFrom: lineage{Thread: from, At: at}})
+	md := map[string]any{metaCopiedFrom: lineage{Thread: from, At: at}}
+	for k := range th.Metadata {
+		if strings.HasPrefix(k, "agentd.") && k != metaCopiedFrom {
+			md[k] = nil // the source's own facts (an AG-UI resume's runId) are not the copy's
+		}
+	}
+	th, err = s.rt.UpdateThreadMetadata(ctx, th.ID, md)
 	if err != nil {
 		_ = s.rt.DeleteThread(context.WithoutCancel(ctx), th.ID)
 	}
@@ -117,8 +123,19 @@ func (s *Server) checkpointThread(ctx context.Context, threadID, id string) (str
 	return threadID, nil
 }
 
+// checkMetadata refuses a client's thread metadata that sets one of the
+// server's own keys ("agentd.…").
+func checkMetadata(md map[string]any) error {
+	for k := range md {
+		if strings.HasPrefix(k, "agentd.") {
+			return badInput("metadata", "key %q is reserved: agentd.* keys are the server's", k)
+		}
+	}
+	return nil
+}
+
 // publicMetadata is a thread record's metadata as clients read it: the
-// face's own keys left out.
+// server's own keys left out.
 func publicMetadata(md map[string]any) map[string]any {
 	out := make(map[string]any, len(md))
 	for k, v := range md {

@@ -76,6 +76,10 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, badInput("ttl", "is not served: the server's retention settings prune old runs"))
 		return
 	}
+	if err := checkMetadata(b.Metadata); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	th, err := s.rt.CreateThread(r.Context(), run.Thread{ID: b.ThreadID, Metadata: b.Metadata})
 	if errdefs.IsConflict(err) && b.IfExists == "do_nothing" {
 		th, err = s.rt.GetThread(r.Context(), b.ThreadID)
@@ -129,6 +133,10 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
 	}
 	if b.TTL != nil {
 		writeError(w, r, badInput("ttl", "is not served: the server's retention settings prune old runs"))
+		return
+	}
+	if err := checkMetadata(b.Metadata); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	th, err := s.rt.UpdateThreadMetadata(r.Context(), chi.URLParam(r, "threadID"), b.Metadata)

@@ -57,6 +57,15 @@ async function copyHistory() {
   assert.equal(branches[0].parent_checkpoint.checkpoint_id, first);
   assert.equal(branches.length, 4);
 
+  for (const bad of [() => client.threads.create({ metadata: { "agentd.copied_from": { thread: src.thread_id } } }),
+    () => client.threads.update(copy.thread_id, { metadata: { "agentd.copied_from": null } })]) {
+    try {
+      await bad();
+      assert.fail("a client wrote a server's metadata key");
+    } catch (err) {
+      assert.equal(err.status, 422, `the server's metadata keys are reserved: ${err.message}`);
+    }
+  }
   const copyOfCopy = await client.threads.copy(copy.thread_id);
   assert.equal((await client.threads.getHistory(copyOfCopy.thread_id, { limit: 10 })).length, 4, "a copy of a copy has it all");
 }
