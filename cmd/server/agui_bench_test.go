@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// BenchmarkFaceStream compares the UI faces with REST SSE on one run
-// shape: the demo's echo agent streaming 200 tokens on memstore, read to
+// BenchmarkFaceStream compares the UI faces and the Agent Protocol with
+// REST SSE on one run shape: the demo's echo agent streaming 200 tokens on memstore, read to
 // the end over loopback by one client. Reports deltas/s, the process's
 // CPU per delta (client and server share it; the client's part is alike
 // in every face) and the first token's latency (request to first delta).
@@ -41,6 +41,12 @@ func BenchmarkFaceStream(b *testing.B) {
 			func(i int) string {
 				return fmt.Sprintf(`{"id":"bc-%d-%d","messages":[{"id":"u","role":"user","parts":[{"type":"text","text":"stream 200"}]}]}`, time.Now().UnixNano(), i)
 			}, `"text-delta"`, "[DONE]"},
+		// The Agent Protocol's stateless stream: its messages-tuple frames
+		// end when the run does (no end frame: end never matches).
+		{"lg", func(int) string { return "/lg/runs/stream" },
+			func(int) string {
+				return `{"assistant_id":"echo","input":{"messages":[{"role":"user","content":"stream 200"}]},"stream_mode":"messages-tuple"}`
+			}, "event: messages", "\x00"},
 	}
 	// AGENTD_BENCH_DATABASE_URL runs the faces on PostgreSQL instead.
 	env := map[string]string{"DATABASE_URL": os.Getenv("AGENTD_BENCH_DATABASE_URL")}

@@ -15,7 +15,13 @@ func threeSteps(t *testing.T, budget string) string { return threeStepsOn(t, "",
 // (prices) and the scripted provider's model line ("" for none).
 func threeStepsOn(t *testing.T, top, model, budget string) string {
 	t.Helper()
-	yaml := top + `
+	return configFile(t, threeStepsYAML(top, model, budget, ""))
+}
+
+// threeStepsYAML is threeStepsOn's configuration, with the workflow's
+// options ("" for none: the failure strategy is cascade).
+func threeStepsYAML(top, model, budget, options string) string {
+	return top + `
 providers:
   s:
     type: scripted
@@ -28,6 +34,7 @@ agents:
 ` + budget + `
     workflow:
       name: three
+` + options + `
       agents:
         worker: {description: Does one step.}
       steps:
@@ -35,7 +42,6 @@ agents:
         - {id: s2, agent: worker, instructions: Step 2., dependsOn: [s1]}
         - {id: s3, agent: worker, instructions: Step 3., dependsOn: [s2]}
 `
-	return configFile(t, yaml)
 }
 
 type usageRun struct {
@@ -66,8 +72,8 @@ func steps(t *testing.T, s *server, parent string) map[string]usageRun {
 // A token budget over a workflow of three steps covers its whole call
 // tree: measured without a budget, the workflow is then given less than
 // it needs; steps 1 and 2 complete, step 3's run — whose model turn passes
-// the budget — ends budget_exceeded, and so does the workflow's run,
-// saying so.
+// its share, what steps 1 and 2 left — ends budget_exceeded, and the
+// workflow's run (cascade, the default) fails, saying so.
 func TestBudgetOverWorkflowTree(t *testing.T) {
 	free := start(t, "--config", threeSteps(t, ""))
 	whole := readJSON[usageRun](t, free.post(t, "/v1/agents/three/messages", `{"text": "go"}`), http.StatusOK)
@@ -89,8 +95,8 @@ func TestBudgetOverWorkflowTree(t *testing.T) {
 
 	capped := start(t, "--config", threeSteps(t, fmt.Sprintf("    budget: {max_tokens_per_run: %d}", limit)))
 	v := readJSON[usageRun](t, capped.post(t, "/v1/agents/three/messages", `{"text": "go"}`), http.StatusOK)
-	if v.Status != "failed" || v.Error == nil || v.Error.Class != "budget_exceeded" || !strings.Contains(v.Error.Message, fmt.Sprint(limit)) {
-		t.Fatalf("with a budget of %d tokens: %+v, want failed budget_exceeded naming the budget", limit, v)
+	if v.Status != "failed" || v.Error == nil || !strings.Contains(v.Error.Message, "s3") || !strings.Contains(v.Error.Message, "budget_exceeded: child run") {
+		t.Fatalf("with a budget of %d tokens: %+v %+v, want failed, naming step s3's spent share", limit, v, v.Error)
 	}
 	got := steps(t, capped, v.ID)
 	for step, want := range map[string]string{"s1": "completed", "s2": "completed", "s3": "failed"} {

@@ -47,7 +47,18 @@ func (s *Server) threadRuns(ctx context.Context, threadID string) ([]runv.Task, 
 // threadNodes returns the thread's checkpoints, oldest first. A run's
 // first checkpoint descends from the checkpoint the run was forked from,
 // else from the newest checkpoint of the run before it.
+// A copied thread's history starts with its source's (checkpoint_lineage.go).
 func (s *Server) threadNodes(ctx context.Context, threadID string) ([]node, error) {
+	return s.nodesOf(ctx, threadID, 0)
+}
+
+// nodesOf is threadNodes of a thread depth copies down from the one asked
+// about.
+func (s *Server) nodesOf(ctx context.Context, threadID string, depth int) ([]node, error) {
+	nodes, err := s.inheritedNodes(ctx, threadID, depth)
+	if err != nil {
+		return nil, err
+	}
 	runs, err := s.threadRuns(ctx, threadID)
 	if err != nil {
 		return nil, err
@@ -56,8 +67,10 @@ func (s *Server) threadNodes(ctx context.Context, threadID string) ([]node, erro
 	if err != nil {
 		return nil, err
 	}
-	var nodes []node
 	prevLast := ""
+	if len(nodes) > 0 {
+		prevLast = nodes[len(nodes)-1].id
+	}
 	for _, run := range runs {
 		cps, err := s.rt.RunCheckpoints(ctx, run.ID)
 		if err != nil {

@@ -26,7 +26,9 @@
 //	                      each ({action_request, config, description})
 //	checkpoint            a checkpoint of one of the thread's runs, id "<run id>.<n>"
 //	                      (runtime.CheckpointRef); a run's first checkpoint descends from the one
-//	                      it was forked from, else from the previous run's last
+//	                      it was forked from, else from the previous run's last; a copied
+//	                      thread's history starts with its source's, re-rooted on the copy
+//	                      (checkpoint_lineage.go)
 //	state values          messages (LangChain message dicts, from the transcript as the run saw it,
 //	                      or the board of a forked branch), steps (a workflow's step results), context
 //	                      (a flow's saved answers), the board's variables
@@ -77,17 +79,22 @@
 //	                       on_chain_end
 //
 // Tokens are the hot path (token.go): a text delta's actor and text are
-// read without decoding the event (runtime.TokenLiterals), and its
-// messages-tuple frame is assembled from encoded parts — the chunk encoded
-// up to its content once per message, the token (spliced as the log holds it),
-// the metadata encoded once per step (BenchmarkTranslateToken,
-// TestTokenFastPathMatchesDecode).
+// read without decoding the event (runtime.TokenLiterals); its
+// messages-tuple frame is written piece by piece — the chunk encoded up to
+// its content once per message, the token's literal as the log holds it,
+// the metadata encoded once per step — and the token joins its message
+// still encoded, decoded once per message (BenchmarkTranslateToken,
+// TestTokenFastPathMatchesDecode, FuzzTokenLiterals). A chunk carries
+// type, id and content (and a tool call's tool_calls and
+// tool_call_chunks): LangChain fills in the empty members it leaves out.
 //
 // The node of a frame is the last segment of the event's actor; the other
 // segments are subgraph namespaces ("research_node_plan/planner": node
 // planner in namespace research_node_plan:<run id>). With stream_subgraphs
-// their frames are named "mode|namespace"; without, only the messages modes
-// and events carry them (with langgraph_checkpoint_ns in the metadata).
+// their frames are named "mode|namespace" (messages-tuple's too:
+// "messages|namespace"); without, only the messages modes and events carry
+// them (with langgraph_checkpoint_ns in the metadata). A hand-off's target
+// acts in namespace "<target>:<child run id>" (translate_handoff.go).
 //
 // # Not served (a clear 4xx)
 //

@@ -36,3 +36,35 @@ func FuzzRunBody(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTokenLiterals: tokens joined to a message still encoded
+// (aiBuild.addLiteral), then decoded once, read as the tokens decoded one
+// by one and joined (the plain implementation), whatever they hold —
+// escapes, quotes, HTML, invalid UTF-8 — and with decoded text between.
+func FuzzTokenLiterals(f *testing.F) {
+	f.Add("Hello", " wor\"ld\\", "\u00e9\u2028<b>&", "\n\t\x01")
+	f.Add("", "\xff\xfe", "tok", "\U0001F600")
+	f.Fuzz(func(t *testing.T, a, b, c, d string) {
+		var got aiBuild
+		want := ""
+		for i, s := range []string{a, b, c, d} {
+			lit, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plain string
+			if err := json.Unmarshal(lit, &plain); err != nil {
+				t.Fatal(err)
+			}
+			if i == 2 {
+				got.addText(plain) // a token of the general path, between
+			} else if !got.addLiteral(lit) {
+				t.Fatalf("%s refused", lit)
+			}
+			want += plain
+		}
+		if s := got.content(); s != want {
+			t.Fatalf("content %q, want %q", s, want)
+		}
+	})
+}

@@ -173,7 +173,11 @@ func (s *Server) runMetadata(ctx context.Context, threadID string, b *runBody) (
 		}
 	}
 	if from != "" {
-		if err := s.rt.CheckFork(ctx, threadID, map[string]any{runtime.MetaForkFrom: from}); err != nil {
+		owner, err := s.checkpointThread(ctx, threadID, from)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.rt.CheckFork(ctx, owner, map[string]any{runtime.MetaForkFrom: from}); err != nil {
 			return nil, err
 		}
 		md[runtime.MetaForkFrom] = from

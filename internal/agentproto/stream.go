@@ -44,6 +44,8 @@ func parseEventID(s string) (eventID, error) {
 type sse struct {
 	rc *http.ResponseController
 	bw *bufio.Writer
+	// scratch formats event ids without allocating.
+	scratch []byte
 }
 
 func startStream(w http.ResponseWriter) *sse {
@@ -57,23 +59,31 @@ func startStream(w http.ResponseWriter) *sse {
 	return &sse{rc: rc, bw: bufio.NewWriterSize(w, 4096)}
 }
 
-func (s *sse) write(id string, f frame) {
-	data, ok := f.data.(encoded)
-	if !ok {
-		var err error
-		if data, err = json.Marshal(f.data); err != nil {
-			data = []byte("null")
-		}
-	}
-	if id != "" {
-		s.bw.WriteString("id: ")
-		s.bw.WriteString(id)
-		s.bw.WriteByte('\n')
+// write writes f, with id unless it is the zero eventID.
+func (s *sse) write(id eventID, f frame) {
+	if id != (eventID{}) {
+		s.scratch = append(s.scratch[:0], "id: "...)
+		s.scratch = strconv.AppendInt(s.scratch, id.seq, 10)
+		s.scratch = append(s.scratch, '-')
+		s.scratch = strconv.AppendInt(s.scratch, int64(id.k), 10)
+		s.scratch = append(s.scratch, '\n')
+		s.bw.Write(s.scratch)
 	}
 	s.bw.WriteString("event: ")
 	s.bw.WriteString(f.event)
 	s.bw.WriteString("\ndata: ")
-	s.bw.Write(data)
+	switch data := f.data.(type) {
+	case tokenJSON:
+		data.writeTo(s.bw)
+	case encoded:
+		s.bw.Write(data)
+	default:
+		b, err := json.Marshal(f.data)
+		if err != nil {
+			b = []byte("null")
+		}
+		s.bw.Write(b)
+	}
 	s.bw.WriteString("\n\n")
 }
 
@@ -105,7 +115,7 @@ func (s *Server) pump(ctx context.Context, out *sse, st *runtime.Stream, tr *tra
 		for _, ev := range evs {
 			for k, f := range tr.translate(ev) {
 				if id := (eventID{ev.Seq, k}); ev.Seq > skip.seq || (ev.Seq == skip.seq && k > skip.k) {
-					out.write(id.String(), f)
+					out.write(id, f)
 				}
 			}
 			if ev.Type == runtime.EventRunEnd {
@@ -155,7 +165,7 @@ func (s *Server) streamRun(w http.ResponseWriter, r *http.Request) {
 	}
 	setRunHeaders(w, t, true)
 	out := startStream(w)
-	out.write("", frame{event: "metadata", data: map[string]any{"run_id": t.ID, "attempt": t.Attempt, "thread_id": t.ContextID}})
+	out.write(eventID{}, frame{event: "metadata", data: map[string]any{"run_id": t.ID, "attempt": t.Attempt, "thread_id": t.ContextID}})
 	tr := newTranslator(b.StreamMode, b.StreamSubgraphs, t.ContextID, t, s.seed(ctx, t), s.source(ctx, t))
 	stopped := s.pump(ctx, out, st, tr, eventID{}, true)
 	if !stopped && b.OnDisconnect == "cancel" {
@@ -213,7 +223,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request, t run.Task) {
 	defer st.Close()
 	out := startStream(w)
 	if skip == (eventID{}) {
-		out.write("", frame{event: "metadata", data: map[string]any{"run_id": t.ID, "attempt": t.Attempt, "thread_id": t.ContextID}})
+		out.write(eventID{}, frame{event: "metadata", data: map[string]any{"run_id": t.ID, "attempt": t.Attempt, "thread_id": t.ContextID}})
 	}
 	tr := newTranslator(modes, subgraphs, t.ContextID, t, s.seed(ctx, t), s.source(ctx, t))
 	stopped := s.pump(ctx, out, st, tr, skip, false)

@@ -32,11 +32,8 @@ func (s *Server) view(ctx context.Context, th run.Thread, withValues bool) (thre
 		return threadJSON{}, err
 	}
 	out := threadJSON{
-		ThreadID: th.ID, CreatedAt: th.CreatedAt, UpdatedAt: th.UpdatedAt, Metadata: th.Metadata,
+		ThreadID: th.ID, CreatedAt: th.CreatedAt, UpdatedAt: th.UpdatedAt, Metadata: publicMetadata(th.Metadata),
 		Status: runtime.StatusOf(head), Interrupts: map[string][]interruptJSON{}, Config: map[string]any{},
-	}
-	if out.Metadata == nil {
-		out.Metadata = map[string]any{}
 	}
 	if head != nil && head.UpdatedAt.After(out.UpdatedAt) {
 		out.UpdatedAt = head.UpdatedAt
@@ -77,6 +74,10 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		return
 	case b.TTL != nil:
 		writeError(w, r, badInput("ttl", "is not served: the server's retention settings prune old runs"))
+		return
+	}
+	if err := checkMetadata(b.Metadata); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	th, err := s.rt.CreateThread(r.Context(), run.Thread{ID: b.ThreadID, Metadata: b.Metadata})
@@ -134,6 +135,10 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, badInput("ttl", "is not served: the server's retention settings prune old runs"))
 		return
 	}
+	if err := checkMetadata(b.Metadata); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	th, err := s.rt.UpdateThreadMetadata(r.Context(), chi.URLParam(r, "threadID"), b.Metadata)
 	s.answerThread(w, r, th, err, false)
 }
@@ -147,6 +152,6 @@ func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) copyThread(w http.ResponseWriter, r *http.Request) {
-	th, err := s.rt.CopyThread(r.Context(), chi.URLParam(r, "threadID"))
+	th, err := s.copyWithHistory(r.Context(), chi.URLParam(r, "threadID"))
 	s.answerThread(w, r, th, err, false)
 }

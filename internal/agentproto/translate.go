@@ -53,20 +53,33 @@ type translator struct {
 	assistant string
 	actors    map[string]*actorInfo
 	actorLits map[string]string // encoded actor → actor (textDelta)
+	// handoff is the hand-off the run's later actors act in (nil before
+	// any): see handoffTo.
+	handoff *handoffInfo
 }
 
 // actorInfo is what the translator derived from an actor path.
 type actorInfo struct {
 	node string
 	ns   []string
+	// conv: the actor's messages join the run's conversation (the root's,
+	// and a hand-off target's, whose answer is the run's); up is the root
+	// node a hand-off target's messages also update ("" for others).
+	conv bool
+	up   string
+	// tuple is the event name of its messages-tuple frames.
+	tuple string
 	// meta is the encoded metadata of the actor's message chunks at step.
 	meta json.RawMessage
 	step int
 }
 
 type aiBuild struct {
-	id        string
-	text      strings.Builder
+	id   string
+	text strings.Builder
+	// pending holds tokens not decoded yet: an opening quote and the
+	// bodies of their literals (addLiteral, token.go).
+	pending   []byte
 	calls     []lcToolCall
 	announced bool
 	// prefix is chunkPrefix(id), made at the message's first token.
@@ -104,6 +117,10 @@ type logData struct {
 	Artifact *model.Artifact `json:"artifact"`
 	Attempt  int             `json:"attempt"`
 	Time     string          `json:"time"`
+	// a hand-off's
+	From       string `json:"from"`
+	To         string `json:"to"`
+	ChildRunID string `json:"child_run_id"`
 }
 
 // translate returns the frames of one log event.
@@ -112,6 +129,9 @@ func (t *translator) translate(ev runv.Event) []frame {
 		if actor, text, ok := runtime.TokenLiterals(ev.Data); ok {
 			return t.textDelta(nil, ev.Seq, actor, text)
 		}
+	}
+	if ev.Type == runtime.EventStatus || ev.Type == runtime.EventGap {
+		return nil // no frame: the run's states show in run.end and the interrupts
 	}
 	var d logData
 	if err := json.Unmarshal(ev.Data, &d); err != nil {
@@ -139,8 +159,10 @@ func (t *translator) translate(ev runv.Event) []frame {
 		}
 	case runtime.EventRunEnd:
 		out = t.runEnd(out, d)
-	case runtime.EventStatus, runtime.EventGap:
-	default: // plan, progress, handoff, signal, governance, compaction
+	case runtime.EventHandoff:
+		t.handoffTo(d)
+		out = t.emit(out, "custom", nil, json.RawMessage(ev.Data))
+	default: // plan, progress, signal, governance, compaction
 		out = t.emit(out, "custom", nil, json.RawMessage(ev.Data))
 	}
 	return out
@@ -178,15 +200,32 @@ func (t *translator) actor(actor string) *actorInfo {
 		return a
 	}
 	a := &actorInfo{node: t.agentID, step: -1}
+	if h := t.handoff; h != nil && actor != h.from {
+		a.ns, a.up = append(a.ns, h.ns...), h.node
+	}
 	if actor != "" {
 		segs := strings.Split(actor, "/")
 		for _, s := range segs[:len(segs)-1] {
 			a.ns = append(a.ns, s+":"+t.runID)
 		}
 		a.node = segs[len(segs)-1]
+		a.conv = len(segs) == 1
+	} else {
+		a.conv = true
 	}
+	a.tuple = t.msgEvent("messages", a.ns)
 	t.actors[actor] = a
 	return a
+}
+
+// msgEvent is the event name of a message mode's frame of a subgraph
+// (ns): mode|ns… with stream_subgraphs, as LangGraph names them, else
+// mode — tokens stream from every level either way.
+func (t *translator) msgEvent(mode string, ns []string) string {
+	if !t.subgraphs || len(ns) == 0 {
+		return mode
+	}
+	return mode + "|" + strings.Join(ns, "|")
 }
 
 // metaJSON is the encoded metadata of actor's message chunks, encoded
@@ -230,11 +269,12 @@ func (t *translator) interrupt(out []frame, d logData) []frame {
 	out = t.finish(out, d.Actor)
 	q := toLC(*d.Prompt)
 	t.values = append(t.values, q)
+	a := t.actor(d.Actor)
 	if t.modes["messages-tuple"] {
-		out = append(out, frame{event: "messages", data: []any{q, t.metaJSON(d.Actor)}})
+		out = append(out, frame{event: a.tuple, data: []any{q, t.metaJSON(d.Actor)}})
 	}
 	if t.modes["messages"] {
-		out = append(out, frame{event: "messages/complete", data: []lcMessage{q}})
+		out = append(out, frame{event: t.msgEvent("messages/complete", a.ns), data: []lcMessage{q}})
 	}
 	intr := promptInterrupts(t.runID, t.attempt, *d.Prompt)
 	out = t.emit(out, "updates", nil, map[string]any{"__interrupt__": intr})

@@ -22,25 +22,30 @@ func (t *translator) builder(actor string, seq int64) *aiBuild {
 
 func (b *aiBuild) message() lcMessage {
 	calls := append([]lcToolCall{}, b.calls...)
-	return lcMessage{Type: "ai", ID: b.id, Content: b.text.String(), ToolCalls: calls, AdditionalKwargs: map[string]any{}, ResponseMetadata: map[string]any{}}
+	return lcMessage{Type: "ai", ID: b.id, Content: b.content(), ToolCalls: calls, AdditionalKwargs: map[string]any{}, ResponseMetadata: map[string]any{}}
 }
 
 // chunkJSON is a token (or a tool call) as LangChain's AIMessageChunk: a
 // struct, which encodes several times faster than a map, for it is sent
 // once per token.
 //
+// It carries what a chunk has: its type, id and content, and a tool
+// call's tool_calls and tool_call_chunks. The members LangChain fills in
+// with their empty defaults when they are absent (additional_kwargs,
+// response_metadata, an empty tool_calls, invalid_tool_calls and
+// tool_call_chunks) are left out: the SDK's MessageTupleManager builds
+// the same AIMessageChunk without them, and a token's frame is a third
+// shorter (the face's stream CPU is mostly bytes; docs/benchmarks.md).
+//
 // Content is the last member, so that a text chunk is written as the
 // encoded rest (chunkPrefix, once per message) followed by the token
 // (the token spliced after it still encoded, token.go).
 type chunkJSON struct {
-	AdditionalKwargs struct{}        `json:"additional_kwargs"`
-	ResponseMetadata struct{}        `json:"response_metadata"`
-	Type             string          `json:"type"`
-	ID               string          `json:"id"`
-	ToolCalls        []lcToolCall    `json:"tool_calls"`
-	InvalidToolCalls []struct{}      `json:"invalid_tool_calls"`
-	ToolCallChunks   []toolCallChunk `json:"tool_call_chunks"`
-	Content          string          `json:"content"`
+	Type           string          `json:"type"`
+	ID             string          `json:"id"`
+	ToolCalls      []lcToolCall    `json:"tool_calls,omitempty"`
+	ToolCallChunks []toolCallChunk `json:"tool_call_chunks,omitempty"`
+	Content        string          `json:"content"`
 }
 
 // chunkPrefix is a text chunk of message id encoded up to its content.
@@ -74,7 +79,7 @@ func tuple(c *chunkJSON, meta json.RawMessage) encoded {
 }
 
 func chunk(id, text string, call *lcToolCall, index int) *chunkJSON {
-	c := &chunkJSON{Type: "AIMessageChunk", ID: id, Content: text, ToolCalls: []lcToolCall{}, InvalidToolCalls: []struct{}{}, ToolCallChunks: []toolCallChunk{}}
+	c := &chunkJSON{Type: "AIMessageChunk", ID: id, Content: text}
 	if call != nil {
 		c.ToolCalls = []lcToolCall{*call}
 		c.ToolCallChunks = []toolCallChunk{{ID: call.ID, Name: call.Name, Args: string(call.Args), Index: index, Type: "tool_call_chunk"}}
@@ -94,11 +99,11 @@ func (t *translator) delta(out []frame, seq int64, d logData) []frame {
 		b.calls = append(b.calls, call)
 		c = chunk(b.id, "", &call, len(b.calls)-1)
 	default:
-		b.text.WriteString(d.Text)
+		b.addText(d.Text)
 		c = chunk(b.id, d.Text, nil, 0)
 	}
 	if t.modes["messages-tuple"] {
-		out = append(out, frame{event: "messages", data: tuple(c, t.metaJSON(d.Actor))})
+		out = append(out, frame{event: t.actor(d.Actor).tuple, data: tuple(c, t.metaJSON(d.Actor))})
 	}
 	return t.otherTokenModes(out, d.Actor, b, c)
 }
@@ -108,12 +113,13 @@ func (t *translator) delta(out []frame, seq int64, d logData) []frame {
 // (events).
 func (t *translator) otherTokenModes(out []frame, actor string, b *aiBuild, c *chunkJSON) []frame {
 	if t.modes["messages"] {
+		ns := t.actor(actor).ns
 		if !b.announced {
 			meta := map[string]any{"metadata": t.metaJSON(actor)}
-			out = append(out, frame{event: "messages/metadata", data: map[string]any{b.id: meta}})
+			out = append(out, frame{event: t.msgEvent("messages/metadata", ns), data: map[string]any{b.id: meta}})
 			b.announced = true
 		}
-		out = append(out, frame{event: "messages/partial", data: []lcMessage{b.message()}})
+		out = append(out, frame{event: t.msgEvent("messages/partial", ns), data: []lcMessage{b.message()}})
 	}
 	if t.modes["events"] {
 		node, ns := t.where(actor)
@@ -127,25 +133,21 @@ func (t *translator) toolResult(out []frame, seq int64, d logData) []frame {
 	if b := t.building[d.Actor]; b != nil && len(b.calls) > 0 {
 		out = t.finish(out, d.Actor) // the call before its result
 	}
-	_, ns := t.where(d.Actor)
+	a := t.actor(d.Actor)
+	ns := a.ns
 	r := d.ToolResult
 	msg := lcMessage{Type: "tool", ID: idAt(t.runID, seq), Name: r.Name, Content: r.Content, ToolCallID: r.ToolCallID,
 		AdditionalKwargs: map[string]any{}, ResponseMetadata: map[string]any{}, Status: "success"}
 	if r.IsError {
 		msg.Status = "error"
 	}
-	if len(ns) == 0 {
-		t.values = append(t.values, msg)
-		if t.modes["values"] {
-			out = t.emit(out, "values", nil, t.valuesNow())
-		}
-	}
+	out = t.converse(out, a, msg)
 	out = t.emit(out, "updates", ns, map[string]any{"tools": map[string]any{"messages": []lcMessage{msg}}})
 	if t.modes["messages-tuple"] {
-		out = append(out, frame{event: "messages", data: []any{msg, t.meta("tools", ns)}})
+		out = append(out, frame{event: a.tuple, data: []any{msg, t.meta("tools", ns)}})
 	}
 	if t.modes["messages"] {
-		out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
+		out = append(out, frame{event: t.msgEvent("messages/complete", ns), data: []lcMessage{msg}})
 	}
 	if t.modes["events"] {
 		out = t.emit(out, "events", ns, t.lcEvent("on_tool_end", r.Name, msg.ID, map[string]any{"output": msg}))
@@ -223,20 +225,33 @@ func (t *translator) finish(out []frame, actor string) []frame {
 		return out
 	}
 	delete(t.building, actor)
-	node, ns := t.where(actor)
+	a := t.actor(actor)
+	node, ns := a.node, a.ns
 	msg := b.message()
-	if len(ns) == 0 {
-		t.values = append(t.values, msg)
-		if t.modes["values"] {
-			out = t.emit(out, "values", nil, t.valuesNow())
-		}
-	}
+	out = t.converse(out, a, msg)
 	out = t.emit(out, "updates", ns, map[string]any{node: map[string]any{"messages": []lcMessage{msg}}})
 	if t.modes["messages"] {
-		out = append(out, frame{event: "messages/complete", data: []lcMessage{msg}})
+		out = append(out, frame{event: t.msgEvent("messages/complete", ns), data: []lcMessage{msg}})
 	}
 	if t.modes["events"] {
 		out = t.emit(out, "events", ns, t.lcEvent("on_chat_model_end", node, msg.ID, map[string]any{"output": msg}))
+	}
+	return out
+}
+
+// converse adds msg of actor a to the run's conversation when it is one
+// of its messages (a.conv): the values, and for a hand-off's target an
+// update of its node at the root.
+func (t *translator) converse(out []frame, a *actorInfo, msg lcMessage) []frame {
+	if !a.conv {
+		return out
+	}
+	t.values = append(t.values, msg)
+	if t.modes["values"] {
+		out = t.emit(out, "values", nil, t.valuesNow())
+	}
+	if a.up != "" {
+		out = t.emit(out, "updates", nil, map[string]any{a.up: map[string]any{"messages": []lcMessage{msg}}})
 	}
 	return out
 }

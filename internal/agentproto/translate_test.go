@@ -50,17 +50,24 @@ func readLog(t *testing.T, name string) (runv.Task, []runv.Event) {
 		}
 		evs = append(evs, runv.Event{RunID: head.RunID, Seq: head.Seq, Type: head.Type, Data: append([]byte(nil), sc.Bytes()...)})
 	}
-	return runv.Task{ID: evs[0].RunID, ContextID: "thread-1", AgentID: strings.TrimSuffix(name, "_resumed")}, evs
+	var start struct {
+		AgentID string `json:"agent_id"`
+	}
+	if err := json.Unmarshal(evs[0].Data, &start); err != nil || start.AgentID == "" {
+		t.Fatalf("%s: the first event names no agent: %v", name, err)
+	}
+	return runv.Task{ID: evs[0].RunID, ContextID: "thread-1", AgentID: start.AgentID}, evs
 }
 
 // TestTranslateGolden translates recorded runs of the demo agents — echo,
 // the assistant's tool call, the research workflow's steps and subgraphs,
-// the refund flow's interrupt, a tool approval — in every stream mode,
+// the refund flow's interrupt, a tool approval, the desk's hand-offs to a
+// local agent and to a peer (subgraphs) — in every stream mode,
 // with subgraphs, and compares the frames with testdata/<run>.golden
 // (go test -update rewrites them).
 func TestTranslateGolden(t *testing.T) {
 	all := []string{"values", "updates", "messages-tuple", "messages", "events", "custom", "debug", "tasks", "checkpoints"}
-	for _, name := range []string{"echo", "assistant", "research", "refund", "refund_resumed", "guarded"} {
+	for _, name := range []string{"echo", "assistant", "research", "refund", "refund_resumed", "guarded", "desk", "desk_peer"} {
 		t.Run(name, func(t *testing.T) {
 			run, evs := readLog(t, name)
 			seed := []lcMessage{toLC(humanText("earlier"))}

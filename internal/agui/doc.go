@@ -14,7 +14,8 @@
 // answers interrupts (resume entries) or frontend tool calls (trailing
 // tool messages) is the next attempt of the parked agentd run: its answer
 // message carries the runId (MetadataRunID), which is how the face finds
-// it again. An AG-UI run spans the log from the run.start of its attempt
+// it again; the runId is also recorded on the thread's record (runids.go),
+// so that its reuse in another thread is refused. An AG-UI run spans the log from the run.start of its attempt
 // to the run.end that ends or parks the run; recovery attempts on another
 // replica (run.start resumed "crash") belong to it.
 //

@@ -81,13 +81,7 @@ func (s *Server) runAgent(w http.ResponseWriter, r *http.Request) {
 	}
 	ref, err := s.locateIn(r.Context(), agentID, in.ThreadID, in.RunID, t, msgs)
 	if errdefs.IsNotFound(err) {
-		ref, err = s.start(r.Context(), agentID, in, msgs)
-		if errdefs.IsConflict(err) && errdefs.FieldOf(err) == "" {
-			// A concurrent request with the same runId won the race.
-			if again, lerr := s.locate(r.Context(), agentID, in.ThreadID, in.RunID); lerr == nil {
-				ref, err = again, nil
-			}
-		}
+		ref, err = s.startNew(r.Context(), agentID, in, msgs)
 	}
 	if err != nil {
 		writeError(w, r, err)
@@ -95,6 +89,22 @@ func (s *Server) runAgent(w http.ResponseWriter, r *http.Request) {
 	}
 	// A retried POST (the same runId) may say what it has seen already.
 	s.serveRun(w, r, in.ThreadID, in.RunID, ref, r.Header.Get("Last-Event-ID"))
+}
+
+// startNew starts the run of a runId the thread does not know yet — one
+// that no resume in another thread used (runids.go) — or joins it when a
+// concurrent request with the same runId won the race.
+func (s *Server) startNew(ctx context.Context, agentID string, in RunAgentInput, msgs []run.Message) (runRef, error) {
+	if err := s.checkRunID(ctx, in.ThreadID, in.RunID); err != nil {
+		return runRef{}, err
+	}
+	ref, err := s.start(ctx, agentID, in, msgs)
+	if errdefs.IsConflict(err) && errdefs.FieldOf(err) == "" {
+		if again, lerr := s.locate(ctx, agentID, in.ThreadID, in.RunID); lerr == nil {
+			return again, nil
+		}
+	}
+	return ref, err
 }
 
 // start submits the run an input asks for: an answer to the thread's
@@ -156,6 +166,9 @@ func (s *Server) resume(ctx context.Context, agentID string, in RunAgentInput, p
 		}
 		msgs, err := s.transcript(ctx, in.ThreadID)
 		return runRef{task: *parked, startSeq: start, snapshot: messagesOf(msgs)}, err
+	}
+	if err := s.claimRunID(ctx, in.ThreadID, in.RunID); err != nil {
+		return runRef{}, err
 	}
 	a.message.ID = in.RunID
 	md := in.messageMetadata()

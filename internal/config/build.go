@@ -218,6 +218,7 @@ func runtimeAgent(a Agent, eng engine.Engine) *runtime.Agent {
 		Multitask:             runtime.MultitaskPolicy(a.Multitask),
 		MaxTokensPerRun:       a.Budget.MaxTokensPerRun,
 		MaxCostPerRun:         a.Budget.MaxCostPerRun,
+		ChildBudgetShare:      a.Budget.ChildShare,
 		MaxTokensTotal:        a.Budget.MaxTokensTotal,
 		MaxTokensPerPeriod:    a.Budget.MaxTokensPerPeriod,
 		BudgetPeriod:          time.Duration(a.Budget.Period),

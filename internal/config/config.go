@@ -278,6 +278,11 @@ type Budget struct {
 	// MaxCostPerRun bounds what one run's whole call tree may cost, in the
 	// prices' currency (the prices section must price its models).
 	MaxCostPerRun float64 `json:"max_cost_per_run,omitempty"`
+	// ChildShare is the part (0 < f ≤ 1, default 1) of what a run has left
+	// of these budgets that one child run (a workflow step, a hand-off, a
+	// peer or agent called as a tool) may spend; a child that passes its
+	// share fails alone and its parent decides.
+	ChildShare float64 `json:"child_share,omitempty"`
 	// Input and output tokens of one run, apart.
 	MaxInputTokensPerRun  int64 `json:"max_input_tokens_per_run,omitempty"`
 	MaxOutputTokensPerRun int64 `json:"max_output_tokens_per_run,omitempty"`

@@ -80,6 +80,7 @@ agents:
 		{"period without a budget", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 24h}}", 1), `agents[0].budget.max_tokens_per_period: required with period 24h0m0s`},
 		{"period too short", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 30s, max_tokens_per_period: 1}}", 1), `agents[0].budget.period: 30s must be at least 1m`},
 		{"negative period budget", strings.Replace(base, "provider: p}", "provider: p, budget: {period: 1h, max_tokens_per_period: -1}}", 1), `agents[0].budget.max_tokens_per_period: -1 must not be negative`},
+		{"child share over the whole", strings.Replace(base, "provider: p}", "provider: p, budget: {max_tokens_per_run: 9, child_share: 1.5}}", 1), `agents[0].budget.child_share: 1.5 is not a part of the budget`},
 		{"negative price", "prices: {gpt-x: {input_per_million: -1, output_per_million: 2}}\n" + base, `prices.gpt-x.input_per_million: -1 must not be negative`},
 		{"revise without a judge", strings.Replace(base, "provider: p}", "provider: p, revise: {max_revisions: 1}}", 1), `agents[0].revise.judge: the judge's provider is required`},
 		{"revise with an unknown judge", strings.Replace(base, "provider: p}", "provider: p, revise: {judge: q, max_revisions: 1}}", 1), `agents[0].revise.judge: unknown provider "q"`},

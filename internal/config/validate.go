@@ -215,6 +215,9 @@ func (a Agent) validate(path string, providers map[string]Provider, tools []stri
 	if a.Budget.MaxTokensPerRun < 0 || a.Budget.MaxTokensTotal < 0 || a.Budget.MaxCostPerRun < 0 {
 		return fmt.Errorf("%s.budget: limits must not be negative", path)
 	}
+	if f := a.Budget.ChildShare; f < 0 || f > 1 {
+		return fmt.Errorf("%s.budget.child_share: %g is not a part of the budget (want 0 < child_share ≤ 1)", path, f)
+	}
 	if err := a.Budget.validatePeriod(path + ".budget"); err != nil {
 		return err
 	}

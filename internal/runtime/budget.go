@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 	"agentd/internal/store"
 )
 
@@ -59,4 +60,37 @@ func (x *execution) chargePeriod(tokens int64) error {
 			x.agent.ID, used, k.Start.Format(time.RFC3339), lim, k.Period, k.End().Format(time.RFC3339))
 	}
 	return nil
+}
+
+// addUsage accumulates usage and checks the budgets: the run's own
+// per-run budgets only when own (see budget_share.go), the agent's total
+// and period budgets always.
+func (x *execution) addUsage(modelName string, u model.TokenUsage, own bool) error {
+	x.mu.Lock()
+	x.usage = x.usage.Add(u)
+	x.modelUsage = addModelUsage(x.modelUsage, modelName, u)
+	// The run's usage: its earlier attempts' (recorded on the task, which
+	// only this execution writes, at its end) and this one's.
+	run := x.task.Usage.Add(x.usage)
+	x.mu.Unlock()
+	tokens := u.Add(model.TokenUsage{}).TotalTokens
+	agentTotal := x.r.agentUsage(x.agent.ID).add(tokens)
+	// Every counter is charged before any budget is checked.
+	periodErr := x.chargePeriod(tokens)
+	for _, b := range []struct {
+		name      string
+		used, lim int64
+	}{
+		{"max_tokens_per_run", run.TotalTokens, x.agent.MaxTokensPerRun},
+		{"max_input_tokens_per_run", run.InputTokens, x.agent.MaxInputTokensPerRun},
+		{"max_output_tokens_per_run", run.OutputTokens, x.agent.MaxOutputTokensPerRun},
+	} {
+		if own && b.lim > 0 && b.used > b.lim {
+			return errdefs.BudgetExceededf("run %s used %d tokens, over the agent's budget %s of %d", x.runID, b.used, b.name, b.lim)
+		}
+	}
+	if lim := x.agent.MaxTokensTotal; lim > 0 && agentTotal > lim {
+		return errdefs.BudgetExceededf("agent %s used %d tokens, over its total budget of %d", x.agent.ID, agentTotal, lim)
+	}
+	return periodErr
 }

@@ -41,6 +41,13 @@ const maxChildGenerations = 1000
 
 // RunChild runs eng as the child run c of this attempt's run.
 func (h *host) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
+	return h.runChild(ctx, nil, c, eng, board)
+}
+
+// runChild runs the child c of this attempt's run, which spends from
+// within (nil: the run's own budgets) and gives the child its share
+// (budget_share.go).
+func (h *host) runChild(ctx context.Context, within *budgetShare, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
 	if board == nil {
 		board = engine.NewBoard()
 	}
@@ -51,7 +58,8 @@ func (h *host) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engin
 	if err != nil {
 		return board, err
 	}
-	x, done, err := h.x.r.openChild(ctx, h.x, c, board)
+	left := h.x.left(ctx, within)
+	x, done, err := h.x.r.openChild(ctx, h.x, c, board, left)
 	if err != nil || done != nil {
 		if done == nil {
 			done = board
@@ -59,7 +67,26 @@ func (h *host) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engin
 		return done, err
 	}
 	defer x.closeChild()
-	return x.runChild(ctx, c, eng, board)
+	out, err := x.runChild(ctx, c, eng, board, x.share(h.x.runID, left))
+	var spent *shareSpent
+	if errors.As(err, &spent) && spent.child == x.runID {
+		err = overShare(spent)
+	}
+	return out, err
+}
+
+// share is the child's budget share: what it spent before (a resumed
+// child) and its agent's child_share of what its parent has left.
+func (x *execution) share(parent string, left budgetLeft) *budgetShare {
+	frac := x.agent.ChildBudgetShare
+	if frac <= 0 || frac > 1 {
+		frac = 1
+	}
+	x.mu.Lock()
+	used, byModel := x.task.Usage, x.task.ModelUsage
+	x.mu.Unlock()
+	spent := x.r.spent(byModel)
+	return shareOf(parent, left, frac, used, spent)
 }
 
 // childRunID names generation gen of parent's child key: a UUIDv7 with
@@ -79,13 +106,17 @@ func childRunID(parentID, key string, gen int) string {
 
 // openChild finds or creates the child for c.Key and makes it an attempt
 // ready to execute. A child that completed earlier needs no attempt: its
-// final board, rebuilt from its transcript, is returned instead.
-func (r *Runtime) openChild(ctx context.Context, p *execution, c engine.ChildRun, board *engine.Board) (*execution, *engine.Board, error) {
+// final board, rebuilt from its transcript, is returned instead. A new
+// child is refused while the parent has nothing left to spend.
+func (r *Runtime) openChild(ctx context.Context, p *execution, c engine.ChildRun, board *engine.Board, left budgetLeft) (*execution, *engine.Board, error) {
 	id, t, found, err := r.findChild(ctx, p.runID, c.Key)
 	switch {
 	case err != nil:
 		return nil, nil, err
 	case !found:
+		if what := left.spent(); what != "" {
+			return nil, nil, errdefs.BudgetExceededf("run %s has spent its budget of %s: %s is not started", p.runID, what, cmp.Or(c.Step, c.Key))
+		}
 		x, err := r.createChild(ctx, p, c, id, board)
 		return x, nil, err
 	case t.State == run.StateCompleted:
@@ -109,7 +140,7 @@ func (r *Runtime) cancelChild(ctx context.Context, p *execution, c engine.ChildR
 		return board, err
 	}
 	defer x.closeChild()
-	return x.runChild(ctx, c, eng, board)
+	return x.runChild(ctx, c, eng, board, nil)
 }
 
 // findChild returns the child of parent's key that openChild opens now:
@@ -234,7 +265,7 @@ func (r *Runtime) childBoard(ctx context.Context, t run.Task) (*engine.Board, er
 }
 
 // runChild executes the child's attempt and records how it ended.
-func (x *execution) runChild(ctx context.Context, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
+func (x *execution) runChild(ctx context.Context, c engine.ChildRun, eng engine.Engine, board *engine.Board, share *budgetShare) (*engine.Board, error) {
 	run := c.Run
 	run.ID, run.ResumeFrom = x.runID, nil
 	rc := engine.ResumeContext{Attempt: x.task.Attempt, StartedAt: x.task.CreatedAt, Signal: x.resume}
@@ -250,7 +281,7 @@ func (x *execution) runChild(ctx context.Context, c engine.ChildRun, eng engine.
 		}
 	}
 	ctx = engine.WithResumeContext(ctx, rc)
-	h := &childHost{rt: &x.host, out: c.Host, held: heldMessageIDs(run.ResumeFrom)}
+	h := &childHost{rt: &x.host, out: c.Host, held: heldMessageIDs(run.ResumeFrom), share: share}
 	out, err := executeGuarded(ctx, eng, run, h, board)
 	if out == nil {
 		out = board
@@ -350,13 +381,15 @@ func (x *execution) closeChild() {
 
 // childHost is the engine.Host of a child's attempt: events go to the
 // child's log and to the parent's side, checkpoints and usage are the
-// child's (usage also reaches the parent, whose budgets apply), and
+// child's (usage also reaches the parent, counted in its totals, and the
+// child's share judges it: budget_share.go), and
 // interrupts and questions come and go through the parent's side.
 type childHost struct {
 	rt  *host
 	out engine.Host
 	// held: the ids of the messages the child's resumed checkpoint holds.
-	held []string
+	held  []string
+	share *budgetShare // nil: unbounded
 }
 
 var (
@@ -395,16 +428,31 @@ func (h *childHost) Checkpoint(ctx context.Context, cp engine.Checkpoint) error 
 	return h.rt.Checkpoint(ctx, cp)
 }
 
+// ReportUsage counts usage as the child's, judges it by the child's
+// share, and passes it up: a child's tokens are its parent's too.
 func (h *childHost) ReportUsage(ctx context.Context, modelName string, u model.TokenUsage) error {
 	x := h.rt.x
 	x.mu.Lock()
 	x.usage = x.usage.Add(u)
 	x.modelUsage = addModelUsage(x.modelUsage, modelName, u)
+	used := x.task.Usage.Add(x.usage)
+	var byModel map[string]model.TokenUsage
+	if h.share != nil && h.share.cost >= 0 {
+		byModel = mergeModelUsage(x.task.ModelUsage, x.modelUsage)
+	}
 	x.mu.Unlock()
-	return h.out.ReportUsage(ctx, modelName, u)
+	var err error
+	if h.share != nil {
+		err = h.share.check(x.runID, used, x.r.spent(byModel))
+	}
+	if uerr := h.out.ReportUsage(withChildCharge(ctx), modelName, u); err == nil {
+		err = uerr
+	}
+	return err
 }
 
-// RunChild runs a grandchild: a child of this child.
+// RunChild runs a grandchild: a child of this child, spending from its
+// share.
 func (h *childHost) RunChild(ctx context.Context, c engine.ChildRun, eng engine.Engine, board *engine.Board) (*engine.Board, error) {
-	return h.rt.RunChild(ctx, c, eng, board)
+	return h.rt.runChild(ctx, h.share, c, eng, board)
 }

@@ -60,3 +60,11 @@ func (r *Runtime) Cost(byModel map[string]model.TokenUsage) (cost *float64, unpr
 	}
 	return cost, unpriced
 }
+
+// spent is what usage by model cost, 0 when nothing of it is priced.
+func (r *Runtime) spent(byModel map[string]model.TokenUsage) float64 {
+	if cost, _ := r.Cost(byModel); cost != nil {
+		return *cost
+	}
+	return 0
+}

@@ -48,6 +48,8 @@
 // lease.go (leases, renewal, recovery), outage.go (what an unreachable
 // store may cost: the outage bound, back-pressure, the owner asked before
 // a takeover), control.go (cancel, shutdown), parked.go, child.go,
+// budget.go (usage and the agent's budgets), budget_share.go (a child
+// run's share of its parent's budget: it fails alone, its parent decides),
 // calltree.go (a child run's place in its call tree), wait.go, reads.go,
 // contexts.go (the conversations list), threads.go (thread records and
 // status, for the Agent Protocol), checkpoints.go (a run's checkpoint

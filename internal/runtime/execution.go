@@ -149,37 +149,6 @@ func (x *execution) noteArtifact(a ArtifactData) {
 	x.artifacts = append(x.artifacts, a.Artifact)
 }
 
-// addUsage accumulates usage and checks the budgets.
-func (x *execution) addUsage(modelName string, u model.TokenUsage) error {
-	x.mu.Lock()
-	x.usage = x.usage.Add(u)
-	x.modelUsage = addModelUsage(x.modelUsage, modelName, u)
-	// The run's usage: its earlier attempts' (recorded on the task, which
-	// only this execution writes, at its end) and this one's.
-	run := x.task.Usage.Add(x.usage)
-	x.mu.Unlock()
-	tokens := u.Add(model.TokenUsage{}).TotalTokens
-	agentTotal := x.r.agentUsage(x.agent.ID).add(tokens)
-	// Every counter is charged before any budget is checked.
-	periodErr := x.chargePeriod(tokens)
-	for _, b := range []struct {
-		name      string
-		used, lim int64
-	}{
-		{"max_tokens_per_run", run.TotalTokens, x.agent.MaxTokensPerRun},
-		{"max_input_tokens_per_run", run.InputTokens, x.agent.MaxInputTokensPerRun},
-		{"max_output_tokens_per_run", run.OutputTokens, x.agent.MaxOutputTokensPerRun},
-	} {
-		if b.lim > 0 && b.used > b.lim {
-			return errdefs.BudgetExceededf("run %s used %d tokens, over the agent's budget %s of %d", x.runID, b.used, b.name, b.lim)
-		}
-	}
-	if lim := x.agent.MaxTokensTotal; lim > 0 && agentTotal > lim {
-		return errdefs.BudgetExceededf("agent %s used %d tokens, over its total budget of %d", x.agent.ID, agentTotal, lim)
-	}
-	return periodErr
-}
-
 // interrupt asks the engine to stop (cooperatively), and cancels its
 // context after the grace period. The first cause wins, except over a
 // pause (which stops the run at a checkpoint anyway).

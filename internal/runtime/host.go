@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"agentd/internal/calltree"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -364,21 +363,6 @@ func (x *execution) stamp(cp engine.Checkpoint) engine.Checkpoint {
 }
 
 func unnamed(m model.Message) bool { return m.ID == "" }
-
-// ReportUsage accumulates usage (by model, too) and enforces the run's
-// and the agent's token budgets.
-func (h *host) ReportUsage(ctx context.Context, modelName string, u model.TokenUsage) error {
-	err := h.x.addUsage(modelName, u)
-	if terr := calltree.Charge(ctx, u.Add(model.TokenUsage{}).TotalTokens); err == nil {
-		err = terr
-	}
-	if cost, _ := h.x.r.Cost(map[string]model.TokenUsage{modelName: u}); cost != nil {
-		if cerr := calltree.ChargeCost(ctx, *cost); err == nil {
-			err = cerr
-		}
-	}
-	return err
-}
 
 // messageNS namespaces derived message ids.
 var messageNS = uuid.MustParse("6f0b8a4e-2d1c-4b7e-9a53-0c8e5f1d7a21")

@@ -53,7 +53,10 @@ type Agent struct {
 	MaxTokensPerRun int64
 	// MaxCostPerRun bounds the cost of a run's whole call tree (0 = no
 	// limit), priced by Options.Prices (calltree.ChargeCost).
-	MaxCostPerRun         float64
+	MaxCostPerRun float64
+	// ChildBudgetShare is the part (0 < f ≤ 1; 0 = 1) of what a run has
+	// left that one child run may spend (budget_share.go).
+	ChildBudgetShare      float64
 	MaxInputTokensPerRun  int64
 	MaxOutputTokensPerRun int64
 	// MaxWallTime stops an attempt that runs longer, as a budget

@@ -181,8 +181,48 @@ async function questions() {
   return 'questions (a flow)';
 }
 
+// rejected runs the agent and returns the HttpAgent's error (it must fail).
+async function rejected(a, text, opts) {
+  try {
+    await run(a, text, opts);
+  } catch (err) {
+    return err;
+  }
+  assert.fail('the run was not refused');
+}
+
+async function runIdReuse() {
+  // A runId that answered one thread's interrupts names that run: a new
+  // run, or a resume, with it in another thread is refused (409 naming
+  // runId) and stores nothing there.
+  const a = agent('guarded');
+  const first = await run(a, 'delete notes.txt');
+  const runId = randomUUID();
+  const resumed = await run(a, undefined, { runId, resume: [{ interruptId: first.finished.outcome.interrupts[0].id, status: 'resolved', payload: { decision: 'approve' } }] });
+  assert.equal(resumed.finished.outcome.type, 'success');
+  const again = await run(a, undefined, { runId, resume: [{ interruptId: first.finished.outcome.interrupts[0].id, status: 'resolved', payload: { decision: 'approve' } }] });
+  assert.equal(again.finished.outcome.type, 'success', 'the same runId in its own thread replays that run');
+
+  const b = agent('echo');
+  const err = await rejected(b, 'hello', { runId });
+  assert.equal(err.status, 409, `a new run reusing the runId: ${err.message}`);
+  assert.match(err.message, /runId/);
+  assert.match(err.message, /another thread/);
+  const fresh = await run(b, undefined);
+  const snapshot = fresh.events.find((e) => e.type === 'MESSAGES_SNAPSHOT');
+  assert.equal(snapshot.messages.filter((m) => m.role === 'user').length, 1, 'the refused run stored nothing');
+
+  const c = agent('guarded');
+  const parked = await run(c, 'delete other.txt');
+  const err2 = await rejected(c, undefined, { runId, resume: [{ interruptId: parked.finished.outcome.interrupts[0].id, status: 'resolved', payload: false }] });
+  assert.equal(err2.status, 409, `a resume reusing the runId: ${err2.message}`);
+  const still = await run(c, undefined, { resume: [{ interruptId: parked.finished.outcome.interrupts[0].id, status: 'resolved', payload: false }] });
+  assert.equal(still.finished.outcome.type, 'success', 'the refused resume left the run waiting');
+  return 'runId reuse';
+}
+
 const only = process.argv.slice(2);
-const all = { echo, toolCall, interruptAndResume, questions, research, team, cancel, frontendTool, reasoning };
+const all = { echo, toolCall, interruptAndResume, questions, research, team, cancel, frontendTool, reasoning, runIdReuse };
 for (const [name, f] of Object.entries(all)) {
   if (only.length && !only.includes(name)) continue;
   console.log('ok', await f());
