@@ -51,6 +51,9 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 	if err := registerDemoTools(b.reg, opts.Getenv); err != nil {
 		return nil, err
 	}
+	if err := c.registerHTTPTools(b.reg); err != nil {
+		return nil, err
+	}
 	out := make([]*runtime.Agent, 0, len(c.Agents))
 	for i, a := range c.Agents {
 		eng, err := b.engine(i, a)
@@ -178,6 +181,7 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 		ResponseSchema: a.ResponseSchema, ResponseRetries: a.ResponseRetries,
 		MaxToolCalls:  a.Budget.MaxToolCallsPerRun,
 		ContextWindow: cs.ContextWindow, CompactThreshold: cs.CompactThreshold,
+		Effects: b.c.effectOverrides(), InDoubt: b.c.inDoubt(a, names),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

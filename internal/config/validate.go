@@ -51,6 +51,9 @@ func (c *Config) Validate() error {
 	if err := validatePrices(c.Prices); err != nil {
 		return err
 	}
+	if err := c.validateEffects(); err != nil {
+		return err
+	}
 	for i, a := range c.Agents {
 		if a.Budget.MaxCostPerRun > 0 && len(c.Prices) == 0 {
 			return fmt.Errorf("agents[%d].budget.max_cost_per_run: a cost budget needs prices: price the agent's models in the prices section", i)
@@ -272,7 +275,7 @@ func (c *Config) toolNames() []string {
 	if c.Tools.HTTPGet != nil {
 		names = append(names, tool.HTTPGetName)
 	}
-	return names
+	return append(names, c.httpToolNames()...)
 }
 
 // validatePeriod checks the budget per period: both fields or neither, a

@@ -32,6 +32,8 @@ type host struct {
 	// expired: the attempt resumes a run whose prompt expired unanswered
 	// (engine.SignalTimeout); the first AskUser answers it with a Timeout.
 	expired bool
+	// fx is the attempt's view of the effect ledger (effects.go).
+	fx effectLedger
 }
 
 // Publish appends ev to the run's event log.
@@ -123,6 +125,13 @@ func (x *execution) logEvent(ev engine.Event) (string, runlog.Body, error) {
 	case engine.Compaction:
 		body, err := compactionBody(logActor(e.Actor), e.Payload)
 		return EventContextCompaction, runlog.Object(body), err
+	case engine.Effect:
+		typ, err := effectEvent(e)
+		if err != nil {
+			return "", runlog.Body{}, err
+		}
+		e.Actor = logActor(e.Actor)
+		return encodeEvent(typ, e)
 	}
 	return "", runlog.Body{}, errdefs.Validationf("publish to run %s: not an event", x.runID)
 }

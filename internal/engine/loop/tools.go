@@ -60,7 +60,11 @@ func (x *execution) runTools(n int, gates []gate) error {
 		dispatch = append(dispatch, call)
 		dispatched = append(dispatched, i)
 	}
-	if len(dispatch) > 0 {
+	if x.hasRecorded(gates) {
+		if err := x.runRecorded(n, gates, dispatch, dispatched, results); err != nil {
+			return err
+		}
+	} else if len(dispatch) > 0 {
 		out := x.e.cfg.Tools.ExecuteAll(engine.WithRunID(engine.WithHost(&x.work, x.host), x.run.ID), dispatch)
 		for j, r := range out {
 			results[dispatched[j]] = r
