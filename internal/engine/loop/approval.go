@@ -214,7 +214,7 @@ func (x *execution) decide(n int, p *pending, reply engine.UserReply) {
 			switch {
 			case g.Call.ID != a.CallID || g.Outcome != gateAsk:
 			case g.Effect != nil && g.Effect.Doubt:
-				x.answerDoubt(n, i, g, a) // doubt.go
+				x.answerDoubt(n, g, a) // doubt.go
 			default:
 				x.apply(n, g, a)
 			}

@@ -32,13 +32,13 @@ func (x *execution) resolveDoubts(n int, p *pending) error {
 		if !x.recorded(*g) || g.Effect != nil {
 			continue
 		}
-		ev := x.effect(engine.EffectDoubt, n, i, *g)
+		ev := x.effect(engine.EffectDoubt, n, *g)
 		if !prior[ev.Key].InDoubt() {
 			continue
 		}
 		ev.Policy, ev.Arguments, ev.Reason = x.e.doubtPolicy(g.Call.Name), g.Call.Arguments, crashNote
 		x.publish(ev)
-		if err := x.applyPolicy(n, i, g, ev.Policy); err != nil {
+		if err := x.applyPolicy(n, g, ev.Policy); err != nil {
 			return err
 		}
 	}
@@ -46,51 +46,51 @@ func (x *execution) resolveDoubts(n int, p *pending) error {
 }
 
 // applyPolicy resolves the doubt of gate g (the i-th call of iteration n).
-func (x *execution) applyPolicy(n, i int, g *gate, policy string) error {
+func (x *execution) applyPolicy(n int, g *gate, policy string) error {
 	switch policy {
 	case engine.DoubtRetry:
-		x.resolved(n, i, g, engine.ResolvedRetried, nil, "retried with the same effect key")
+		x.resolved(n, g, engine.ResolvedRetried, nil, "retried with the same effect key")
 	case engine.DoubtReconcile:
-		return x.reconcile(n, i, g)
+		return x.reconcile(n, g)
 	case engine.DoubtAsk:
 		g.Outcome, g.Why = gateAsk, "in doubt: "+crashNote
 		g.Effect = &gateEffect{Doubt: true}
 	default:
-		x.resolved(n, i, g, engine.ResolvedFailed, nil, "policy fail")
-		return x.doubtFailed(n, i, *g, "its in_doubt policy is fail")
+		x.resolved(n, g, engine.ResolvedFailed, nil, "policy fail")
+		return x.doubtFailed(n, *g, "its in_doubt policy is fail")
 	}
 	return nil
 }
 
 // reconcile asks g's tool whether the effect happened.
-func (x *execution) reconcile(n, i int, g *gate) error {
+func (x *execution) reconcile(n int, g *gate) error {
 	t, _ := x.e.cfg.Tools.Get(g.Call.Name)
 	rc, ok := t.(tool.Reconciler)
 	if !ok {
-		x.resolved(n, i, g, engine.ResolvedFailed, nil, "no status call")
-		return x.doubtFailed(n, i, *g, "its policy is reconcile and the tool has no status call")
+		x.resolved(n, g, engine.ResolvedFailed, nil, "no status call")
+		return x.doubtFailed(n, *g, "its policy is reconcile and the tool has no status call")
 	}
 	call := tool.CallOf(g.Call)
-	call.IdempotencyKey, _ = x.effectKey(n, i, *g)
+	call.IdempotencyKey, _ = x.effectKey(n, *g)
 	ctx := tool.ContextWithCall(engine.WithRunID(engine.WithHost(&x.work, x.host), x.run.ID), call)
 	r, found, err := rc.Reconcile(ctx, call)
 	switch {
 	case err != nil:
-		x.resolved(n, i, g, engine.ResolvedFailed, nil, "status call failed: "+err.Error())
-		return x.doubtFailed(n, i, *g, "its status call failed: "+err.Error())
+		x.resolved(n, g, engine.ResolvedFailed, nil, "status call failed: "+err.Error())
+		return x.doubtFailed(n, *g, "its status call failed: "+err.Error())
 	case found:
-		x.resolved(n, i, g, engine.ResolvedReconciled, &r.Content, "the status call found the effect")
+		x.resolved(n, g, engine.ResolvedReconciled, &r.Content, "the status call found the effect")
 	default:
-		x.resolved(n, i, g, engine.ResolvedAbsent, nil, "the status call found no effect: the call runs")
+		x.resolved(n, g, engine.ResolvedAbsent, nil, "the status call found no effect: the call runs")
 	}
 	return nil
 }
 
 // resolved records g's resolution (result: the answer it gets without
 // running, if any) and logs it.
-func (x *execution) resolved(n, i int, g *gate, how string, result *string, reason string) {
+func (x *execution) resolved(n int, g *gate, how string, result *string, reason string) {
 	g.Effect = &gateEffect{Doubt: g.Effect != nil && g.Effect.Doubt, Resolution: how, Result: result}
-	ev := x.effect(engine.EffectResolved, n, i, *g)
+	ev := x.effect(engine.EffectResolved, n, *g)
 	ev.Resolution, ev.Reason = how, reason
 	if result != nil {
 		ev.Content = *result
@@ -99,8 +99,8 @@ func (x *execution) resolved(n, i int, g *gate, how string, result *string, reas
 }
 
 // doubtFailed is the error that fails the run for the i-th call, named.
-func (x *execution) doubtFailed(n, i int, g gate, why string) error {
-	key, _ := x.effectKey(n, i, g)
+func (x *execution) doubtFailed(n int, g gate, why string) error {
+	key, _ := x.effectKey(n, g)
 	return errdefs.Conflictf("loop agent %q: tool call %s (%s %s, effect key %s) is in doubt after the run was cut, and %s",
 		x.actor, g.Call.ID, g.Call.Name, g.Call.Arguments, key, why)
 }
@@ -108,26 +108,26 @@ func (x *execution) doubtFailed(n, i int, g gate, why string) error {
 // answerDoubt applies a person's answer a to gate g, a call in doubt:
 // approve retries it, skip answers it with a.Result, reject fails the run
 // (after the approvals are all in: applyDoubtAnswers).
-func (x *execution) answerDoubt(n, i int, g *gate, a engine.ApprovalAnswer) {
+func (x *execution) answerDoubt(n int, g *gate, a engine.ApprovalAnswer) {
 	switch a.Decision {
 	case engine.DecisionSkip:
 		res := a.Result
 		g.Outcome = gateRun
-		x.resolved(n, i, g, engine.ResolvedSkipped, &res, "skipped by a person: "+a.Reason)
+		x.resolved(n, g, engine.ResolvedSkipped, &res, "skipped by a person: "+a.Reason)
 	case engine.DecisionReject:
 		g.Outcome = gateRun
-		x.resolved(n, i, g, engine.ResolvedFailed, nil, "failed by a person: "+a.Reason)
+		x.resolved(n, g, engine.ResolvedFailed, nil, "failed by a person: "+a.Reason)
 	default: // approve (an edit is a retry with the proposed arguments)
 		g.Outcome = gateRun
-		x.resolved(n, i, g, engine.ResolvedRetried, nil, "retried by a person")
+		x.resolved(n, g, engine.ResolvedRetried, nil, "retried by a person")
 	}
 }
 
 // failedDoubt returns the error of the first of gates a person failed.
 func (x *execution) failedDoubt(n int, gates []gate) error {
-	for i, g := range gates {
+	for _, g := range gates {
 		if g.Effect != nil && g.Effect.Resolution == engine.ResolvedFailed {
-			return x.doubtFailed(n, i, g, "a person answered fail")
+			return x.doubtFailed(n, g, "a person answered fail")
 		}
 	}
 	return nil
@@ -145,9 +145,9 @@ func doubts(p *pending) bool {
 
 // doubtKey is the effect key of p's call callID.
 func (x *execution) doubtKey(p *pending, callID string) string {
-	for i, g := range p.Gates {
+	for _, g := range p.Gates {
 		if g.Call.ID == callID {
-			key, _ := x.effectKey(p.Iteration, i, g)
+			key, _ := x.effectKey(p.Iteration, g)
 			return key
 		}
 	}

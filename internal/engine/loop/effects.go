@@ -6,6 +6,7 @@ import (
 
 	"agentd/internal/engine"
 	"agentd/internal/errdefs"
+	"agentd/internal/model"
 	"agentd/internal/tool"
 )
 
@@ -113,11 +114,23 @@ func (x *execution) recorded(g gate) bool {
 	return x.e.effectsOf(g.Call.Name).Recorded()
 }
 
-// effectKey is the key of the i-th call of iteration n.
-func (x *execution) effectKey(n, i int, g gate) (key, digest string) {
+// effectKey is the key of g's call in iteration n: its position is the
+// iteration and the call's id, which the checkpointed turn keeps (a turn
+// asked of the model again after a crash had no intent recorded).
+func (x *execution) effectKey(n int, g gate) (key, digest string) {
 	digest = engine.ArgsDigest(g.Call.Arguments)
-	pos := "iter:" + strconv.Itoa(n) + "/call:" + strconv.Itoa(i)
+	pos := "iter:" + strconv.Itoa(n) + "/call:" + g.Call.ID
 	return engine.EffectKey(x.run.ID, pos, digest), digest
+}
+
+// callKey is the key a tool receives for call c of iteration n: the
+// effect key when its tool has effects, else IdempotencyKey.
+func (x *execution) callKey(n int, c model.ToolCall) string {
+	if g := (gate{Call: c, Outcome: gateRun}); x.recorded(g) {
+		key, _ := x.effectKey(n, g)
+		return key
+	}
+	return IdempotencyKey(x.run.ID, n, c.ID)
 }
 
 // prior is what earlier attempts recorded; nothing for a fresh run.
@@ -135,8 +148,8 @@ func (x *execution) prior() (map[string]engine.EffectRecord, error) {
 }
 
 // effect is the Effect event of gate g (the i-th call of iteration n).
-func (x *execution) effect(phase string, n, i int, g gate) engine.Effect {
-	key, digest := x.effectKey(n, i, g)
+func (x *execution) effect(phase string, n int, g gate) engine.Effect {
+	key, digest := x.effectKey(n, g)
 	return engine.Effect{Phase: phase, Actor: x.actor, CallID: g.Call.ID, Tool: g.Call.Name, Key: key,
 		Digest: digest, Effects: string(x.e.effectsOf(g.Call.Name))}
 }
@@ -149,11 +162,11 @@ func (x *execution) intend(n int, p *pending) error {
 		return err
 	}
 	var evs []engine.Effect
-	for i, g := range p.Gates {
+	for _, g := range p.Gates {
 		if !x.recorded(g) || g.Effect != nil && g.Effect.Result != nil {
 			continue
 		}
-		ev := x.effect(engine.EffectIntent, n, i, g)
+		ev := x.effect(engine.EffectIntent, n, g)
 		if _, seen := prior[ev.Key]; seen {
 			continue
 		}
@@ -187,8 +200,8 @@ func (x *execution) hasRecorded(gates []gate) bool {
 // an earlier attempt recorded is used as it is; a result a doubt's
 // resolution gave is recorded; otherwise the call runs with its effect key
 // and its result is durable before this returns.
-func (x *execution) runEffect(n, i int, g gate, call tool.Call, prior map[string]engine.EffectRecord) (tool.Result, error) {
-	ev := x.effect(engine.EffectResult, n, i, g)
+func (x *execution) runEffect(n int, g gate, call tool.Call, prior map[string]engine.EffectRecord) (tool.Result, error) {
+	ev := x.effect(engine.EffectResult, n, g)
 	call.IdempotencyKey = ev.Key
 	if rec, ok := prior[ev.Key]; ok && rec.Result != nil {
 		return tool.Result{Content: rec.Result.Content, IsError: rec.Result.IsError}, nil
@@ -199,9 +212,10 @@ func (x *execution) runEffect(n, i int, g gate, call tool.Call, prior map[string
 	} else {
 		ctx := engine.WithRunID(engine.WithHost(&x.work, x.host), x.run.ID)
 		r = x.e.cfg.Tools.Execute(ctx, call)
-		if r.IsError && x.stopped() != nil {
-			// Cut short: whether the effect happened is unknown, so no
-			// result is recorded and the call stays in doubt.
+		if parks(r) || r.IsError && x.stopped() != nil {
+			// Parked (it goes on when the run resumes, with its key) or
+			// cut short (whether the effect happened is unknown): no
+			// result is recorded.
 			return r, nil
 		}
 	}
@@ -228,7 +242,7 @@ func (x *execution) runRecorded(n int, gates []gate, dispatch []tool.Call, at []
 			results[i] = x.e.cfg.Tools.Execute(ctx, call)
 			continue
 		}
-		r, err := x.runEffect(n, i, gates[i], call, prior)
+		r, err := x.runEffect(n, gates[i], call, prior)
 		if err != nil {
 			return &ledgerError{err}
 		}

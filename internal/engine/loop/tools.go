@@ -52,7 +52,7 @@ func (x *execution) runTools(n int, gates []gate) error {
 			continue
 		}
 		call := tool.CallOf(c)
-		call.IdempotencyKey = IdempotencyKey(x.run.ID, n, c.ID)
+		call.IdempotencyKey = x.callKey(n, c)
 		if _, ok := x.client[c.Name]; ok && !x.e.allowed[c.Name] {
 			client, clientAt = append(client, call), append(clientAt, i)
 			continue
