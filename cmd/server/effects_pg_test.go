@@ -130,6 +130,7 @@ func TestToolEffectsExactlyOnceAcrossKills(t *testing.T) {
 			if n := len(effectEvents(evs, "effect.doubt")); (n > 0) != tc.doubt {
 				t.Errorf("%d doubt event(s); a doubt expected: %v", n, tc.doubt)
 			}
+			g.checkTrajectory(t, id, tc.doubt)
 			run := readJSON[approvalRun](t, g.b.get(t, "/v1/runs/"+id), http.StatusOK)
 			if run.Status != "completed" || !strings.HasPrefix(answerText(run), "Done: charge ch-") || !strings.HasSuffix(answerText(run), " of "+tc.amount+".") {
 				t.Errorf("run %s: %s %q, want completed with the whole answer", id, run.Status, answerText(run))
@@ -224,5 +225,28 @@ func (g *effectsRig) askThen(t *testing.T, text string, svc *effectService, deci
 	got, effects := svc.counts()
 	if effects[key] != 1 || got[key] != requests {
 		t.Errorf("%d effect(s), %d request(s) under %s; want 1, %d", effects[key], got[key], key, requests)
+	}
+}
+
+// checkTrajectory checks that run id's trajectory shows, on its tool
+// steps, the call's intent and result, and its doubt when there was one.
+func (g *effectsRig) checkTrajectory(t *testing.T, id string, doubt bool) {
+	t.Helper()
+	tr := readJSON[struct {
+		Steps []struct {
+			Type    string `json:"type"`
+			Effects []struct {
+				Phase string `json:"phase"`
+			} `json:"effects"`
+		} `json:"steps"`
+	}](t, g.b.get(t, "/v1/runs/"+id+"/trajectory"), http.StatusOK)
+	phases := map[string]bool{}
+	for _, s := range tr.Steps {
+		for _, e := range s.Effects {
+			phases[e.Phase] = s.Type == "tool"
+		}
+	}
+	if !phases["intent"] || !phases["result"] || phases["doubt"] != doubt {
+		t.Errorf("effect phases on the trajectory's tool steps: %v; want intent, result and a doubt: %v", phases, doubt)
 	}
 }
