@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -200,6 +202,15 @@ func TestToolEffectsInDoubtPolicies(t *testing.T) {
 	t.Run("ask then retry on a keyed tool", func(t *testing.T) {
 		g.askThen(t, "charge 25", g.keyed, `"decision":"approve"`, "Done: charge ch-", 2)
 	})
+	// B found and resolved every doubt: its metrics count them.
+	res := g.b.get(t, "/metrics")
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for res, n := range map[string]int{"found": 5, "reconciled": 1, "absent": 1, "failed": 1, "skipped": 1, "retried": 1} {
+		if line := fmt.Sprintf(`agentd_tool_effect_doubts_total{resolution=%q} %d`, res, n); !strings.Contains(string(body), line) {
+			t.Errorf("B's metrics lack %s", line)
+		}
+	}
 }
 
 // askThen cuts a call of text after its request, finds the run parked

@@ -97,6 +97,7 @@ func effectsConfig(t *testing.T, keyed, unkeyed *effectService) string {
 	t.Helper()
 	cfg := fmt.Sprintf(`server:
   lease_ttl: 2s
+  metrics_on_main: true
 providers:
   pay-script:
     type: scripted

@@ -100,7 +100,6 @@ func (h *host) CommitEffects(ctx context.Context, cp *engine.Checkpoint, evs ...
 		if err := h.Publish(ctx, e); err != nil {
 			return err
 		}
-		h.x.observeEffect(e)
 	}
 	x := h.x
 	var err error

@@ -131,6 +131,7 @@ func (x *execution) logEvent(ev engine.Event) (string, runlog.Body, error) {
 			return "", runlog.Body{}, err
 		}
 		e.Actor = logActor(e.Actor)
+		x.observeEffect(e)
 		return encodeEvent(typ, e)
 	}
 	return "", runlog.Body{}, errdefs.Validationf("publish to run %s: not an event", x.runID)
