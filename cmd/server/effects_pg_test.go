@@ -147,6 +147,25 @@ func TestToolEffectsExactlyOnceAcrossKills(t *testing.T) {
 	}
 }
 
+// TestFlowActionEffectExactlyOnce: a flow's action calls the keyed HTTP
+// tool with the action's key; cut after the request and before its result
+// was durable, the flow replays the action in doubt, retries it with the
+// same key, and the service charged once.
+func TestFlowActionEffectExactlyOnce(t *testing.T) {
+	g := newEffectsRig(t)
+	id, evs := g.cut(t, "before-result", "pay-flow", "pay please")
+	checkExactlyOnce(t, evs)
+	key := oneKey(t, evs)
+	requests, effects := g.keyed.counts()
+	if effects[key] != 1 || requests[key] != 2 || resolution(t, evs) != "retried" {
+		t.Errorf("under %s: %d effect(s), %d request(s); want 1 and 2 (retried)", key, effects[key], requests[key])
+	}
+	run := readJSON[approvalRun](t, g.b.get(t, "/v1/runs/"+id), http.StatusOK)
+	if run.Status != "completed" || !strings.Contains(answerText(run), "Paid: charge ch-1 of 77") {
+		t.Errorf("run: %s %q", run.Status, answerText(run))
+	}
+}
+
 // resolution is the resolution the log records for the run's doubt.
 func resolution(t *testing.T, evs []event) string {
 	t.Helper()

@@ -131,13 +131,33 @@ agents:
   - {id: payer-reconcile, engine: loop, provider: pay-script, tools: [pay], in_doubt: {pay: reconcile}}
   - {id: payer-ask, engine: loop, provider: pay-script, tools: [charge, pay], in_doubt: {"*": ask}}
   - {id: payer-fail, engine: loop, provider: pay-script, tools: [pay], in_doubt: {pay: fail}}
+  - {id: pay-flow, engine: flow, flow: pay.yaml}
 `, keyed.srv.URL, unkeyed.srv.URL)
-	path := filepath.Join(t.TempDir(), "agentd.yaml")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agentd.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pay.yaml"), []byte(payFlow), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
+
+// payFlow is a flow whose one action charges (keyed) and whose answer
+// shows the receipt.
+const payFlow = `name: pay
+nodes:
+  - id: start
+    do:
+      name: charge
+      args:
+        amount: 77
+    save_to: receipt
+    to: done
+  - id: done
+    content: "Paid: {{ .receipt }}."
+`
 
 // effectEvents are the run's effect.* events of type typ.
 func effectEvents(evs []event, typ string) []event {

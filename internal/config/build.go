@@ -119,7 +119,8 @@ func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
 		if err := b.flowTools(path, a); err != nil {
 			return nil, err
 		}
-		eng, err := flow.New(flow.Config{Flow: b.c.flows[i], Tools: b.reg, AgentID: a.ID, SpecVersion: a.Version})
+		eng, err := flow.New(flow.Config{Flow: b.c.flows[i], Tools: b.reg, AgentID: a.ID, SpecVersion: a.Version,
+			Effects: b.c.effectOverrides(), InDoubt: b.c.inDoubt(a, b.reg.Names())})
 		if err != nil {
 			return nil, fmt.Errorf("%s.flow: %w", path, err)
 		}

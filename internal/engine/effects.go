@@ -67,9 +67,10 @@ type Effect struct {
 	// Effects is the tool's kind: idempotent, keyed or unsafe.
 	Effects   string          `json:"effects,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	// Content and IsError are a result's.
-	Content string `json:"content,omitempty"`
-	IsError bool   `json:"is_error,omitempty"`
+	// Content, Data and IsError are a result's.
+	Content string          `json:"content,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
 	// Policy is a doubt's; Resolution and Reason a resolution's.
 	Policy     string `json:"policy,omitempty"`
 	Resolution string `json:"resolution,omitempty"`
