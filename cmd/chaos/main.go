@@ -38,6 +38,7 @@ type options struct {
 	inject     string
 	server     string
 	faults     string
+	tools      float64
 }
 
 func main() {
@@ -52,6 +53,7 @@ func main() {
 	flag.StringVar(&o.inject, "inject", "", `a deliberate fault to show the check counts it: "drop" (a client loses an event) or "dup" (a client sees one twice)`)
 	flag.StringVar(&o.server, "server", "", "the server binary (default: built from ./cmd/server)")
 	flag.StringVar(&o.faults, "faults", "all", `"all", or "db": only the database restart and stop (every resumed run is then one a database outage restarted)`)
+	flag.Float64Var(&o.tools, "tools", 0.2, "share of REST runs whose agent calls an HTTP tool with effects (effects.go)")
 	flag.Parse()
 	if o.faults != "all" && o.faults != "db" {
 		log.Fatalf("chaos: -faults %q: want all or db", o.faults)
@@ -97,8 +99,9 @@ func run(ctx context.Context, o options) (*report, error) {
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
 			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
 				cr := &clientRun{worker: w, a2a: rng.Float64() < o.a2aShare}
+				cr.tool = !cr.a2a && rng.Float64() < o.tools
 				mu.Lock()
-				if injected && !cr.a2a && len(runs) >= 5 {
+				if injected && !cr.a2a && !cr.tool && len(runs) >= 5 {
 					cr.inject, injected = o.inject, false
 				}
 				runs = append(runs, cr)

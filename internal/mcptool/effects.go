@@ -51,8 +51,9 @@ func keyArgument(schema json.RawMessage) string {
 	return ""
 }
 
-// withKeyArgument is args with key under name, unless name is empty or
-// args already set it.
+// withKeyArgument is args with key under name (unless name is empty):
+// the effect key wins over a value the model made up, which would not be
+// the same on every attempt.
 func withKeyArgument(args json.RawMessage, name, key string) any {
 	if name == "" {
 		if len(args) == 0 {
@@ -64,8 +65,6 @@ func withKeyArgument(args json.RawMessage, name, key string) any {
 	if len(args) > 0 && json.Unmarshal(args, &obj) != nil {
 		return args
 	}
-	if _, set := obj[name]; !set {
-		obj[name], _ = json.Marshal(key)
-	}
+	obj[name], _ = json.Marshal(key)
 	return obj
 }
