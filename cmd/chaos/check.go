@@ -58,8 +58,8 @@ func (r *report) String() string {
 	fmt.Fprintf(&b, "checked: %d events received by clients\n", r.eventsChecked)
 	fmt.Fprintf(&b, "lost %d, duplicated %d, reordered %d, stuck %d, skipped %d, unframed %d, orphaned %d, retry mismatches %d, transcript mismatches %d\n",
 		r.lost, r.duplicated, r.reordered, r.stuck, r.skipped, r.unframed, r.orphans, r.retryMismatches, r.transcriptMismatches)
-	fmt.Fprintf(&b, "tool effects: %d runs, %d calls in their logs, %d keys charged (%d requests); duplicated %d, missing %d, phantom %d\n",
-		r.toolRuns, r.effects.calls, r.effects.keys, r.effects.requests, r.effects.duplicates, r.effects.missing, r.effects.phantoms)
+	fmt.Fprintf(&b, "tool effects: %d runs (%d resumed after a fault, %d calls in doubt), %d calls in their logs, %d keys charged (%d requests); duplicated %d, missing %d, phantom %d\n",
+		r.toolRuns, r.effects.resumed, r.effects.doubts, r.effects.calls, r.effects.keys, r.effects.requests, r.effects.duplicates, r.effects.missing, r.effects.phantoms)
 	for _, p := range r.problems {
 		fmt.Fprintf(&b, "  - %s\n", p)
 	}

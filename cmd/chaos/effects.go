@@ -56,7 +56,7 @@ func startEffectService() (*effectService, error) {
 func (s *effectService) charge(w http.ResponseWriter, r *http.Request) {
 	key := r.Header.Get("Idempotency-Key")
 	_, _ = io.Copy(io.Discard, r.Body)
-	time.Sleep(100 * time.Millisecond) // a slow API: kills land mid-call
+	time.Sleep(time.Second) // a slow API: kills land mid-call
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests[key]++
@@ -120,6 +120,7 @@ agent: {id: payer, engine: loop, provider: pay-script, tools: [charge]}
 // effectTally is what the check found of the tool-calling runs.
 type effectTally struct {
 	calls, keys, requests         int
+	resumed, doubts               int // runs resumed after a fault; calls found in doubt
 	duplicates, missing, phantoms int
 }
 
@@ -133,6 +134,18 @@ func (e *env) checkEffects(ctx context.Context, st *pgstore.Store, tool []*clien
 		}
 		for _, k := range intentKeys(evs) {
 			intended[k] = cr.id
+		}
+		starts := 0
+		for _, ev := range evs {
+			switch ev.Type {
+			case "run.start":
+				starts++
+			case "effect.doubt":
+				rep.effects.doubts++
+			}
+		}
+		if starts > 1 {
+			rep.effects.resumed++
 		}
 	}
 	s := e.svc
@@ -178,10 +191,17 @@ func intentKeys(evs []runs.Event) []string {
 
 // checkToolRun checks a tool-calling run's answer: the charge's result.
 func checkToolRun(cr *clientRun, evs []runs.Event, rep *report) {
+	var text strings.Builder
 	for _, ev := range evs {
-		if ev.Type == "delta" && strings.Contains(string(ev.Data), "Done: charge ") {
-			return
+		var d struct {
+			Text string `json:"text"`
 		}
+		if ev.Type == "delta" && json.Unmarshal(ev.Data, &d) == nil {
+			text.WriteString(d.Text)
+		}
+	}
+	if strings.Contains(text.String(), "Done: charge ") {
+		return
 	}
 	rep.skipped++
 	rep.problem("run %s: its deltas do not hold the answer with the charge", cr.id)
