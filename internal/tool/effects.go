@@ -36,14 +36,12 @@ func (e Effects) Validate() error {
 // Recorded reports whether calls of this kind go through the effect ledger.
 func (e Effects) Recorded() bool { return e != "" && e != EffectsNone }
 
-// EffectsOf is the kind of f's tool: Effects when declared, idempotent
-// when the older Idempotent flag is set, else none.
+// EffectsOf is the kind of f's tool: Effects when declared, else none.
+// The older Idempotent flag alone says a call may be replayed, which a
+// call without effects may too: it does not put the tool in the ledger.
 func (f Flags) EffectsOf() Effects {
-	switch {
-	case f.Effects != "":
+	if f.Effects != "" {
 		return f.Effects
-	case f.Idempotent:
-		return EffectsIdempotent
 	}
 	return EffectsNone
 }

@@ -69,7 +69,7 @@ func TestHTTPToolDeclarations(t *testing.T) {
 			t.Errorf("%+v: err %v, want one naming the tool", o, err)
 		}
 	}
-	if (Flags{Idempotent: true}).EffectsOf() != EffectsIdempotent || (Flags{}).EffectsOf() != EffectsNone {
+	if (Flags{Idempotent: true}).EffectsOf() != EffectsNone || (Flags{}).EffectsOf() != EffectsNone {
 		t.Error("EffectsOf of the older flag")
 	}
 	if DefaultDoubtPolicy(EffectsKeyed, false) != "retry" || DefaultDoubtPolicy(EffectsUnsafe, true) != "reconcile" || DefaultDoubtPolicy(EffectsUnsafe, false) != "ask" {

@@ -46,7 +46,7 @@ type Flags struct {
 	// Approval "required" pauses the run until a human approves the call.
 	Approval Approval `json:"approval,omitempty"`
 	// Effects is what a call does outside the run (effects.go); empty
-	// reads as idempotent when Idempotent is set, else none.
+	// reads as none.
 	Effects Effects `json:"effects,omitempty"`
 }
 
