@@ -180,6 +180,11 @@ func (x *execution) expire(n int, p *pending) {
 		if g.Outcome != gateAsk {
 			continue
 		}
+		if g.Effect != nil && g.Effect.Doubt { // unanswered: the run fails (doubt.go)
+			g.Outcome = gateRun
+			x.resolved(n, g, engine.ResolvedFailed, nil, why)
+			continue
+		}
 		g.Outcome, g.Denial = gateDeny, "rejected: "+why
 		x.publishVerdict(verdictEvent{Iteration: n, CallID: g.Call.ID, Tool: g.Call.Name, Arguments: g.Call.Arguments,
 			Verdict: engine.DecisionReject, Source: "timeout", Reason: why, Enforced: true})
