@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"sigs.k8s.io/yaml"
 )
 
 // bankServer is a go-sdk MCP server whose tool transfer takes the effect
@@ -99,19 +100,25 @@ func TestMCPToolEffectExactlyOnce(t *testing.T) {
 // TestPeerToolEffectExactlyOnce: the demo scout's peer tool reaches a
 // third agentd process P; the caller is cut before the call and after it
 // (before its result was durable). The effect key is the peer message's
-// messageId, in a context derived from it, so P runs one task per call
-// whatever the caller retried.
+// messageId, in a context derived from it, so P runs one task per call;
+// with in_doubt reconcile the resumed caller asks P for that context's
+// tasks: none before the call (it runs), the completed one after (its
+// answer is used, nothing is sent again).
 func TestPeerToolEffectExactlyOnce(t *testing.T) {
 	skipShort(t)
 	p := startReplica(t, "P", "", writeConfig(t, nil))
 	g := &effectsRig{dsn: sharedDSN(t), c: newClient(t)}
 	g.cfg = withScoutPeer(t, writeConfig(t, map[string]any{"lease_ttl": "2s"}), p.base+"/agents/echo/.well-known/agent-card.json")
+	reconcileScout(t, g.cfg)
 	g.b = startReplica(t, "B", g.dsn, g.cfg)
-	for _, point := range []string{"after-intent", "before-result"} {
+	for point, how := range map[string]string{"after-intent": "absent", "before-result": "reconciled"} {
 		t.Run(point, func(t *testing.T) {
 			id, evs := g.cut(t, point, "scout", "ask the peer hello "+point)
 			checkExactlyOnce(t, evs)
 			key := oneKey(t, evs)
+			if r := resolution(t, evs); r != how {
+				t.Errorf("resolution %q, want %q (the peer's tasks of the call, asked)", r, how)
+			}
 			res, err := g.c.Get(p.base + "/v1/runs?context=ctx-" + key)
 			if err != nil {
 				t.Fatal(err)
@@ -127,5 +134,30 @@ func TestPeerToolEffectExactlyOnce(t *testing.T) {
 				t.Errorf("run: %s %q", run.Status, answerText(run))
 			}
 		})
+	}
+}
+
+// reconcileScout sets the scout's in_doubt policy to reconcile in the
+// configuration at path.
+func reconcileScout(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range cfg["agents"].([]any) {
+		if m, _ := a.(map[string]any); m["id"] == "scout" {
+			m["in_doubt"] = map[string]any{"ask_echo": "reconcile"}
+		}
+	}
+	if b, err = yaml.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -114,7 +114,7 @@ func (x *attempt) open(ctx context.Context) (stream, error) {
 	if key := x.effectKey(); key != "" {
 		// A peer tool's call: the same message, in the same context, on
 		// every attempt, so that the peer starts one task for it.
-		msg.ID, msg.ContextID = key, "ctx-"+key
+		msg.ID, msg.ContextID = key, effectContext(key)
 	}
 	return x.peer.client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg}), nil
 }
