@@ -23,11 +23,12 @@ type bankServer struct {
 	requests  map[string]int
 	effects   map[string]int
 	metaKeys  map[string]string // argument key → _meta key
+	results   map[string]string
 	transfers int
 }
 
 func newBankServer(t *testing.T) (*bankServer, string) {
-	b := &bankServer{requests: map[string]int{}, effects: map[string]int{}, metaKeys: map[string]string{}}
+	b := &bankServer{requests: map[string]int{}, effects: map[string]int{}, metaKeys: map[string]string{}, results: map[string]string{}}
 	type transferArgs struct {
 		Amount         int    `json:"amount" jsonschema:"the amount"`
 		IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"the call's key"`
@@ -38,6 +39,27 @@ func newBankServer(t *testing.T) (*bankServer, string) {
 			func(_ context.Context, req *mcp.CallToolRequest, a transferArgs) (*mcp.CallToolResult, any, error) {
 				meta, _ := req.Params.Meta["agentd.dev/effect-key"].(string)
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.transfer(a.IdempotencyKey, meta, a.Amount)}}}, nil, nil
+			})
+		type payArgs struct {
+			Amount int `json:"amount" jsonschema:"the amount"`
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "pay", Description: "Pays (no key argument: unsafe for agentd)."},
+			func(_ context.Context, req *mcp.CallToolRequest, a payArgs) (*mcp.CallToolResult, any, error) {
+				meta, _ := req.Params.Meta["agentd.dev/effect-key"].(string)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.transfer(meta, meta, a.Amount)}}}, nil, nil
+			})
+		type statusArgs struct {
+			IdempotencyKey string `json:"idempotency_key" jsonschema:"the call's key"`
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "payment_status", Description: "Finds a payment by key.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(_ context.Context, _ *mcp.CallToolRequest, a statusArgs) (*mcp.CallToolResult, any, error) {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				res, ok := b.results[a.IdempotencyKey]
+				if !ok {
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no payment"}}}, nil, nil
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res}}}, nil, nil
 			})
 		return s
 	}, &mcp.StreamableHTTPOptions{Stateless: true}) // no session outlives a killed client
@@ -54,8 +76,9 @@ func (b *bankServer) transfer(key, meta string, amount int) string {
 	if b.effects[key] == 0 {
 		b.transfers++
 		b.effects[key]++
+		b.results[key] = fmt.Sprintf("transfer tr-%d of %d", b.transfers, amount)
 	}
-	return fmt.Sprintf("transfer tr-%d of %d", b.transfers, amount)
+	return b.results[key]
 }
 
 const bankConfig = `server: {lease_ttl: 2s}
@@ -65,7 +88,11 @@ providers:
     rules:
       - {after_tool: '*', reply: 'Done: {{.ToolResult}}.'}
       - {match: '^transfer (\d+)$', tool_calls: [{name: bank__transfer, arguments: '{"amount": {{index .Groups 1}}}'}]}
+      - {match: '^pay (\d+)$', tool_calls: [{name: bank__pay, arguments: '{"amount": {{index .Groups 1}}}'}]}
       - {reply: 'Say "transfer N".'}
+tools:
+  effects:
+    bank__pay: {status_tool: bank__payment_status, in_doubt: reconcile}
 agents:
   - {id: teller, engine: loop, provider: bank-script, mcp_servers: [{name: bank, url: %s}]}
 `
@@ -93,6 +120,20 @@ func TestMCPToolEffectExactlyOnce(t *testing.T) {
 	}
 	run := readJSON[approvalRun](t, g.b.get(t, "/v1/runs/"+id), http.StatusOK)
 	if run.Status != "completed" || answerText(run) != "Done: transfer tr-1 of 31." {
+		t.Errorf("run: %s %q", run.Status, answerText(run))
+	}
+	bank.mu.Unlock()
+
+	// pay takes no key argument (unsafe); its status tool finds the
+	// payment by the key the call's _meta carried: reconciled, not re-paid.
+	id, evs = g.cut(t, "before-result", "teller", "pay 32")
+	key = oneKey(t, evs)
+	bank.mu.Lock()
+	if r := resolution(t, evs); r != "reconciled" || bank.effects[key] != 1 || bank.requests[key] != 1 {
+		t.Errorf("pay under %s: resolution %q, %d payment(s), %d request(s); want reconciled, 1, 1", key, r, bank.effects[key], bank.requests[key])
+	}
+	run = readJSON[approvalRun](t, g.b.get(t, "/v1/runs/"+id), http.StatusOK)
+	if run.Status != "completed" || answerText(run) != "Done: transfer tr-2 of 32." {
 		t.Errorf("run: %s %q", run.Status, answerText(run))
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"agentd/internal/engine"
+	"agentd/internal/mcptool"
 	"agentd/internal/tool"
 )
 
@@ -39,6 +41,10 @@ type HTTPTool struct {
 type EffectSettings struct {
 	Effects tool.Effects `json:"effects,omitempty"`
 	InDoubt string       `json:"in_doubt,omitempty"`
+	// StatusTool is an MCP tool's reconcile call: another tool of the same
+	// server ("<server>__<tool>"), called with {"idempotency_key": key}; a
+	// result means the effect happened, an error result that it did not.
+	StatusTool string `json:"status_tool,omitempty"`
 }
 
 // httpToolNames are the names tools.http declares.
@@ -72,6 +78,10 @@ func (c *Config) validateEffects() error {
 		}
 		if err := checkPolicy(path+".in_doubt", s.InDoubt, true); err != nil {
 			return err
+		}
+		server, _, ok := strings.Cut(name, mcptool.Separator)
+		if st := s.StatusTool; st != "" && (!ok || !strings.HasPrefix(st, server+mcptool.Separator)) {
+			return fmt.Errorf("%s.status_tool: %q: an MCP tool's status tool is another tool of its server (%q…)", path, st, server+mcptool.Separator)
 		}
 	}
 	for i, a := range c.Agents {
@@ -157,4 +167,17 @@ func (c *Config) inDoubt(a Agent, names []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// setStatusTools gives server's tools the status tools tools.effects names.
+func (c *Config) setStatusTools(server string, conn *mcptool.Conn) error {
+	for name, s := range c.Tools.Effects {
+		if s.StatusTool == "" || !strings.HasPrefix(name, server+mcptool.Separator) {
+			continue
+		}
+		if err := conn.SetStatusTool(name, s.StatusTool); err != nil {
+			return fmt.Errorf("tools.effects.%s.status_tool: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -29,6 +29,7 @@ agents:
 		{"reconcile without a status call", `, status_url: "http://127.0.0.1:1/c/{key}"`, `, in_doubt: reconcile`, `tools.http[0].in_doubt: reconcile needs a status_url`},
 		{"bad override", "calculator: {effects: none}", "calculator: {effects: maybe}", `tools.effects.calculator.effects: effects "maybe"`},
 		{"name taken", "name: charge,", "name: clock,", `tools.http[0].name: "clock" is taken`},
+		{"status tool of another server", "calculator: {effects: none}", "bank__pay: {status_tool: other__status}", `tools.effects.bank__pay.status_tool: "other__status"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,10 +1,12 @@
 package mcptool
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"agentd/internal/errdefs"
 	"agentd/internal/tool"
 )
 
@@ -67,4 +69,52 @@ func withKeyArgument(args json.RawMessage, name, key string) any {
 	}
 	obj[name], _ = json.Marshal(key)
 	return obj
+}
+
+var _ tool.Reconciler = (*mcpTool)(nil)
+
+// SetStatusTool makes the server's tool status (its agentd name,
+// "<server>__<tool>") the reconcile call of tool name: called with
+// {"idempotency_key": key} (and the key in _meta), a result says the
+// effect happened (its content is the call's result), an error result that
+// it did not. Errors name the tool that is not the server's.
+func (c *Conn) SetStatusTool(name, status string) error {
+	var t, st *mcpTool
+	for _, x := range c.tools {
+		m := x.(*mcpTool)
+		switch m.name {
+		case name:
+			t = m
+		case status:
+			st = m
+		}
+	}
+	switch {
+	case t == nil:
+		return errdefs.Validationf("mcp server %q has no tool %q", c.name, name)
+	case st == nil:
+		return errdefs.Validationf("mcp server %q has no tool %q (status_tool of %s)", c.name, status, name)
+	}
+	t.status = st
+	return nil
+}
+
+// Reconciles reports whether a status tool is set.
+func (t *mcpTool) Reconciles() bool { return t.status != nil }
+
+// Reconcile asks the status tool whether call's effect happened.
+func (t *mcpTool) Reconcile(ctx context.Context, call tool.Call) (tool.Result, bool, error) {
+	if t.status == nil {
+		return tool.Result{}, false, errdefs.Validationf("tool %q has no status_tool to reconcile with", t.name)
+	}
+	args, _ := json.Marshal(map[string]string{keyArguments[0]: call.IdempotencyKey})
+	params := &mcp.CallToolParams{Name: t.status.remote, Arguments: json.RawMessage(args), Meta: mcp.Meta{EffectKeyMeta: call.IdempotencyKey}}
+	res, err := t.conn.call(ctx, params)
+	if err != nil {
+		return tool.Result{}, false, errdefs.NotAvailablef("mcp server %q: status of %s: %v", t.conn.name, t.name, err)
+	}
+	if res.IsError {
+		return tool.Result{}, false, nil
+	}
+	return tool.Text(contentText(res.Content)), true, nil
 }

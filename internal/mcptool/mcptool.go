@@ -190,6 +190,8 @@ type mcpTool struct {
 	// keyArg the argument that takes the effect key, if the tool has one.
 	effects tool.Effects
 	keyArg  string
+	// status is the tool that reconciles a call in doubt (SetStatusTool).
+	status *mcpTool
 }
 
 func (t *mcpTool) Name() string            { return t.name }
