@@ -33,6 +33,9 @@ const toolAgent = "payer"
 type effectService struct {
 	srv *http.Server
 	url string
+	// doubleOnce makes the first charge twice (-inject charge): the check
+	// must report it.
+	doubleOnce bool
 
 	mu       sync.Mutex
 	requests map[string]int
@@ -65,6 +68,10 @@ func (s *effectService) charge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.charges[key]++
+	if s.doubleOnce {
+		s.charges[key]++
+		s.doubleOnce = false
+	}
 	res := fmt.Sprintf("charge %d", len(s.results)+1)
 	s.results[key] = res
 	fmt.Fprint(w, res)

@@ -65,6 +65,7 @@ func setUp(ctx context.Context, o options) (*env, error) {
 	if e.svc, err = startEffectService(); err != nil {
 		return nil, err
 	}
+	e.svc.doubleOnce = o.inject == "charge"
 	if err := addToolAgent(e.cfg, e.svc.url); err != nil {
 		e.svc.close()
 		return nil, err
