@@ -28,6 +28,8 @@ type report struct {
 	stuck, skipped, unframed, orphans     int
 	retryMismatches, transcriptMismatches int
 	attemptsOverOne                       int
+	toolRuns                              int
+	effects                               effectTally
 	problems                              []string
 }
 
@@ -44,7 +46,8 @@ func (r *report) problem(format string, args ...any) {
 }
 
 func (r *report) clean() bool {
-	return r.lost+r.duplicated+r.reordered+r.stuck+r.skipped+r.unframed+r.orphans+r.retryMismatches+r.transcriptMismatches == 0
+	return r.lost+r.duplicated+r.reordered+r.stuck+r.skipped+r.unframed+r.orphans+r.retryMismatches+r.transcriptMismatches+
+		r.effects.duplicates+r.effects.missing+r.effects.phantoms == 0
 }
 
 func (r *report) String() string {
@@ -55,6 +58,8 @@ func (r *report) String() string {
 	fmt.Fprintf(&b, "checked: %d events received by clients\n", r.eventsChecked)
 	fmt.Fprintf(&b, "lost %d, duplicated %d, reordered %d, stuck %d, skipped %d, unframed %d, orphaned %d, retry mismatches %d, transcript mismatches %d\n",
 		r.lost, r.duplicated, r.reordered, r.stuck, r.skipped, r.unframed, r.orphans, r.retryMismatches, r.transcriptMismatches)
+	fmt.Fprintf(&b, "tool effects: %d runs (%d resumed after a fault, %d calls in doubt), %d calls in their logs, %d keys charged (%d requests); duplicated %d, missing %d, phantom %d\n",
+		r.toolRuns, r.effects.resumed, r.effects.doubts, r.effects.calls, r.effects.keys, r.effects.requests, r.effects.duplicates, r.effects.missing, r.effects.phantoms)
 	for _, p := range r.problems {
 		fmt.Fprintf(&b, "  - %s\n", p)
 	}
@@ -78,6 +83,7 @@ func (e *env) check(ctx context.Context, runs []*clientRun, rep *report) error {
 	}
 	defer st.Close()
 	answer := strings.Join(tokensOf(e.o.tokens), " ")
+	var tool []*clientRun
 	for _, cr := range runs {
 		rep.runs++
 		rep.disconnects += cr.disconnects
@@ -92,7 +98,12 @@ func (e *env) check(ctx context.Context, runs []*clientRun, rep *report) error {
 			continue
 		}
 		e.checkRun(ctx, st, cr, answer, rep)
+		if cr.tool {
+			tool = append(tool, cr)
+		}
 	}
+	rep.toolRuns = len(tool)
+	e.checkEffects(ctx, st, tool, rep)
 	return e.checkOrphans(ctx, st, rep)
 }
 
@@ -114,6 +125,12 @@ func (e *env) checkRun(ctx context.Context, st *pgstore.Store, cr *clientRun, an
 	if !framed(evs) {
 		rep.unframed++
 		rep.problem("run %s: its log is not dense or its attempts are not framed by run.start … run.end", cr.id)
+	}
+	if cr.tool {
+		checkToolRun(cr, evs, rep)
+		checkREST(cr, evs, rep)
+		rep.eventsChecked += len(cr.seqs)
+		return
 	}
 	if !slices.Equal(tokensIn(evs), tokensOf(e.o.tokens)) && !covers(evs, e.o.tokens) {
 		rep.skipped++

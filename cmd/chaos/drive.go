@@ -26,6 +26,7 @@ const runBudget = 2 * time.Minute
 type clientRun struct {
 	worker int
 	a2a    bool
+	tool   bool   // a run of the tool-calling agent (effects.go)
 	inject string // a deliberate client fault ("drop", "dup")
 
 	key string // the message id (idempotency key)
@@ -58,6 +59,9 @@ func (e *env) drive(ctx context.Context, rng *rand.Rand, cr *clientRun, key stri
 }
 
 func (cr *clientRun) text(o options) string {
+	if cr.tool {
+		return fmt.Sprintf("charge %d", 1+cr.worker)
+	}
 	return fmt.Sprintf("stream %d every %dms", o.tokens, o.every.Milliseconds())
 }
 
@@ -97,7 +101,7 @@ func (e *env) driveREST(ctx context.Context, rng *rand.Rand, cr *clientRun) {
 		"message":    map[string]any{"id": cr.key, "role": "user", "parts": []any{map[string]any{"type": "text", "text": cr.text(e.o)}}},
 	})
 	for cr.id == "" && ctx.Err() == nil {
-		if id, err := e.post(ctx, e.pick(rng), body); err == nil {
+		if id, err := e.post(ctx, e.pick(rng), cr.agent(), body); err == nil {
 			cr.id = id
 		} else {
 			time.Sleep(200 * time.Millisecond)
@@ -113,7 +117,7 @@ func (e *env) driveREST(ctx context.Context, rng *rand.Rand, cr *clientRun) {
 		cut := cutAfter(rng)
 		n, err := e.follow(ctx, base, cr, cut)
 		if len(cr.seqs) >= resendAt && len(cr.retryIDs) == 0 {
-			if id, err := e.post(ctx, e.pick(rng), body); err == nil {
+			if id, err := e.post(ctx, e.pick(rng), cr.agent(), body); err == nil {
 				cr.retryIDs = append(cr.retryIDs, id)
 			}
 		}
@@ -126,14 +130,22 @@ func (e *env) driveREST(ctx context.Context, rng *rand.Rand, cr *clientRun) {
 	}
 }
 
+// agent is the agent cr's messages go to.
+func (cr *clientRun) agent() string {
+	if cr.tool {
+		return toolAgent
+	}
+	return "echo"
+}
+
 // post sends the message and returns the run that answers it.
-func (e *env) post(ctx context.Context, base string, body []byte) (string, error) {
+func (e *env) post(ctx context.Context, base, agent string, body []byte) (string, error) {
 	if base == "" {
 		return "", fmt.Errorf("no replica up")
 	}
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(rctx, http.MethodPost, base+"/v1/agents/echo/messages?wait=false", strings.NewReader(string(body)))
+	req, _ := http.NewRequestWithContext(rctx, http.MethodPost, base+"/v1/agents/"+agent+"/messages?wait=false", strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
 	res, err := e.client.Do(req)
 	if err != nil {

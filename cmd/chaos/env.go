@@ -31,6 +31,7 @@ type env struct {
 	db      *pgtest.Cluster
 	proxies []*faultproxy.Proxy
 	client  *http.Client
+	svc     *effectService // the tool-calling runs' service (effects.go)
 
 	mu       sync.Mutex
 	replicas []*replica
@@ -59,6 +60,14 @@ func setUp(ctx context.Context, o options) (*env, error) {
 		}
 	}
 	if e.cfg, err = config.WriteDemo(dir, map[string]any{"lease_ttl": o.lease.String(), "shutdown_timeout": "2s"}); err != nil {
+		return nil, err
+	}
+	if e.svc, err = startEffectService(); err != nil {
+		return nil, err
+	}
+	e.svc.doubleOnce = o.inject == "charge"
+	if err := addToolAgent(e.cfg, e.svc.url); err != nil {
+		e.svc.close()
 		return nil, err
 	}
 	binDir, err := pgtest.BinDir()
@@ -203,4 +212,7 @@ func (e *env) tearDown() {
 		}
 	}
 	e.client.CloseIdleConnections()
+	if e.svc != nil {
+		e.svc.close()
+	}
 }

@@ -38,6 +38,7 @@ type options struct {
 	inject     string
 	server     string
 	faults     string
+	tools      float64
 }
 
 func main() {
@@ -49,15 +50,16 @@ func main() {
 	flag.DurationVar(&o.every, "every", 10*time.Millisecond, "pace of the tokens")
 	flag.Float64Var(&o.a2aShare, "a2a", 0.25, "share of runs driven over A2A JSON-RPC")
 	flag.DurationVar(&o.lease, "lease", 2*time.Second, "the replicas' lease TTL")
-	flag.StringVar(&o.inject, "inject", "", `a deliberate fault to show the check counts it: "drop" (a client loses an event) or "dup" (a client sees one twice)`)
+	flag.StringVar(&o.inject, "inject", "", `a deliberate fault to show the check counts it: "drop" (a client loses an event), "dup" (a client sees one twice) or "charge" (the tool service charges one key twice)`)
 	flag.StringVar(&o.server, "server", "", "the server binary (default: built from ./cmd/server)")
 	flag.StringVar(&o.faults, "faults", "all", `"all", or "db": only the database restart and stop (every resumed run is then one a database outage restarted)`)
+	flag.Float64Var(&o.tools, "tools", 0.2, "share of REST runs whose agent calls an HTTP tool with effects (effects.go)")
 	flag.Parse()
 	if o.faults != "all" && o.faults != "db" {
 		log.Fatalf("chaos: -faults %q: want all or db", o.faults)
 	}
-	if o.inject != "" && o.inject != "drop" && o.inject != "dup" {
-		log.Fatalf("chaos: -inject %q: want drop or dup", o.inject)
+	if o.inject != "" && o.inject != "drop" && o.inject != "dup" && o.inject != "charge" {
+		log.Fatalf("chaos: -inject %q: want drop, dup or charge", o.inject)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -91,14 +93,15 @@ func run(ctx context.Context, o options) (*report, error) {
 		runs []*clientRun
 		wg   sync.WaitGroup
 	)
-	injected := o.inject != ""
+	injected := o.inject == "drop" || o.inject == "dup"
 	for w := range o.concurrent {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(start.UnixNano())))
 			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
 				cr := &clientRun{worker: w, a2a: rng.Float64() < o.a2aShare}
+				cr.tool = !cr.a2a && rng.Float64() < o.tools
 				mu.Lock()
-				if injected && !cr.a2a && len(runs) >= 5 {
+				if injected && !cr.a2a && !cr.tool && len(runs) >= 5 {
 					cr.inject, injected = o.inject, false
 				}
 				runs = append(runs, cr)

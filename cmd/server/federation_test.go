@@ -507,6 +507,9 @@ func TestFederationA2A(t *testing.T) {
 				if !strings.Contains(u.notes["progress"], "tok5") {
 					t.Fatalf("progress %q: want the peer's tokens in status updates", u.notes["progress"])
 				}
+				if !strings.Contains(u.notes["effect.intent"], `"tool":"ask_echo"`) || !strings.Contains(u.notes["effect.result"], "tok5") {
+					t.Fatalf("effect notes %q / %q: want the peer call's intent and result in status updates", u.notes["effect.intent"], u.notes["effect.result"])
+				}
 			})
 			t.Run("input required", func(t *testing.T) {
 				c := local.fedClient(t, "scout", b.protocol, b.path)

@@ -139,8 +139,9 @@ func (x *translator) translate(ev run.Event) a2a.Event {
 			return nil // the attempt is cut short: its answer goes on (see cut)
 		}
 		return x.closeAnswer(ev)
-	case runtime.EventProgress, runtime.EventHandoff:
-		return x.noteUpdate(ev)
+	case runtime.EventProgress, runtime.EventHandoff,
+		runtime.EventEffectIntent, runtime.EventEffectResult, runtime.EventEffectDoubt, runtime.EventEffectResolved:
+		return x.noteUpdate(ev) // a working status whose data part is {"<type>": body}
 	case runtime.EventArtifact:
 		if x.decode(ev) {
 			return x.artifact(ev, toArtifact(x.body.Artifact), x.body.Append, x.body.LastChunk)

@@ -55,6 +55,9 @@ func (c *Config) Build(opts BuildOptions) ([]*runtime.Agent, error) {
 	if err := registerDemoTools(b.reg, opts.Getenv); err != nil {
 		return nil, err
 	}
+	if err := c.registerHTTPTools(b.reg); err != nil {
+		return nil, err
+	}
 	out := make([]*runtime.Agent, 0, len(c.Agents))
 	for i, a := range c.Agents {
 		eng, err := b.engine(i, a)
@@ -123,7 +126,8 @@ func (b *builder) engine(i int, a Agent) (engine.Engine, error) {
 		if err := b.flowTools(path, a); err != nil {
 			return nil, err
 		}
-		eng, err := flow.New(flow.Config{Flow: b.c.flows[i], Tools: b.reg, AgentID: a.ID, SpecVersion: a.Version})
+		eng, err := flow.New(flow.Config{Flow: b.c.flows[i], Tools: b.reg, AgentID: a.ID, SpecVersion: a.Version,
+			Effects: b.c.effectOverrides(), InDoubt: b.c.inDoubt(a, b.reg.Names())})
 		if err != nil {
 			return nil, fmt.Errorf("%s.flow: %w", path, err)
 		}
@@ -192,6 +196,7 @@ func (b *builder) loop(path string, a Agent) (engine.Engine, error) {
 		ResponseSchema: a.ResponseSchema, ResponseRetries: a.ResponseRetries,
 		MaxToolCalls:  a.Budget.MaxToolCallsPerRun,
 		ContextWindow: cs.ContextWindow, CompactThreshold: cs.CompactThreshold,
+		Effects: b.c.effectOverrides(), InDoubt: b.c.inDoubt(a, names),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

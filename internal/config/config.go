@@ -106,6 +106,10 @@ type Tools struct {
 	// MaxResultBytes caps the text of every tool's result the model reads
 	// (default 100000); a marker at the end says it was cut.
 	MaxResultBytes int `json:"max_result_bytes,omitempty"`
+	// HTTP declares HTTP tools and Effects overrides tools' effects and
+	// doubt policies, by tool name (effects.go).
+	HTTP    []HTTPTool                `json:"http,omitempty"`
+	Effects map[string]EffectSettings `json:"effects,omitempty"`
 }
 
 // HTTPGet configures the http_get tool: it fetches only from the listed
@@ -255,6 +259,10 @@ type Agent struct {
 	// ApprovalTimeout rejects a call still waiting for approval this long
 	// after it was proposed; unset waits until answered (loop engine).
 	ApprovalTimeout Duration `json:"approval_timeout,omitempty"`
+	// InDoubt is the policy for the agent's tool calls found in doubt after
+	// a crash, by tool name or "*" (effects.go): retry, reconcile, ask or
+	// fail.
+	InDoubt map[string]string `json:"in_doubt,omitempty"`
 	// Governance is the agent's tool-call policy (loop engine, guard.go).
 	Governance *Governance `json:"governance,omitempty"`
 	// Revise is the agent's revise loop: a judge model decides whether

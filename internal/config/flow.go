@@ -37,12 +37,12 @@ func FlowTool(name string) bool {
 
 // flowTools says which tools agent a's flow may call, as far as the file
 // tells: the built-ins and the demo shop, http_get when tools.http_get
-// configures it, the agent's peer tools and its MCP servers' tools
+// configures it, the HTTP tools of tools.http, the agent's peer tools and its MCP servers' tools
 // ("<server>__<tool>"; Build checks those against what the server lists).
 func (c *Config) flowTools(a Agent) func(string) bool {
 	return func(name string) bool {
 		return FlowTool(name) || name == tool.HTTPGetName && c.Tools.HTTPGet != nil ||
-			a.hasPeerTool(name) || a.isMCPTool(name)
+			a.hasPeerTool(name) || a.isMCPTool(name) || slices.Contains(c.httpToolNames(), name)
 	}
 }
 

@@ -117,6 +117,9 @@ func (b *builder) mcpConn(path string, s MCPServer) (*mcptool.Conn, error) {
 		b.c.mcp = map[string]mcpConn{}
 	}
 	b.c.mcp[s.Name] = mcpConn{decl: s, conn: conn}
+	if err := b.c.setStatusTools(s.Name, conn); err != nil { // effects.go
+		return nil, err
+	}
 	for _, t := range conn.Tools() {
 		if err := b.reg.Register(t); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)

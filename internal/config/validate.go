@@ -51,6 +51,9 @@ func (c *Config) Validate() error {
 	if err := validatePrices(c.Prices); err != nil {
 		return err
 	}
+	if err := c.validateEffects(); err != nil {
+		return err
+	}
 	for i, a := range c.Agents {
 		if a.Budget.MaxCostPerRun > 0 && len(c.Prices) == 0 {
 			return fmt.Errorf("agents[%d].budget.max_cost_per_run: a cost budget needs prices: price the agent's models in the prices section", i)
@@ -291,6 +294,7 @@ func (c *Config) toolNames() []string {
 	if c.Tools.HTTPGet != nil {
 		names = append(names, tool.HTTPGetName)
 	}
+	names = append(names, c.httpToolNames()...)
 	// Listed only with the agent's memory section (validateMemory).
 	return append(names, tool.MemoryToolNames...)
 }

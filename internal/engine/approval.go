@@ -22,6 +22,10 @@ const (
 	DecisionApprove = "approve"
 	DecisionReject  = "reject"
 	DecisionEdit    = "edit"
+	// DecisionSkip answers a call in doubt with Result, without running
+	// it (effects.go); approve retries it with its key, reject fails the
+	// run.
+	DecisionSkip = "skip"
 )
 
 // ApprovalRequest is one proposed tool call waiting for a decision.
@@ -31,6 +35,11 @@ type ApprovalRequest struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// Reason says why it needs approval (the tool's flag, a rule).
 	Reason string `json:"reason,omitempty"`
+	// InDoubt marks a call found in doubt after a crash, with its effect
+	// key: approve retries it, skip answers it with a result, reject fails
+	// the run.
+	InDoubt   bool   `json:"in_doubt,omitempty"`
+	EffectKey string `json:"effect_key,omitempty"`
 }
 
 // ApprovalAnswer is the decision on one call: approve, reject (Reason is
@@ -40,6 +49,8 @@ type ApprovalAnswer struct {
 	Decision  string          `json:"decision"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
+	// Result is what a skipped call in doubt answers.
+	Result string `json:"result,omitempty"`
 }
 
 // approvalPrompt is the data part of an approval prompt.
@@ -104,8 +115,10 @@ func checkAnswers(answers []ApprovalAnswer) error {
 			return errdefs.WithField(field+".call_id", errdefs.Validationf("required"))
 		case seen[a.CallID]:
 			return errdefs.WithField(field+".call_id", errdefs.Validationf("call %q is answered twice", a.CallID))
-		case a.Decision != DecisionApprove && a.Decision != DecisionReject && a.Decision != DecisionEdit:
-			return errdefs.WithField(field+".decision", errdefs.Validationf("%q: want approve, reject or edit", a.Decision))
+		case a.Decision != DecisionApprove && a.Decision != DecisionReject && a.Decision != DecisionEdit && a.Decision != DecisionSkip:
+			return errdefs.WithField(field+".decision", errdefs.Validationf("%q: want approve, reject, edit or skip", a.Decision))
+		case a.Decision != DecisionSkip && a.Result != "":
+			return errdefs.WithField(field+".result", errdefs.Validationf("only a skip carries a result"))
 		case a.Decision == DecisionEdit && !isJSONObject(a.Arguments):
 			return errdefs.WithField(field+".arguments", errdefs.Validationf("an edit needs the new arguments, a JSON object"))
 		case a.Decision != DecisionEdit && len(a.Arguments) > 0:

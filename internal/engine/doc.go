@@ -19,7 +19,8 @@
 // that answers some messages with a message of its own, direct.go);
 // Dependencies; Event, the closed set of typed events an
 // engine publishes (events.go: token, reasoning, tool call and result, step started,
-// completed and failed, artifact, progress, plan, verdict, compaction)
+// completed and failed, artifact, progress, plan, verdict, compaction;
+// effect, with the EffectLedger capability and effect keys: effects.go)
 // and the actor names they carry (actor.go). The contract suite every
 // engine runs lives in enginetest.
 //

@@ -160,7 +160,7 @@ func (c *Conn) list(ctx context.Context) error {
 			schema = nil
 		}
 		c.tools = append(c.tools, &mcpTool{conn: c, remote: t.Name, name: c.name + Separator + t.Name,
-			description: t.Description, schema: schema})
+			description: t.Description, schema: schema, effects: effectsOf(t.Annotations, keyArgument(schema) != ""), keyArg: keyArgument(schema)})
 	}
 	return nil
 }
@@ -186,18 +186,28 @@ type mcpTool struct {
 	name        string
 	description string
 	schema      json.RawMessage
+	// effects is the kind the server's annotations declare (effects.go);
+	// keyArg the argument that takes the effect key, if the tool has one.
+	effects tool.Effects
+	keyArg  string
+	// status is the tool that reconciles a call in doubt (SetStatusTool).
+	status *mcpTool
 }
 
 func (t *mcpTool) Name() string            { return t.name }
 func (t *mcpTool) Description() string     { return t.description }
 func (t *mcpTool) Schema() json.RawMessage { return t.schema }
-func (t *mcpTool) Flags() tool.Flags       { return tool.Flags{} }
+func (t *mcpTool) Flags() tool.Flags       { return tool.Flags{Effects: t.effects} }
 
 // Execute calls the tool on the server.
 func (t *mcpTool) Execute(ctx context.Context, args json.RawMessage) (tool.Result, error) {
 	params := &mcp.CallToolParams{Name: t.remote}
 	if len(args) > 0 {
 		params.Arguments = args
+	}
+	if call, ok := tool.CallFromContext(ctx); ok && call.IdempotencyKey != "" && t.effects.Recorded() {
+		params.Meta = mcp.Meta{EffectKeyMeta: call.IdempotencyKey}
+		params.Arguments = withKeyArgument(args, t.keyArg, call.IdempotencyKey)
 	}
 	res, err := t.conn.call(ctx, params)
 	if err != nil {

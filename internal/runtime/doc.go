@@ -74,6 +74,12 @@
 // RenewLeases call (bounded by the lease TTL) so that no renewal extends a
 // lease given up meanwhile.
 //
+// Effects: the host is the engines' engine.EffectLedger (effects.go): a
+// tool call's intent, result, doubt and resolution are effect.* events of
+// the run's log, made durable by a flush (with a checkpoint, when the
+// engine gives one) before CommitEffects returns; PriorEffects reads what
+// earlier attempts logged, once per attempt.
+//
 // Imports: agent, calltree, engine, errdefs, model, run, runlog, store
 // (and github.com/robfig/cron/v3, the cron expressions' parser).
 // Never api, a2a, config, an engine implementation or a store

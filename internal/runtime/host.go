@@ -34,6 +34,8 @@ type host struct {
 	// outcome is the engine's Outcome (a partial workflow), recorded by
 	// the attempt's final commit.
 	outcome *engine.Outcome
+	// fx is the attempt's view of the effect ledger (effects.go).
+	fx effectLedger
 }
 
 // Publish appends ev to the run's event log.
@@ -130,6 +132,14 @@ func (x *execution) logEvent(ev engine.Event) (string, runlog.Body, error) {
 		return EventContextCompaction, runlog.Object(body), err
 	case engine.WorkflowNote:
 		return workflowEvent(e)
+	case engine.Effect:
+		typ, err := effectEvent(e)
+		if err != nil {
+			return "", runlog.Body{}, err
+		}
+		e.Actor = logActor(e.Actor)
+		x.observeEffect(e)
+		return encodeEvent(typ, e)
 	}
 	return "", runlog.Body{}, errdefs.Validationf("publish to run %s: not an event", x.runID)
 }

@@ -71,6 +71,9 @@ type TrajectoryStep struct {
 	// Governance lists the call's governance events' payloads: policy
 	// verdicts and approval decisions, in order.
 	Governance []json.RawMessage `json:"governance,omitempty"`
+	// Effects lists the call's effect ledger events (intent, result,
+	// doubt, resolution) as the log holds them (effects_trajectory.go).
+	Effects []json.RawMessage `json:"effects,omitempty"`
 	// Error is why the step failed ("" when it did not).
 	Error      string    `json:"error,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
@@ -167,6 +170,8 @@ type trajectoryBuilder struct {
 	calls   map[string]model.ToolCall // tool calls by id, from deltas
 	// verdicts are the governance events' payloads by call id.
 	verdicts map[string][]json.RawMessage
+	// effects are effect events not yet on a step, by call id.
+	effects map[string][]json.RawMessage
 }
 
 func (b *trajectoryBuilder) add(ev run.Event) {
@@ -181,6 +186,8 @@ func (b *trajectoryBuilder) add(ev run.Event) {
 		b.delta(ev)
 	case EventGovernance:
 		b.verdict(ev)
+	case EventEffectIntent, EventEffectResult, EventEffectDoubt, EventEffectResolved:
+		b.effect(ev)
 	case EventStepStart, EventStepComplete, EventStepError:
 		b.step(ev)
 	}
@@ -225,6 +232,8 @@ func (b *trajectoryBuilder) step(ev run.Event) {
 		}
 		if det.CallID != "" {
 			b.steps[len(b.steps)-1].Governance = b.verdicts[det.CallID]
+			b.steps[len(b.steps)-1].Effects = b.effects[det.CallID]
+			delete(b.effects, det.CallID)
 		}
 		return
 	}

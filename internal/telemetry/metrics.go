@@ -32,6 +32,7 @@ type Metrics struct {
 	webhookRetry prometheus.Counter
 	storeErrors  *prometheus.CounterVec
 	pruned       *prometheus.CounterVec
+	doubts       *prometheus.CounterVec // effects.go
 }
 
 // latencyBuckets suit request, flush and first-token latencies: 1 ms to
@@ -62,6 +63,7 @@ func NewMetrics() *Metrics {
 		webhookRetry: f.plainCounter("agentd_webhook_retries_total", "Push-notification deliveries retried."),
 		storeErrors:  f.counter("agentd_store_errors_total", "Store operations that failed for another reason than not found, conflict or validation, by operation.", "op"),
 		pruned:       f.counter("agentd_retention_pruned_total", "What retention removed: runs whose events and checkpoints were pruned, events, checkpoints.", "kind"),
+		doubts:       f.counter("agentd_tool_effect_doubts_total", "Tool calls found in doubt after a cut (intent without result), by how the doubt was resolved (retried, reconciled, absent, skipped, failed; found: not resolved yet).", "resolution"),
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -8,6 +8,11 @@
 // a turn's calls (parallel-safe ones concurrently, the rest alone and in
 // order). Peer agents and handoffs join as ordinary Tools built elsewhere.
 //
+// Tools declare their effects (effects.go: none, idempotent, keyed,
+// unsafe), which engines record in the run's effect ledger; a Reconciler
+// can tell whether a call in doubt took effect. HTTP tools (httptool.go)
+// send the call's effect key as Idempotency-Key.
+//
 // Invariants:
 //   - Arguments are validated against the tool's schema before the tool runs.
 //     Each schema is compiled once, at Register, offline: references outside

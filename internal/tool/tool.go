@@ -45,12 +45,18 @@ type Flags struct {
 	Idempotent bool `json:"idempotent,omitempty"`
 	// Approval "required" pauses the run until a human approves the call.
 	Approval Approval `json:"approval,omitempty"`
+	// Effects is what a call does outside the run (effects.go); empty
+	// reads as none.
+	Effects Effects `json:"effects,omitempty"`
 }
 
 // RequiresApproval reports whether calls must be approved before they run.
 func (f Flags) RequiresApproval() bool { return f.Approval == ApprovalRequired }
 
 func (f Flags) validate() error {
+	if err := f.Effects.Validate(); err != nil {
+		return err
+	}
 	switch f.Approval {
 	case "", ApprovalNone, ApprovalRequired:
 		return nil

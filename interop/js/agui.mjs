@@ -221,8 +221,22 @@ async function runIdReuse() {
   return 'runId reuse';
 }
 
+async function effects() {
+  // The scout's peer tool has effects (keyed): its call's intent and result
+  // reach the client as CUSTOM agentd.effect.* events, under one key.
+  const a = agent('scout');
+  const r = await run(a, 'ask the peer hello');
+  assert.equal(r.finished.outcome.type, 'success');
+  const fx = r.events.filter((e) => e.type === 'CUSTOM' && e.name.startsWith('agentd.effect.'));
+  assert.deepEqual(fx.map((e) => e.name), ['agentd.effect.intent', 'agentd.effect.result']);
+  assert.equal(fx[0].value.tool, 'ask_echo');
+  assert.ok(fx[0].value.key && fx[0].value.key === fx[1].value.key, 'one effect key');
+  assert.match(fx[1].value.content, /hello/);
+  return 'effects';
+}
+
 const only = process.argv.slice(2);
-const all = { echo, toolCall, interruptAndResume, questions, research, team, cancel, frontendTool, reasoning, runIdReuse };
+const all = { echo, toolCall, interruptAndResume, questions, research, team, cancel, frontendTool, reasoning, runIdReuse, effects };
 for (const [name, f] of Object.entries(all)) {
   if (only.length && !only.includes(name)) continue;
   console.log('ok', await f());

@@ -103,6 +103,10 @@ async function modes() {
   assert.equal(text, "a b c d");
   const custom = await collect(client.runs.stream(null, "research", { input: human("go"), streamMode: "custom" }));
   assert.ok(custom.some((p) => p.event === "custom" && p.data.type === "plan"), "the workflow's plan streams as custom");
+  // A tool call with effects (the scout's peer tool) streams its ledger as custom.
+  const fx = await collect(client.runs.stream(null, "scout", { input: human("ask the peer hello"), streamMode: "custom" }));
+  const kinds = fx.filter((p) => p.event === "custom" && String(p.data.type).startsWith("effect.")).map((p) => p.data.type);
+  assert.deepEqual(kinds, ["effect.intent", "effect.result"], "the peer call's effect intent and result stream as custom");
 }
 
 async function toolCall() {

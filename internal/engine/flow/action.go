@@ -132,7 +132,8 @@ func (x *execution) call(nodeID, kind, name string, args any, key string, replay
 	x.publish(engine.ToolCall{Actor: actor, ID: key, Name: name, Arguments: shown})
 	var res tool.Result
 	run := func(ctx context.Context) {
-		res = x.e.cfg.Tools.Execute(engine.WithHost(ctx, x.host), tool.Call{ID: key, Name: name, Arguments: raw, IdempotencyKey: key})
+		c := tool.Call{ID: key, Name: name, Arguments: raw, IdempotencyKey: key}
+		res = x.ledgered(ctx, actor, c, replay) // effects.go
 	}
 	var intr engine.Interrupt
 	var got bool

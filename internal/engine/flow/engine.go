@@ -34,6 +34,10 @@ type Config struct {
 	// so that a loop of nodes that never waits fails instead of spinning;
 	// zero means DefaultMaxSteps.
 	MaxSteps int
+	// Effects overrides tools' effect kinds and InDoubt sets the policy for
+	// an action found in doubt, by tool name or "*" (effects.go).
+	Effects map[string]tool.Effects
+	InDoubt map[string]string
 }
 
 // DefaultMaxSteps is MaxSteps when Config.MaxSteps is zero.

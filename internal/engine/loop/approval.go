@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -69,6 +70,9 @@ func (p *pending) waiting() bool {
 // then appends the turn's message (with edited arguments) and runs or
 // answers its calls, and checkpoints the iteration.
 func (x *execution) settle(n int, p *pending) error {
+	if err := x.resolveDoubts(n, p); err != nil { // doubt.go
+		return err
+	}
 	for p.waiting() {
 		if err := x.checkpointWith(n, &checkpointPayload{Approval: p}); err != nil {
 			return err
@@ -76,6 +80,9 @@ func (x *execution) settle(n int, p *pending) error {
 		if err := x.askApproval(n, p); err != nil {
 			return err
 		}
+	}
+	if err := firstErr(x.failedDoubt(n, p.Gates), x.intend(n, p)); err != nil { // effects.go
+		return err
 	}
 	msg := p.Message
 	msg.Parts = make([]model.Part, len(p.Message.Parts))
@@ -96,6 +103,9 @@ func (x *execution) settle(n int, p *pending) error {
 		}
 		x.abandonCalls(calls, halt)
 	} else if parked := x.runTools(n, p.Gates); parked != nil {
+		if le := (*ledgerError)(nil); errors.As(parked, &le) {
+			return le.err
+		}
 		return firstErr(x.checkpoint(n), parked)
 	}
 	return firstErr(x.stopped(), x.checkpoint(n))
@@ -140,8 +150,15 @@ func (x *execution) approvalPrompt(p *pending) (engine.UserPrompt, time.Time, er
 		if g.Outcome != gateAsk {
 			continue
 		}
-		reqs = append(reqs, engine.ApprovalRequest{CallID: g.Call.ID, Tool: g.Call.Name, Arguments: g.Call.Arguments, Reason: g.Why})
+		req := engine.ApprovalRequest{CallID: g.Call.ID, Tool: g.Call.Name, Arguments: g.Call.Arguments, Reason: g.Why}
+		if g.Effect != nil && g.Effect.Doubt {
+			req.InDoubt, req.EffectKey = true, x.doubtKey(p, g.Call.ID)
+		}
+		reqs = append(reqs, req)
 		fmt.Fprintf(&b, "\n- %s %s (call %s)", g.Call.Name, g.Call.Arguments, g.Call.ID)
+	}
+	if doubts(p) {
+		b.WriteString("\nA call in doubt (" + crashNote + "): \"approve\" retries it with the same effect key, \"skip\" with a \"result\" answers it without running it, \"reject\" fails the run.")
 	}
 	b.WriteString("\nAnswer \"approve\" or \"reject\" for all, or per call with {\"approvals\": [{\"call_id\": …, \"decision\": \"approve\" | \"reject\" | \"edit\", \"arguments\": {…}, \"reason\": …}]}.")
 	data, err := engine.ApprovalPromptPart(reqs, deadline)
@@ -161,6 +178,11 @@ func (x *execution) expire(n int, p *pending) {
 	for i := range p.Gates {
 		g := &p.Gates[i]
 		if g.Outcome != gateAsk {
+			continue
+		}
+		if g.Effect != nil && g.Effect.Doubt { // unanswered: the run fails (doubt.go)
+			g.Outcome = gateRun
+			x.resolved(n, g, engine.ResolvedFailed, nil, why)
 			continue
 		}
 		g.Outcome, g.Denial = gateDeny, "rejected: "+why
@@ -193,7 +215,12 @@ func (x *execution) decide(n int, p *pending, reply engine.UserReply) {
 	}
 	for _, a := range answers {
 		for i := range p.Gates {
-			if g := &p.Gates[i]; g.Call.ID == a.CallID && g.Outcome == gateAsk {
+			g := &p.Gates[i]
+			switch {
+			case g.Call.ID != a.CallID || g.Outcome != gateAsk:
+			case g.Effect != nil && g.Effect.Doubt:
+				x.answerDoubt(n, g, a) // doubt.go
+			default:
 				x.apply(n, g, a)
 			}
 		}
@@ -209,6 +236,8 @@ func (x *execution) apply(n int, g *gate, a engine.ApprovalAnswer) {
 	x.publishVerdict(verdictEvent{Iteration: n, CallID: g.Call.ID, Tool: g.Call.Name, Arguments: args,
 		Verdict: a.Decision, Source: "user", Reason: a.Reason, Enforced: true})
 	switch a.Decision {
+	case engine.DecisionSkip: // answered with the person's result, not run
+		g.Outcome, g.Denial = gateDeny, "skipped by the user: "+a.Result
 	case engine.DecisionReject:
 		g.Outcome, g.Denial = gateDeny, "rejected by the user"
 		if a.Reason != "" {

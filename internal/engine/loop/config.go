@@ -102,6 +102,11 @@ type Config struct {
 	// NewMessageID mints the id of each message the engine appends; nil
 	// uses a random UUIDv7. Hosts that mint ids themselves set it.
 	NewMessageID func() string
+	// Effects overrides, by tool name, the effect kind a tool declares
+	// (effects.go); InDoubt is the policy for a call found in doubt, by
+	// tool name or "*" for any (unset: tool.DefaultDoubtPolicy).
+	Effects map[string]tool.Effects
+	InDoubt map[string]string
 }
 
 // who names the configuration in validation errors.
@@ -131,6 +136,9 @@ func (cfg *Config) validate() error {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if err := cfg.validateEffects(); err != nil {
+		return err
 	}
 	if cfg.ApprovalTimeout < 0 {
 		return errdefs.Validationf("%s: approval_timeout %v: must not be negative", cfg.who(), cfg.ApprovalTimeout)

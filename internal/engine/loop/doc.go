@@ -59,7 +59,13 @@
 //     replay tool calls that already ran;
 //   - each tool call carries the idempotency key
 //     "<run id>:<iteration>:<call id>" (IdempotencyKey), stable across
-//     replays;
+//     replays; a call whose tool has effects carries its effect key
+//     instead, and with a host that keeps an engine.EffectLedger its
+//     intent is durable (with a checkpoint of the turn) before it runs and
+//     its result before the next call or the iteration's checkpoint; a
+//     resumed turn reuses recorded results and resolves calls in doubt by
+//     their policy, never running them again blindly (effects.go,
+//     doubt.go);
 //   - tool failures are results the model reads, never run failures;
 //     provider errors fail the run with their class kept;
 //   - an interrupt received at any point (mid-stream, during tools)

@@ -82,7 +82,7 @@ func (e *Engine) mayAsk() bool {
 			return true
 		}
 	}
-	return false
+	return e.mayAskDoubt()
 }
 
 // stepPrefix starts the Step of every loop checkpoint: "iter:<n>".

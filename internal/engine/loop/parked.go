@@ -96,7 +96,7 @@ func (x *execution) cancelParked(n int) error {
 			continue
 		}
 		call := tool.CallOf(c)
-		call.IdempotencyKey = IdempotencyKey(x.run.ID, n, c.ID)
+		call.IdempotencyKey = x.callKey(n, c)
 		// Best effort: the run is canceled whatever the tool manages.
 		_ = pc.CancelParked(tool.ContextWithCall(ctx, call))
 	}

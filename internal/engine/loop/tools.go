@@ -52,7 +52,7 @@ func (x *execution) runTools(n int, gates []gate) error {
 			continue
 		}
 		call := tool.CallOf(c)
-		call.IdempotencyKey = IdempotencyKey(x.run.ID, n, c.ID)
+		call.IdempotencyKey = x.callKey(n, c)
 		if _, ok := x.client[c.Name]; ok && !x.e.allowed[c.Name] {
 			client, clientAt = append(client, call), append(clientAt, i)
 			continue
@@ -60,7 +60,11 @@ func (x *execution) runTools(n int, gates []gate) error {
 		dispatch = append(dispatch, call)
 		dispatched = append(dispatched, i)
 	}
-	if len(dispatch) > 0 {
+	if x.hasRecorded(gates) {
+		if err := x.runRecorded(n, gates, dispatch, dispatched, results); err != nil {
+			return err
+		}
+	} else if len(dispatch) > 0 {
 		out := x.e.cfg.Tools.ExecuteAll(engine.WithRunID(engine.WithHost(&x.work, x.host), x.run.ID), dispatch)
 		for j, r := range out {
 			results[dispatched[j]] = r

@@ -31,6 +31,8 @@ type gate struct {
 	// waits for approval.
 	Denial string `json:"denial,omitempty"`
 	Why    string `json:"why,omitempty"`
+	// Effect is how a call found in doubt was resolved (doubt.go).
+	Effect *gateEffect `json:"effect,omitempty"`
 	// forbidden: the tool is not the agent's (not persisted: a resumed
 	// gate was vetted already).
 	forbidden bool

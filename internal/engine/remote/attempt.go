@@ -111,7 +111,29 @@ func (x *attempt) open(ctx context.Context) (stream, error) {
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, toPeer(x.userParts())...)
 	msg.Metadata = calltree.Outgoing(ctx)
+	if key := x.effectKey(); key != "" {
+		// A peer tool's call: the same message, in the same context, on
+		// every attempt, so that the peer starts one task for it.
+		msg.ID, msg.ContextID = key, effectContext(key)
+	}
 	return x.peer.client.SendStreamingMessage(ctx, &a2a.SendMessageRequest{Message: msg}), nil
+}
+
+// EffectKeyMetadata is the user message metadata member by which a peer
+// tool hands its call's effect key to the attempt (tool.go).
+const EffectKeyMetadata = "agentd.effect_key"
+
+// effectKey is the effect key of the peer tool's call this attempt runs,
+// if any.
+func (x *attempt) effectKey() string {
+	msgs := x.board.Channel(engine.MainChannel)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == model.RoleUser {
+			key, _ := msgs[i].Metadata[EffectKeyMetadata].(string)
+			return key
+		}
+	}
+	return ""
 }
 
 func (x *attempt) userParts() []model.Part {

@@ -63,7 +63,11 @@ func NewTool(cfg ToolConfig) (*Tool, error) {
 		desc = "Ask the peer agent at " + cfg.Peer.Peer + "."
 	}
 	// Not parallel-safe: one peer question at a time can park the run.
-	return &Tool{eng: e, spec: tool.Spec{Name: cfg.Name, Description: desc, Parameters: json.RawMessage(toolSchema)}}, nil
+	// Keyed: the call's effect key is the peer message's messageId, and
+	// an A2A server answers a repeated messageId in one context with the
+	// task it started (agentd's does).
+	flags := tool.Flags{Effects: tool.EffectsKeyed}
+	return &Tool{eng: e, spec: tool.Spec{Name: cfg.Name, Description: desc, Parameters: json.RawMessage(toolSchema), Flags: flags}}, nil
 }
 
 func (t *Tool) Name() string            { return t.spec.Name }
@@ -86,6 +90,9 @@ func (t *Tool) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, e
 		return tool.Result{}, errdefs.Validationf("arguments: %v", err)
 	}
 	msg := model.NewText(model.RoleUser, args.Message)
+	if call, ok := tool.CallFromContext(ctx); ok && call.IdempotencyKey != "" {
+		msg.Metadata = map[string]any{EffectKeyMetadata: call.IdempotencyKey} // the peer's messageId (attempt.go)
+	}
 	if len(args.Data) > 0 && string(args.Data) != "null" {
 		msg.Parts = append(msg.Parts, model.Part{Type: model.PartData, Data: args.Data})
 	}
