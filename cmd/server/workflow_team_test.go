@@ -101,6 +101,17 @@ func TestPartialWorkflowOnTheFaces(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != "success" || runs[0].Metadata["outcome"] != "partial" {
 		t.Errorf("Agent Protocol runs %+v, want one success with metadata.outcome partial", runs)
 	}
+
+	// The AI SDK stream's finish part carries it as the message's metadata.
+	chat := s.post(t, "/ai-sdk/agents/partial/chat", `{"id":"partial-chat","messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"go"}]}]}`)
+	b, err := io.ReadAll(chat.Body)
+	chat.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `{"type":"finish","finishReason":"stop","messageMetadata":{"outcome":"partial"}}`) {
+		t.Errorf("the AI SDK stream does not finish with metadata outcome partial:\n%s", b)
+	}
 }
 
 // sseBody reads an event stream that ends (a finished run's) whole.

@@ -1,7 +1,6 @@
 package agentproto
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -13,15 +12,8 @@ import (
 	"agentd/internal/run"
 )
 
-// Memory is the long-term memory the store routes serve
-// (*memory.Service).
-type Memory interface {
-	Put(ctx context.Context, p memory.Put) (run.MemoryItem, error)
-	Get(ctx context.Context, namespace []string, key string, refresh bool) (run.MemoryItem, error)
-	Delete(ctx context.Context, namespace []string, key string) error
-	Search(ctx context.Context, q run.MemorySearch) ([]run.MemoryItem, error)
-	Namespaces(ctx context.Context, q run.NamespaceQuery) ([][]string, error)
-}
+// Memory is the long-term memory this face serves.
+type Memory = memory.Memory
 
 // mountStore declares the store routes: LangGraph's Store as agentd's
 // long-term memory.

@@ -24,6 +24,10 @@ type chunk struct {
 	Dynamic      bool            `json:"dynamic,omitempty"`
 	Data         any             `json:"data,omitempty"`
 	FinishReason string          `json:"finishReason,omitempty"`
+	// MessageMetadata is a finish chunk's: {"outcome": "partial"} for a
+	// workflow that completed partially (the message's metadata in the
+	// client, as AG-UI's RUN_FINISHED metadata).
+	MessageMetadata map[string]any `json:"messageMetadata,omitempty"`
 	Reason       string          `json:"reason,omitempty"`
 	// raw, when set, is the chunk already encoded (the token fast path).
 	raw []byte
@@ -211,7 +215,11 @@ func (t *uiTranslator) runEnd(le logEvent) []chunk {
 	out := t.closeText()
 	switch {
 	case le.State == run.StateCompleted:
-		return append(out, chunk{Type: "finish", FinishReason: "stop"})
+		fin := chunk{Type: "finish", FinishReason: "stop"}
+		if le.Outcome != "" {
+			fin.MessageMetadata = map[string]any{"outcome": le.Outcome} // a partial workflow
+		}
+		return append(out, fin)
 	case le.State == run.StateCanceled:
 		return append(out, chunk{Type: "abort", Reason: "canceled"})
 	case le.State.Interrupted():

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -12,14 +11,8 @@ import (
 	"agentd/internal/run"
 )
 
-// Memory is the long-term memory the API serves (*memory.Service).
-type Memory interface {
-	Put(ctx context.Context, p memory.Put) (run.MemoryItem, error)
-	Get(ctx context.Context, namespace []string, key string, refresh bool) (run.MemoryItem, error)
-	Delete(ctx context.Context, namespace []string, key string) error
-	Search(ctx context.Context, q run.MemorySearch) ([]run.MemoryItem, error)
-	Namespaces(ctx context.Context, q run.NamespaceQuery) ([][]string, error)
-}
+// Memory is the long-term memory this face serves.
+type Memory = memory.Memory
 
 // MemoryItemView is a memory item as the API shows it.
 type MemoryItemView struct {

@@ -18,6 +18,18 @@ type Service struct {
 	index []string // the value's fields an item is searched by; nil: all of it
 }
 
+// Memory is what a face serves of the long-term memory: the REST API and
+// the Agent Protocol's store routes take one (a *Service).
+type Memory interface {
+	Put(ctx context.Context, p Put) (run.MemoryItem, error)
+	Get(ctx context.Context, namespace []string, key string, refresh bool) (run.MemoryItem, error)
+	Delete(ctx context.Context, namespace []string, key string) error
+	Search(ctx context.Context, q run.MemorySearch) ([]run.MemoryItem, error)
+	Namespaces(ctx context.Context, q run.NamespaceQuery) ([][]string, error)
+}
+
+var _ Memory = (*Service)(nil)
+
 // Options configure a Service.
 type Options struct {
 	// Embedder, when set, gives every indexed item a vector and ranks

@@ -398,6 +398,7 @@ var (
 	_ engine.ChildRunner = (*host)(nil)
 
 	_ engine.CheckpointedPublisher = (*childHost)(nil)
+	_ engine.EffectLedger          = (*childHost)(nil)
 )
 
 func (h *childHost) Publish(ctx context.Context, ev engine.Event) error {
@@ -416,6 +417,17 @@ func (h *childHost) PublishCheckpointed(ctx context.Context, ev engine.Event, cp
 		err = oerr
 	}
 	return err
+}
+
+// PriorEffects and CommitEffects keep the child's effect ledger in the
+// child's own log, as a top-level run's: a step's tool calls are recorded,
+// keyed and resolved on resume like any other (effects.go).
+func (h *childHost) PriorEffects(ctx context.Context) (map[string]engine.EffectRecord, error) {
+	return h.rt.PriorEffects(ctx)
+}
+
+func (h *childHost) CommitEffects(ctx context.Context, cp *engine.Checkpoint, evs ...engine.Effect) error {
+	return h.rt.CommitEffects(ctx, cp, evs...)
 }
 
 func (h *childHost) Interrupts() <-chan engine.Interrupt { return h.out.Interrupts() }

@@ -28,6 +28,7 @@ const scenarios = [
   ['runs page filters and pages', pages.runs],
   ['a run of 10 000 events opens quickly', pages.bigRun],
   ['server page', pages.server],
+  ['tool effects in the timeline', pages.effects],
   ['assistants page', assistants.list],
   ['schedules page', schedules.list],
   ['narrow window', pages.narrow],

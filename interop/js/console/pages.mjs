@@ -119,3 +119,19 @@ export async function narrow(browser) {
   await shot(page, 'narrow');
   await page.context().close();
 }
+
+export async function effects(browser) {
+  // The scout's peer tool has effects: its call's intent and result are
+  // rows of the run's timeline, each naming the tool and the effect key.
+  const t = await rest('/v1/agents/scout/messages', { method: 'POST', body: JSON.stringify({ text: 'ask the peer hello' }) });
+  check(t.status === 'completed', `the scout's run completed (${t.status})`);
+  const page = await open(browser, `${base}/#/runs/${t.id}`);
+  await page.waitForSelector('tr[data-type="effect.result"]');
+  const intent = await page.textContent('tr[data-type="effect.intent"] td.sum');
+  check(/^ask_echo \(keyed\), key \S+/.test(intent), `the intent's row names the tool, its kind and its key: ${intent}`);
+  const result = await page.textContent('tr[data-type="effect.result"] td.sum');
+  check(result.startsWith('ask_echo: done, key ') && result.endsWith(intent.split('key ')[1]), `the result's row has the same key: ${result}`);
+  await page.locator('tr[data-type="effect.result"]').scrollIntoViewIfNeeded();
+  await shot(page, 'run-effects');
+  await page.context().close();
+}

@@ -22,6 +22,7 @@ function Approval({ a, onAnswer }) {
     if (reason) d.reason = reason;
     onAnswer([d]);
   };
+  if (a.in_doubt) return html`<${InDoubt} a=${a} onAnswer=${onAnswer} />`;
   return html`<div class="approval" data-call=${a.call_id}>
     <div><b>${a.tool}</b> <code>${JSON.stringify(a.arguments || {})}</code> <span class="muted">${a.reason || ''}</span></div>
     ${editing ? html`<label>Arguments (JSON)<textarea rows="3" value=${args} onInput=${(e) => setArgs(e.target.value)} /></label>` : null}
@@ -32,6 +33,30 @@ function Approval({ a, onAnswer }) {
       <button onClick=${() => answer('reject')}>Reject</button>
       ${editing ? html`<button onClick=${() => answer('edit')}>Run with these arguments</button>`
     : html`<button onClick=${() => setEditing(true)}>Edit arguments</button>`}
+    </div>
+  </div>`;
+}
+
+// InDoubt answers a call found in doubt after a crash (its intent was
+// recorded, its result was not): retry it with the same effect key, skip
+// it with the result the person knows it had, or fail the run.
+function InDoubt({ a, onAnswer }) {
+  const [result, setResult] = useState('');
+  const [err, setErr] = useState('');
+  const skip = () => {
+    if (!result.trim()) { setErr('result: say what the call returned'); return; }
+    onAnswer([{ call_id: a.call_id, decision: 'skip', result }]);
+  };
+  return html`<div class="approval in-doubt" data-call=${a.call_id}>
+    <div><b>${a.tool}</b> <code>${JSON.stringify(a.arguments || {})}</code></div>
+    <p class="note warn">In doubt after a crash: the call was sent, but its result was never recorded, so its effect may or may not have happened.
+      Effect key <code>${a.effect_key || ''}</code>. <span class="muted">${a.reason || ''}</span></p>
+    <label>Result it had (to skip it)<input value=${result} onInput=${(e) => setResult(e.target.value)} /></label>
+    ${err ? html`<p class="note error">${err}</p>` : null}
+    <div class="buttons">
+      <button class="primary" onClick=${() => onAnswer([{ call_id: a.call_id, decision: 'approve' }])}>Retry with the same key</button>
+      <button onClick=${skip}>Skip with this result</button>
+      <button onClick=${() => onAnswer([{ call_id: a.call_id, decision: 'reject', reason: 'failed by a person after a crash' }])}>Fail the run</button>
     </div>
   </div>`;
 }

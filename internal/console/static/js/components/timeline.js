@@ -23,6 +23,11 @@ function summary(ev) {
     case 'artifact': return ev.artifact.name || ev.artifact.id;
     case 'run.end': return ev.state;
     case 'handoff': return `${ev.from} → ${ev.to}`;
+    case 'workflow': return [ev.kind, ev.payload && (ev.payload.step || ev.payload.to || '')].filter(Boolean).join(' ');
+    case 'effect.intent': return `${ev.tool} (${ev.effects || 'effect'}), key ${ev.key}`;
+    case 'effect.result': return `${ev.tool}: ${ev.is_error ? 'error' : 'done'}, key ${ev.key}`;
+    case 'effect.doubt': return `${ev.tool} in doubt after a crash: ${ev.policy}`;
+    case 'effect.resolved': return `${ev.tool}: ${ev.resolution}${ev.reason ? ` (${ev.reason})` : ''}`;
     default: return '';
   }
 }
