@@ -28,7 +28,7 @@ type chunk struct {
 	// workflow that completed partially (the message's metadata in the
 	// client, as AG-UI's RUN_FINISHED metadata).
 	MessageMetadata map[string]any `json:"messageMetadata,omitempty"`
-	Reason       string          `json:"reason,omitempty"`
+	Reason          string         `json:"reason,omitempty"`
 	// raw, when set, is the chunk already encoded (the token fast path).
 	raw []byte
 }
