@@ -82,11 +82,15 @@ func (c *call) notify(ctx context.Context, progress float64, msg string) {
 
 // eventData is the union of the members describe reads from an event.
 type eventData struct {
-	Text     string        `json:"text"`
-	Actor    string        `json:"actor"`
-	State    run.TaskState `json:"state"`
-	Tool     string        `json:"tool"`
-	ToolCall *struct {
+	Text  string        `json:"text"`
+	Actor string        `json:"actor"`
+	State run.TaskState `json:"state"`
+	Tool  string        `json:"tool"`
+	// Key, Policy and Resolution are an effect event's (effect.*).
+	Key        string `json:"key"`
+	Policy     string `json:"policy"`
+	Resolution string `json:"resolution"`
+	ToolCall   *struct {
 		Name string `json:"name"`
 	} `json:"tool_call"`
 	ToolResult *struct {
@@ -142,6 +146,14 @@ func describe(ev run.Event) note {
 		return note{msg: "tool " + d.Tool + " is working"}
 	case runtime.EventStatus:
 		return note{msg: "run " + string(d.State)}
+	case runtime.EventEffectIntent:
+		return note{msg: "tool " + d.Tool + ": its effect is recorded before it runs (key " + d.Key + ")"}
+	case runtime.EventEffectResult:
+		return note{msg: "tool " + d.Tool + ": its effect is done (key " + d.Key + ")"}
+	case runtime.EventEffectDoubt:
+		return note{msg: "tool " + d.Tool + " is in doubt after a crash; policy " + d.Policy + " (key " + d.Key + ")"}
+	case runtime.EventEffectResolved:
+		return note{msg: "tool " + d.Tool + " in doubt: " + d.Resolution + " (key " + d.Key + ")"}
 	case runtime.EventRunEnd:
 		return note{done: returnsOn(d.State)}
 	}

@@ -72,6 +72,10 @@ func TestDescribe(t *testing.T) {
 		{"run.end", `{"type":"run.end","state":"completed"}`, note{done: true}},
 		{"run.start", `{"type":"run.start","attempt":1}`, note{}},
 		{"artifact", `{"type":"artifact"}`, note{}},
+		{"effect.intent", `{"type":"effect.intent","call_id":"c1","tool":"charge","key":"fx-1","effects":"keyed"}`, note{msg: "tool charge: its effect is recorded before it runs (key fx-1)"}},
+		{"effect.result", `{"type":"effect.result","call_id":"c1","tool":"charge","key":"fx-1","content":"ok"}`, note{msg: "tool charge: its effect is done (key fx-1)"}},
+		{"effect.doubt", `{"type":"effect.doubt","call_id":"c1","tool":"charge","key":"fx-1","policy":"ask"}`, note{msg: "tool charge is in doubt after a crash; policy ask (key fx-1)"}},
+		{"effect.resolved", `{"type":"effect.resolved","call_id":"c1","tool":"charge","key":"fx-1","resolution":"skipped"}`, note{msg: "tool charge in doubt: skipped (key fx-1)"}},
 	} {
 		if got := describe(run.Event{Type: c.typ, Data: json.RawMessage(c.data)}); got != c.want {
 			t.Errorf("describe(%s %s) = %+v, want %+v", c.typ, c.data, got, c.want)
