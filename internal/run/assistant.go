@@ -48,5 +48,5 @@ type AssistantQuery struct {
 
 // AssistantPageLimit returns q's limit, defaulted and bounded.
 func (q AssistantQuery) AssistantPageLimit() int {
-	return ThreadQuery{Limit: q.Limit}.ThreadPageLimit()
+	return pageLimit(q.Limit, 10)
 }

@@ -41,15 +41,7 @@ type MemorySearch struct {
 }
 
 // PageLimit returns q's limit, defaulted and bounded.
-func (q MemorySearch) PageLimit() int {
-	switch {
-	case q.Limit <= 0:
-		return 10
-	case q.Limit > 1000:
-		return 1000
-	}
-	return q.Limit
-}
+func (q MemorySearch) PageLimit() int { return pageLimit(q.Limit, 10) }
 
 // NamespaceQuery lists the namespaces that hold memory items.
 type NamespaceQuery struct {
@@ -67,12 +59,4 @@ type NamespaceQuery struct {
 }
 
 // PageLimit returns q's limit, defaulted and bounded.
-func (q NamespaceQuery) PageLimit() int {
-	switch {
-	case q.Limit <= 0:
-		return 100
-	case q.Limit > 1000:
-		return 1000
-	}
-	return q.Limit
-}
+func (q NamespaceQuery) PageLimit() int { return pageLimit(q.Limit, 100) }

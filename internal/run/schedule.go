@@ -61,12 +61,4 @@ type ScheduleQuery struct {
 }
 
 // SchedulePageLimit returns q's limit, defaulted and bounded.
-func (q ScheduleQuery) SchedulePageLimit() int {
-	switch {
-	case q.Limit <= 0:
-		return 10
-	case q.Limit > 1000:
-		return 1000
-	}
-	return q.Limit
-}
+func (q ScheduleQuery) SchedulePageLimit() int { return pageLimit(q.Limit, 10) }

@@ -29,12 +29,16 @@ type ThreadQuery struct {
 }
 
 // ThreadPageLimit returns q's limit, defaulted and bounded.
-func (q ThreadQuery) ThreadPageLimit() int {
+func (q ThreadQuery) ThreadPageLimit() int { return pageLimit(q.Limit, 10) }
+
+// pageLimit is a query's page size: limit, or def when it is not positive,
+// and at most 1000 (every list of the run vocabulary pages so).
+func pageLimit(limit, def int) int {
 	switch {
-	case q.Limit <= 0:
-		return 10
-	case q.Limit > 1000:
+	case limit <= 0:
+		return def
+	case limit > 1000:
 		return 1000
 	}
-	return q.Limit
+	return limit
 }
