@@ -158,19 +158,7 @@ WHERE tenant = $1 AND id = $2 AND $3 BETWEEN 1 AND newest_version`, run.TenantFr
 // DeleteAssistant deletes the assistant; its versions go with it (ON
 // DELETE CASCADE).
 func (s *Store) DeleteAssistant(ctx context.Context, id string) error {
-	var deleted bool
-	err := s.retry(ctx, func(ctx context.Context) error {
-		ct, err := s.pool.Exec(ctx, `DELETE FROM assistants WHERE tenant = $1 AND id = $2`, run.TenantFrom(ctx), id)
-		deleted = ct.RowsAffected() == 1
-		return err
-	})
-	if err != nil {
-		return s.classify(fmt.Sprintf("delete assistant %q", id), err)
-	}
-	if !deleted {
-		return errdefs.NotFoundf("assistant %q not found", id)
-	}
-	return nil
+	return s.deleteByID(ctx, "assistants", "assistant", id)
 }
 
 // SearchAssistants returns one page of latest versions, newest first.

@@ -65,19 +65,7 @@ SELECT `+scheduleColumns+` FROM schedules WHERE tenant = $1 AND id = $2`, run.Te
 
 // DeleteSchedule deletes the schedule.
 func (s *Store) DeleteSchedule(ctx context.Context, id string) error {
-	var deleted bool
-	err := s.retry(ctx, func(ctx context.Context) error {
-		ct, err := s.pool.Exec(ctx, `DELETE FROM schedules WHERE tenant = $1 AND id = $2`, run.TenantFrom(ctx), id)
-		deleted = ct.RowsAffected() == 1
-		return err
-	})
-	if err != nil {
-		return s.classify(fmt.Sprintf("delete schedule %q", id), err)
-	}
-	if !deleted {
-		return errdefs.NotFoundf("schedule %q not found", id)
-	}
-	return nil
+	return s.deleteByID(ctx, "schedules", "schedule", id)
 }
 
 // SearchSchedules returns one page of the matching schedules, oldest

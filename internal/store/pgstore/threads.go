@@ -84,19 +84,7 @@ RETURNING id, metadata, created_at, updated_at`, run.TenantFrom(ctx), id, drop, 
 
 // DeleteThread deletes the thread record.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
-	var deleted bool
-	err := s.retry(ctx, func(ctx context.Context) error {
-		ct, err := s.pool.Exec(ctx, `DELETE FROM threads WHERE tenant = $1 AND id = $2`, run.TenantFrom(ctx), id)
-		deleted = ct.RowsAffected() == 1
-		return err
-	})
-	if err != nil {
-		return s.classify(fmt.Sprintf("delete thread %q", id), err)
-	}
-	if !deleted {
-		return errdefs.NotFoundf("thread %q not found", id)
-	}
-	return nil
+	return s.deleteByID(ctx, "threads", "thread", id)
 }
 
 // SearchThreads returns one page of the matching threads, newest first.
@@ -178,4 +166,23 @@ func scanThreadCounted(row pgx.Row, total *int) (run.Thread, error) {
 	}
 	t.CreatedAt, t.UpdatedAt = store.StoredTime(t.CreatedAt), store.StoredTime(t.UpdatedAt)
 	return t, nil
+}
+
+// deleteByID deletes the row id of the caller's tenant from table (a
+// constant: threads, assistants, schedules; their rows' dependents go
+// by ON DELETE CASCADE); what names the record in errors.
+func (s *Store) deleteByID(ctx context.Context, table, what, id string) error {
+	var deleted bool
+	err := s.retry(ctx, func(ctx context.Context) error {
+		ct, err := s.pool.Exec(ctx, `DELETE FROM `+table+` WHERE tenant = $1 AND id = $2`, run.TenantFrom(ctx), id)
+		deleted = ct.RowsAffected() == 1
+		return err
+	})
+	if err != nil {
+		return s.classify(fmt.Sprintf("delete %s %q", what, id), err)
+	}
+	if !deleted {
+		return errdefs.NotFoundf("%s %q not found", what, id)
+	}
+	return nil
 }
