@@ -166,6 +166,38 @@ func TestFlowActionEffectExactlyOnce(t *testing.T) {
 	}
 }
 
+// TestFlowActionInDoubtAsksAPerson: under in_doubt ask, a flow's action
+// cut after its request and before its result was durable waits for a
+// person (a question naming the action and its key); a nonsense answer is
+// asked again, and "skip: <result>" answers the action without running it
+// again — the service saw one request and one effect, and the flow goes on
+// with the given result.
+func TestFlowActionInDoubtAsksAPerson(t *testing.T) {
+	g := newEffectsRig(t)
+	id := g.kill(t, "before-result", "pay-flow-ask", "pay please")
+	parked := g.parkedOnB(t, id)
+	if parked.Status != "input-required" || !strings.Contains(parked.lastText(), "is in doubt") {
+		t.Fatalf("after the cut: %s %q; want the action in doubt asked about", parked.Status, parked.lastText())
+	}
+	again := readJSON[approvalRun](t, g.b.postJSON(t, g.c, "/v1/runs/"+id+"/input", `{"text":"maybe"}`), http.StatusOK)
+	if again.Status != "input-required" {
+		t.Fatalf("after a nonsense answer: %s, want the question again", again.Status)
+	}
+	done := readJSON[approvalRun](t, g.b.postJSON(t, g.c, "/v1/runs/"+id+"/input", `{"text":"skip: ch-by-hand"}`), http.StatusOK)
+	if done.Status != "completed" || !strings.Contains(answerText(done), "Paid: ch-by-hand") {
+		t.Fatalf("after skip: %s %q, want completed with the given result", done.Status, answerText(done))
+	}
+	evs := g.events(t, id)
+	key := oneKey(t, evs)
+	if r := resolution(t, evs); r != "skipped" {
+		t.Errorf("resolution %q, want skipped", r)
+	}
+	requests, effects := g.keyed.counts()
+	if effects[key] != 1 || requests[key] != 1 {
+		t.Errorf("under %s: %d effect(s), %d request(s); want 1 and 1 (not run again)", key, effects[key], requests[key])
+	}
+}
+
 // resolution is the resolution the log records for the run's doubt.
 func resolution(t *testing.T, evs []event) string {
 	t.Helper()

@@ -132,6 +132,7 @@ agents:
   - {id: payer-ask, engine: loop, provider: pay-script, tools: [charge, pay], in_doubt: {"*": ask}}
   - {id: payer-fail, engine: loop, provider: pay-script, tools: [pay], in_doubt: {pay: fail}}
   - {id: pay-flow, engine: flow, flow: pay.yaml}
+  - {id: pay-flow-ask, engine: flow, flow: pay.yaml, in_doubt: {"*": ask}}
 `, keyed.srv.URL, unkeyed.srv.URL)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agentd.yaml")

@@ -49,6 +49,11 @@ func (x *execution) act(n *node) (string, error) {
 	if err := x.checkpoint(); err != nil {
 		return "", err
 	}
+	if replay {
+		if err := x.askDoubt(n, key); err != nil { // doubt.go
+			return "", err
+		}
+	}
 	res, intr, got := x.call(n.id, StepKindTool, n.do.name, args, key, replay)
 	switch {
 	case got:

@@ -15,9 +15,10 @@ import (
 // the tool receives. A call the flow replays after a cut (its pending
 // checkpoint) that the ledger shows intended and not finished is in doubt,
 // and its policy decides: retry with the same key, reconcile with the
-// tool's status call, or fail (ask, which a flow cannot put to a person
-// here, fails too) — an action that fails rolls the flow back, and an
-// undo in doubt fails the compensation. A recorded result is used as it
+// tool's status call, ask a person first (doubt.go: retry, skip with a
+// result, or fail), or fail — an action that fails rolls the flow back,
+// and an undo in doubt fails the compensation (an undo is not asked:
+// under ask it fails). A recorded result is used as it
 // is, never run again.
 
 // effectsOf is the effect kind of tool name.
@@ -101,6 +102,18 @@ func (x *execution) settleDoubt(ctx context.Context, led engine.EffectLedger, ev
 		r.Phase, r.Resolution, r.Reason = engine.EffectResolved, how, why
 		x.publish(r)
 	}
+	if a, ok := x.doubts[ev.Key]; ok && policy == engine.DoubtAsk {
+		switch a.how {
+		case engine.ResolvedRetried:
+			resolve(a.how, "retried by a person")
+			return tool.Result{}, false
+		case engine.ResolvedSkipped:
+			resolve(a.how, "skipped by a person")
+			return x.record(ctx, led, ev, tool.Result{Content: a.result}), true
+		}
+		resolve(engine.ResolvedFailed, "failed by a person")
+		return doubtFailed(c, "a person answered fail"), true
+	}
 	switch policy {
 	case engine.DoubtRetry:
 		resolve(engine.ResolvedRetried, "retried with the same key")
@@ -120,8 +133,13 @@ func (x *execution) settleDoubt(ctx context.Context, led engine.EffectLedger, ev
 	default:
 		resolve(engine.ResolvedFailed, "policy "+policy)
 	}
-	err = errdefs.Conflictf("%s (key %s) is in doubt after the run was cut, and its in_doubt policy is %s: it may or may not have taken effect", c.Name, c.IdempotencyKey, policy)
-	return tool.Result{Content: c.Name + ": " + err.Error(), IsError: true, Err: err}, true
+	return doubtFailed(c, "its in_doubt policy is "+policy), true
+}
+
+// doubtFailed is the failed result of call c in doubt, saying why.
+func doubtFailed(c tool.Call, why string) tool.Result {
+	err := errdefs.Conflictf("%s (key %s) is in doubt after the run was cut, and %s: it may or may not have taken effect", c.Name, c.IdempotencyKey, why)
+	return tool.Result{Content: c.Name + ": " + err.Error(), IsError: true, Err: err}
 }
 
 // record makes r the durable result of ev's call, unless the call was cut

@@ -26,6 +26,9 @@ type execution struct {
 	// steps counts the nodes executed since the attempt started or the
 	// user last answered (see Config.MaxSteps).
 	steps int
+	// doubts are a person's answers to actions in doubt (doubt.go), by
+	// effect key, for this attempt.
+	doubts map[string]doubtAnswer
 }
 
 // raised is a signal raised while a node executed: an interrupt from the
