@@ -206,3 +206,42 @@ export async function pauseResume(browser) {
   await page.waitForSelector('.live details.tool[data-tool="calculator"]');
   await page.context().close();
 }
+
+export async function inboxInDoubt(browser) {
+  // A call in doubt needs a replica killed mid-call (the process tests in
+  // cmd/server make real ones); here a real parked approval is shown as
+  // one: the inbox's list response is marked in doubt on its way to the
+  // page, and the answers go to the real server.
+  const parked = await rest('/v1/agents/guarded/messages', { method: 'POST', body: JSON.stringify({ text: 'delete doubt.txt' }) });
+  check(parked.status === 'input-required', `the guarded run waits (${parked.status})`);
+  const page = await open(browser, `${base}/#/inbox`);
+  await page.route('**/v1/runs?*', async (route) => {
+    try {
+      const res = await route.fetch();
+      const body = await res.json();
+      for (const r of body.runs || []) {
+        if (r.id === parked.id) r.pending_approvals = r.pending_approvals.map((a) => ({ ...a, in_doubt: true, effect_key: 'fx-shown' }));
+      }
+      await route.fulfill({ response: res, json: body });
+    } catch {
+      // the page went away while the inbox polled: nothing to show
+    }
+  });
+  const item = `.inbox-item[data-run="${parked.id}"] .approval.in-doubt`;
+  await page.waitForSelector(item);
+  const text = await page.textContent(item);
+  check(text.includes('In doubt after a crash') && text.includes('fx-shown') && text.includes('delete_file'), `the call in doubt names its tool and key: ${text}`);
+  await page.click(`${item} button:has-text("Skip with this result")`);
+  await page.waitForSelector(`${item} .note.error:has-text("result")`);
+  await shot(page, 'inbox-in-doubt');
+  await page.click(`${item} button:has-text("Retry with the same key")`);
+  await page.waitForSelector(item, { state: 'detached' });
+  const run = await until('the retried run to complete', async () => {
+    const r = await rest(`/v1/runs/${parked.id}`);
+    return r.status === 'completed' && r;
+  });
+  const last = run.messages[run.messages.length - 1].parts[0].text;
+  check(last === 'The tool answered: deleted doubt.txt', `retry ran the call: ${last}`);
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  await page.context().close();
+}

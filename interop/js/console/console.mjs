@@ -17,6 +17,7 @@ const scenarios = [
   ['reload mid-stream resumes with every token once', chat.reloadResumes],
   ['approval from the inbox completes the guarded run', chat.inboxApproval],
   ['a question answered from the inbox', chat.inboxQuestion],
+  ['a call in doubt answered from the inbox', chat.inboxInDoubt],
   ['approval with edited arguments in the chat', chat.editApproval],
   ['refund question answered in the chat', chat.refund],
   ['conversations listed and reopened', chat.reopen],
