@@ -58,7 +58,10 @@ func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 	apply("held-a", store.Change{Events: events("held-a", 2, 2)})
 	waitFor(t, func() bool { return lockWaiters(t, conn) == 1 }, "a transaction to wait on held-a's row")
 	apply("held-b", store.Change{Events: events("held-b", 2, 2)})
-	waitFor(t, func() bool { return lockWaiters(t, conn) == 2 }, "both transactions to wait on the held rows")
+	waitForOr(t, func() bool { return lockWaiters(t, conn) == 2 }, "both transactions to wait on the held rows", func() {
+		t.Logf("%d changes queued", pgstore.QueuedApplies(s))
+		dumpActivity(t, conn)
+	})
 	late := []string{"late-1", "late-2", "late-3", "late-4", "late-5"}
 	for _, run := range late {
 		apply(run, store.Change{Events: events(run, 1, 3)})
@@ -92,8 +95,12 @@ func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 
 func lockWaiters(t *testing.T, conn *pgx.Conn) int {
 	var n int
+	// Only sessions the held rows block count: another session of the
+	// server waiting on some other lock (the suite shares the server with
+	// other packages' tests) is not one of the store's transactions.
 	err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)
+		WHERE datname = current_database() AND wait_event_type = 'Lock'
+		AND pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]`).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,5 +115,35 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 			t.Fatalf("waited %v for %s", waitLimit, what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitForOr is waitFor, calling dump before it fails (what the server was
+// doing, for a failure seen only under load).
+func waitForOr(t *testing.T, cond func() bool, what string, dump func()) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			dump()
+			t.Fatalf("waited %v for %s", waitLimit, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// dumpActivity logs the sessions of the test's database.
+func dumpActivity(t *testing.T, conn *pgx.Conn) {
+	rows, err := conn.Query(t.Context(), `SELECT pid, coalesce(state,''), coalesce(wait_event_type,''), coalesce(wait_event,''), left(query, 120), pg_blocking_pids(pid)::text FROM pg_stat_activity WHERE datname = current_database()`)
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid int
+		var st, wt, we, q, bl string
+		_ = rows.Scan(&pid, &st, &wt, &we, &q, &bl)
+		t.Logf("pid %d state %q wait %s/%s blocked by %s: %s", pid, st, wt, we, bl, q)
 	}
 }
