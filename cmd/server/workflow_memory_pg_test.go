@@ -7,8 +7,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,10 +47,7 @@ agents:
 func TestSharedMemorySurvivesItsReplica(t *testing.T) {
 	skipShort(t)
 	dsn := sharedDSN(t)
-	cfg := filepath.Join(t.TempDir(), "agentd.yaml")
-	if err := os.WriteFile(cfg, []byte(memorySteps), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := configFile(t, memorySteps)
 	a := startReplica(t, "A", dsn, cfg)
 	b := startReplica(t, "B", dsn, cfg)
 	c := newClient(t)

@@ -8,8 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -77,10 +75,7 @@ agents:
 func TestCoordinatorAndMailboxesSurviveTheirReplica(t *testing.T) {
 	skipShort(t)
 	dsn := sharedDSN(t)
-	cfg := filepath.Join(t.TempDir(), "agentd.yaml")
-	if err := os.WriteFile(cfg, []byte(teamWorkflow), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := configFile(t, teamWorkflow)
 	a := startReplica(t, "A", dsn, cfg)
 	b := startReplica(t, "B", dsn, cfg)
 	c := newClient(t)
