@@ -33,7 +33,7 @@ FUZZ_TARGETS := internal/api:FuzzDecodeSendBody internal/api:FuzzCursorParam \
 	internal/a2a:FuzzJSONRPCWire internal/a2a:FuzzCheckBody internal/a2a:FuzzResumeCursor \
 	internal/auth:FuzzJWT internal/limits:FuzzScanBody internal/config:FuzzParse \
 	internal/engine/graph:FuzzParse internal/engine/flow:FuzzLoad \
-	internal/runlog:FuzzFrame internal/runlog:FuzzAppendString internal/runlog:FuzzTokenLiterals \
+	internal/runlog:FuzzFrame internal/runlog:FuzzAppendString internal/runlog:FuzzTokenLiterals internal/runtime:FuzzStateBodies \
 	internal/store/pgstore:FuzzEncodeFrame internal/agentproto:FuzzRunBody internal/mcpserver:FuzzTokenText
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

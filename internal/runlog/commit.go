@@ -12,10 +12,20 @@ import (
 )
 
 // Entry is an event that comes with a state change (run.start, status,
-// input, run.end): Commit encodes Body with encoding/json.
+// input, run.end): Commit encodes Body with encoding/json, unless the entry
+// was made by Encoded.
 type Entry struct {
 	Type string
 	Body any
+	// encoded is the body, when it is encoded already.
+	encoded    Body
+	hasEncoded bool
+}
+
+// Encoded is an entry of type typ whose body is encoded already (RunStart,
+// Status, RunEnd).
+func Encoded(typ string, body Body) Entry {
+	return Entry{Type: typ, encoded: body, hasEncoded: true}
 }
 
 // Rebase is how a writer resolves a Conflict of its change: it rereads what
@@ -88,6 +98,10 @@ func (l *Log) Commit(ctx context.Context, c store.Change, rebase Rebase, entries
 func (l *Log) encode(entries []Entry) ([]Body, error) {
 	bodies := make([]Body, len(entries))
 	for i, e := range entries {
+		if e.hasEncoded {
+			bodies[i] = e.encoded
+			continue
+		}
 		b, err := Encode(e.Body)
 		if err != nil {
 			return nil, errdefs.Internalf("encode %s event of run %s: %w", e.Type, l.runID, err)

@@ -47,6 +47,11 @@ type Log struct {
 	// store.
 	base   int64
 	events []run.Event
+	// room is where the next events' data is written: one allocation
+	// serves many events. Bytes written there are never written again (an
+	// event's Data is capped at its end), so a reader may keep an event's
+	// data for as long as it likes.
+	room []byte
 	// persisted is the highest seq durable in the store.
 	persisted int64
 	// shown is the highest seq readers may see: persisted, or beyond it in
@@ -88,6 +93,10 @@ type Log struct {
 	fence store.Lease
 }
 
+// roomSize is the size of the blocks event data is written into: an echo
+// run's nine events take one or two.
+const roomSize = 2 << 10
+
 func newLog(ls *Logs, runID string, lastSeq int64) *Log {
 	return &Log{logs: ls, runID: runID, head: appendFrameHead(nil, runID),
 		base: lastSeq, persisted: lastSeq, shown: lastSeq, volatile: ls.volatile}
@@ -104,7 +113,12 @@ func (l *Log) last() int64 { return l.base + int64(len(l.events)) }
 // Callers hold mu.
 func (l *Log) appendLocked(typ string, body Body, at time.Time) {
 	seq := l.last() + 1
-	data := frameAfter(make([]byte, 0, frameSize(l.runID, typ, body)), l.head, seq, typ, at, body)
+	if n := frameSize(l.runID, typ, body); cap(l.room)-len(l.room) < n {
+		l.room = make([]byte, 0, max(n, roomSize))
+	}
+	start := len(l.room)
+	l.room = frameAfter(l.room, l.head, seq, typ, at, body)
+	data := l.room[start:len(l.room):len(l.room)]
 	l.events = append(l.events, run.Event{RunID: l.runID, Seq: seq, Type: typ, Time: at, Data: data})
 	l.dirty = true
 }

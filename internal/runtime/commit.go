@@ -38,6 +38,31 @@ func (e *stateEvent) typ() string {
 	return ""
 }
 
+// entry is the event as the log takes it.
+func (e *stateEvent) entry() runlog.Entry {
+	if b, ok := e.stateBody(); ok {
+		return runlog.Encoded(e.typ(), b)
+	}
+	return runlog.Entry{Type: e.typ(), Body: e.body}
+}
+
+// stateBody is the event's body written by hand, in the shapes runlog
+// knows (FuzzStateBodies holds them to encoding/json's); ok is false for
+// the rest, which the log encodes with encoding/json.
+func (e *stateEvent) stateBody() (_ runlog.Body, ok bool) {
+	switch b := e.body.(type) {
+	case RunStartData:
+		return runlog.RunStart(b.ContextID, b.AgentID, b.Attempt, b.Resumed, b.Continues), true
+	case StatusData:
+		if b.Message == nil {
+			return runlog.Status(b.State, b.Error, b.Outcome), true
+		}
+	case RunEndData:
+		return runlog.RunEnd(b.State, b.Error, b.Usage, b.Outcome), true
+	}
+	return runlog.Body{}, false
+}
+
 // commit writes change c of run l with its state events and the run's
 // pending live events in one transaction (runlog.Log.Commit).
 func (r *Runtime) commit(ctx context.Context, l *runlog.Log, c store.Change, evs ...stateEvent) (int64, error) {
@@ -72,7 +97,7 @@ func (r *Runtime) submitCommit(ctx context.Context, l *runlog.Log, c store.Chang
 func entries(evs []stateEvent) []runlog.Entry {
 	out := make([]runlog.Entry, len(evs))
 	for i, e := range evs {
-		out[i] = runlog.Entry{Type: e.typ(), Body: e.body}
+		out[i] = e.entry()
 	}
 	return out
 }

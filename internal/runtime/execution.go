@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -267,16 +268,39 @@ func (x *execution) execute() (*agent.Result, error) {
 }
 
 // attemptContext is the attempt's context: x.ctx under the agent's timeout
-// and wall-time budget, each with its own cause.
+// and wall-time budget. Only the sooner of the two can pass first, so one
+// deadline carries it, with that limit's cause.
 func (x *execution) attemptContext() (context.Context, context.CancelFunc) {
-	ctx, stopTimeout, stopBudget := x.ctx, context.CancelFunc(func() {}), context.CancelFunc(func() {})
-	if d := x.agent.Timeout; d > 0 {
-		ctx, stopTimeout = context.WithTimeoutCause(ctx, d, errdefs.Timeoutf("run %s took longer than agent %s's timeout of %v", x.runID, x.agent.ID, d))
+	timeout, wall := x.agent.Timeout, x.agent.MaxWallTime
+	switch {
+	case wall > 0 && (timeout <= 0 || wall < timeout):
+		return context.WithTimeoutCause(x.ctx, wall, &deadlineCause{runID: x.runID, agentID: x.agent.ID, d: wall, budget: true})
+	case timeout > 0:
+		return context.WithTimeoutCause(x.ctx, timeout, &deadlineCause{runID: x.runID, agentID: x.agent.ID, d: timeout})
 	}
-	if d := x.agent.MaxWallTime; d > 0 {
-		ctx, stopBudget = context.WithTimeoutCause(ctx, d, errdefs.BudgetExceededf("run %s ran longer than the agent's budget max_wall_time of %v", x.runID, d))
+	return x.ctx, func() {}
+}
+
+// deadlineCause is why an attempt's deadline passed. Its message is written
+// only when it is read: nearly every run ends long before its deadline.
+type deadlineCause struct {
+	runID, agentID string
+	d              time.Duration
+	budget         bool // the wall-time budget, not the timeout
+}
+
+func (c *deadlineCause) Error() string {
+	if c.budget {
+		return fmt.Sprintf("run %s ran longer than the agent's budget max_wall_time of %v", c.runID, c.d)
 	}
-	return ctx, func() { stopBudget(); stopTimeout() }
+	return fmt.Sprintf("run %s took longer than agent %s's timeout of %v", c.runID, c.agentID, c.d)
+}
+
+func (c *deadlineCause) ErrorClass() errdefs.Class {
+	if c.budget {
+		return errdefs.ClassBudgetExceeded
+	}
+	return errdefs.ClassTimeout
 }
 
 // runOptions fills opts with the attempt's agent.Run options — the engine

@@ -109,11 +109,11 @@ func (x *execution) logEvent(ev engine.Event) (string, runlog.Body, error) {
 		res := &model.ToolResult{ToolCallID: e.ToolCallID, Name: e.Name, Content: e.Content, IsError: e.IsError}
 		return encodeEvent(EventDelta, DeltaData{Actor: logActor(e.Actor), ToolResult: res})
 	case engine.StepStarted:
-		return encodeEvent(EventStepStart, stepBody(x.step(e.Step), nil))
+		return logStep(EventStepStart, x.step(e.Step), nil)
 	case engine.StepCompleted:
-		return encodeEvent(EventStepComplete, stepBody(x.step(e.Step), nil))
+		return logStep(EventStepComplete, x.step(e.Step), nil)
 	case engine.StepFailed:
-		return encodeEvent(EventStepError, stepBody(x.step(e.Step), stepErr(e)))
+		return logStep(EventStepError, x.step(e.Step), stepErr(e))
 	case engine.ArtifactUpdate:
 		x.noteArtifact(e)
 		return encodeEvent(EventArtifact, e)
@@ -189,6 +189,32 @@ func stepBody(s engine.Step, err error) stepData {
 		p.Error, p.ErrorClass = err.Error(), errdefs.ClassOf(err)
 	}
 	return stepData{Actor: logActor(s.Actor), Payload: p}
+}
+
+// logStep is the step event of type typ of s, failed with err if not nil.
+func logStep(typ string, s engine.Step, err error) (string, runlog.Body, error) {
+	body, err := stepLogBody(s, err)
+	if err != nil {
+		return "", runlog.Body{}, errdefs.Validationf("publish %s: %w", typ, err)
+	}
+	return typ, body, nil
+}
+
+// stepLogBody is stepBody(s, err) written by runlog (runlog.Step), but for
+// its detail, encoded by encoding/json; FuzzStateBodies holds the two to
+// the same bytes.
+func stepLogBody(s engine.Step, err error) (runlog.Body, error) {
+	d := stepBody(s, err)
+	p := runlog.StepPayload{RunID: d.Payload.RunID, Actor: d.Payload.Actor, Kind: d.Payload.Kind,
+		Error: d.Payload.Error, ErrorClass: string(d.Payload.ErrorClass)}
+	if d.Payload.Detail != nil {
+		detail, err := json.Marshal(d.Payload.Detail)
+		if err != nil {
+			return runlog.Body{}, err
+		}
+		p.Detail = detail
+	}
+	return runlog.Step(d.Actor, p), nil
 }
 
 // stepErr is the error of a failed step; a nil one reads as Internal.
