@@ -139,7 +139,7 @@ func (l *Limiter) admitBody(r *http.Request) (kind, *auth.Refusal) {
 	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
 		return k, nil
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, l.o.MaxBodyBytes+1))
+	body, err := readBody(r.Body, r.ContentLength, l.o.MaxBodyBytes)
 	_ = r.Body.Close()
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	switch {
@@ -163,6 +163,18 @@ func (l *Limiter) admitBody(r *http.Request) (kind, *auth.Refusal) {
 		k = classifyMCPMethod(sh.method)
 	}
 	return k, nil
+}
+
+// readBody reads body, or limit+1 bytes of it if it is longer. A declared
+// length within the limit sizes the buffer once (net/http never reads past
+// it); io.ReadAll would start small and grow it.
+func readBody(body io.Reader, declared, limit int64) ([]byte, error) {
+	if declared <= 0 || declared > limit {
+		return io.ReadAll(io.LimitReader(body, limit+1))
+	}
+	buf := make([]byte, declared)
+	_, err := io.ReadFull(body, buf)
+	return buf, err
 }
 
 func badShape(msg string) *auth.Refusal {
