@@ -97,6 +97,10 @@ type Log struct {
 // run's nine events take one or two.
 const roomSize = 2 << 10
 
+// firstEvents is the room a log's first append makes for events: a short
+// run's fit without the slice growing four times on the way.
+const firstEvents = 16
+
 func newLog(ls *Logs, runID string, lastSeq int64) *Log {
 	return &Log{logs: ls, runID: runID, head: appendFrameHead(nil, runID),
 		base: lastSeq, persisted: lastSeq, shown: lastSeq, volatile: ls.volatile}
@@ -119,6 +123,9 @@ func (l *Log) appendLocked(typ string, body Body, at time.Time) {
 	start := len(l.room)
 	l.room = frameAfter(l.room, l.head, seq, typ, at, body)
 	data := l.room[start:len(l.room):len(l.room)]
+	if l.events == nil {
+		l.events = make([]run.Event, 0, firstEvents)
+	}
 	l.events = append(l.events, run.Event{RunID: l.runID, Seq: seq, Type: typ, Time: at, Data: data})
 	l.dirty = true
 }
