@@ -81,5 +81,5 @@
 // agentd, unexported and fuzzed against encoding/json; every other body
 // comes encoded by encoding/json.
 //
-// Imports: engine, errdefs, run, store.
+// Imports: engine, errdefs, model, run, store.
 package runlog

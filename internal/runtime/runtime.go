@@ -200,6 +200,20 @@ func New(opts Options) (*Runtime, error) {
 
 		scheduleWake: make(chan struct{}, 1),
 	}
+	r.defaults(opts)
+	r.outage = newOutagePolicy(opts)
+	if err := r.addAgents(opts.Agents); err != nil {
+		return nil, err
+	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.logs = runlog.New(runlog.Options{Store: r.st, Window: opts.FlushWindow,
+		OnLost: r.lost, Stop: r.ctx.Done(), Logger: r.log})
+	r.start()
+	return r, nil
+}
+
+// defaults fills in what opts leaves unset.
+func (r *Runtime) defaults(opts Options) {
 	if r.replica == "" {
 		r.replica = uuid.NewString()
 	}
@@ -219,13 +233,11 @@ func New(opts Options) (*Runtime, error) {
 	if r.sweepEvery <= 0 {
 		r.sweepEvery = time.Second
 	}
-	r.outage = newOutagePolicy(opts)
-	if err := r.addAgents(opts.Agents); err != nil {
-		return nil, err
-	}
-	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.logs = runlog.New(runlog.Options{Store: r.st, Window: opts.FlushWindow,
-		OnLost: r.lost, Stop: r.ctx.Done(), Logger: r.log})
+}
+
+// start starts the runtime's long-lived goroutines (docs/architecture.md):
+// the schedules, the run logs' flusher, lease renewal and the sweep.
+func (r *Runtime) start() {
 	r.wg.Add(4)
 	go func() {
 		defer r.wg.Done()
@@ -243,7 +255,6 @@ func New(opts Options) (*Runtime, error) {
 		defer r.wg.Done()
 		r.sweep(r.ctx)
 	}()
-	return r, nil
 }
 
 // addAgents checks and adds the hosted agents, in configuration order.
