@@ -76,9 +76,11 @@
 // (the runtime's mu) but never call into a Log while holding one that a
 // Log's caller could need.
 //
-// Event frames and token bodies are written by hand (frame.go, with
-// jsonstring.go's appendString): the one place of hand-written JSON in
-// agentd, unexported and fuzzed against encoding/json; every other body
+// Event frames, token bodies and the bodies every run writes (run.start,
+// status, run.end, step events: bodies.go) are written by hand (frame.go,
+// with jsonstring.go's appendString): the one place of hand-written JSON in
+// agentd, unexported and fuzzed against encoding/json (here, and by the
+// runtime's FuzzStateBodies against its event structs); every other body
 // comes encoded by encoding/json.
 //
 // Imports: engine, errdefs, model, run, store.
