@@ -25,6 +25,12 @@ func (s *Store) SearchMemory(ctx context.Context, q store.MemoryQuery) ([]run.Me
 	args := []any{run.TenantFrom(ctx), s.now(), labels(q.Prefix), filter, max(q.Offset, 0), q.PageLimit()}
 	score, order, cond := `NULL::double precision`, `updated_at DESC, namespace COLLATE "C", key COLLATE "C"`, ``
 	switch {
+	case q.Vector != nil && s.rankInSQL(q.Vector):
+		// pgvector's cosine distance, over the vectors of the query's
+		// length (memoryextension.go).
+		args = append(args, q.Vector, len(q.Vector))
+		score = `1 - (embedding_vector <=> $7::real[]::vector)`
+		cond = ` AND vector_dims(embedding_vector) = $8`
 	case q.Vector != nil:
 		return s.searchVectorInServer(ctx, q, filter) // memoryvector.go
 	case len(textTerms(q.Query)) > 0:
