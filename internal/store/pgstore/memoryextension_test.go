@@ -217,18 +217,24 @@ func deref(f *float64) any {
 	return *f
 }
 
-// TestMemoryVectorColumnIsExact: the derived column holds exactly the
-// float32s of the bytes (normal, subnormal, extreme, random bit patterns),
-// follows a re-put, and is NULL where pgvector could not hold the vector.
-func TestMemoryVectorColumnIsExact(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	s := openInSQL(t, dsn)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
+// connectTo is a connection to dsn beside the store's, closed when t ends.
+func connectTo(t *testing.T, dsn string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// TestMemoryVectorColumnIsExact: the conversion gives exactly the float32s
+// of the bytes (normal, subnormal, extreme, random bit patterns), and NULL
+// where pgvector could not hold the vector.
+func TestMemoryVectorColumnIsExact(t *testing.T) {
+	dsn, ctx := pgtest.DSN(t), context.Background()
+	openInSQL(t, dsn)
+	conn := connectTo(t, dsn)
 	convert := func(b []byte) []float32 {
 		t.Helper()
 		var v []float32
@@ -264,6 +270,14 @@ func TestMemoryVectorColumnIsExact(t *testing.T) {
 	if got := convert(vectorBytes(make([]float32, 16000))); len(got) != 16000 {
 		t.Errorf("16000 floats: %d elements, want all", len(got))
 	}
+}
+
+// TestMemoryVectorColumnFollowsPuts: the column follows each put of the
+// item: a vector, another, none.
+func TestMemoryVectorColumnFollowsPuts(t *testing.T) {
+	dsn, ctx := pgtest.DSN(t), context.Background()
+	s := openInSQL(t, dsn)
+	conn := connectTo(t, dsn)
 	column := func(vec []float32) []float32 {
 		t.Helper()
 		rec := store.MemoryRecord{Item: run.MemoryItem{Namespace: []string{"c"}, Key: "k", Value: map[string]any{}}, Vector: vec}
@@ -337,4 +351,31 @@ func withUser(t *testing.T, dsn, user, password string) string {
 	}
 	u.User = url.UserPassword(user, password)
 	return u.String()
+}
+
+// TestMemoryExtensionDroppedWhileOpen: when the extension is dropped
+// (CASCADE takes the column) under an open store, its vector searches are
+// answered by the fallback.
+func TestMemoryExtensionDroppedWhileOpen(t *testing.T) {
+	dsn, ctx := pgtest.EmptyDSN(t), context.Background() // a database of its own: it loses the column
+	s := openInSQL(t, dsn)
+	for i, vec := range [][]float32{circle(0), circle(1), circle(2)} {
+		rec := store.MemoryRecord{Item: run.MemoryItem{Namespace: []string{"m"}, Key: strconv.Itoa(i), Value: map[string]any{}}, Vector: vec}
+		if _, err := s.PutMemory(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := store.MemoryQuery{MemorySearch: run.MemorySearch{Limit: 2}, Vector: circle(1.9)}
+	before, err := s.SearchMemory(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := connectTo(t, dsn).Exec(ctx, `DROP EXTENSION vector CASCADE`); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.SearchMemory(ctx, q)
+	if err != nil {
+		t.Fatalf("search after the extension was dropped: %v", err)
+	}
+	sameAnswer(t, before, after)
 }
