@@ -14,7 +14,9 @@ import (
 // Where PostgreSQL's vector extension (pgvector) is available, a vector
 // search is ranked in SQL by its cosine distance (<=>); elsewhere, or with
 // WithoutVectorExtension, in the server (memoryvector.go). Both answer the
-// same query with the same items in the same order.
+// same query with the same items in the same order; the scores differ by
+// pgvector's float32 sums (1e-7 to 1e-6), so only items that close may
+// come in another order — exact ties (the same vector) do not.
 //
 // The vectors pgvector ranks are a column derived from the stored bytes,
 // which stay the one thing written:
@@ -35,10 +37,11 @@ import (
 // vector CASCADE removes the function and the column; a search then
 // finds them missing and is answered by the fallback.
 //
-// The conversion gives NULL — a vector pgvector cannot hold, so ranked by
-// neither path's SQL — for bytes that are not whole float32s, for more than
-// vectorMaxDims of them and for a non-finite element; a query vector like
-// that is ranked in the server, which finds such items as it always did.
+// The conversion gives NULL for what pgvector cannot hold: bytes that are
+// not whole float32s, more than vectorMaxDims of them, a non-finite
+// element (the contract's vectors have unit length, so none has one). A
+// query vector of more than vectorMaxDims is ranked in the server, which
+// finds the items of its length as it always did.
 //
 // There is no approximate (HNSW, IVFFlat) index: it would answer
 // differently from the fallback (approximately, and filtering after the
