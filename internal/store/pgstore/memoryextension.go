@@ -87,9 +87,11 @@ $$`,
 	// The vector is kept in the row (MAIN, and rows of up to 8160 bytes
 	// before anything is moved out): read out of line (TOAST), as it was
 	// by default, a search of 100k items of 384 dimensions took four times
-	// as long. Where a row is longer still, the bytes go out first. One
-	// statement, so that the rewrite that fills the column lays the rows
-	// out so.
+	// as long. Where a row is longer still, the bytes go out first. (The
+	// default target would move the bytes out at 384 dimensions, faster
+	// still, but the vector too from about 420 up: three times slower at
+	// 768; docs/benchmarks.md.) One statement, so that the rewrite that
+	// fills the column lays the rows out so.
 	`ALTER TABLE memory_items SET (toast_tuple_target = 8160),
     ADD COLUMN IF NOT EXISTS embedding_vector vector GENERATED ALWAYS AS (agentd_embedding_vector(embedding)) STORED,
     ALTER COLUMN embedding_vector SET STORAGE MAIN`,
