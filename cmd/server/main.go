@@ -168,7 +168,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		defer stopDebug()
 	}
-	st, err := openStore(ctx, getenv, log)
+	st, err := openStore(ctx, cfg, getenv, log)
 	if err != nil {
 		return err
 	}
@@ -324,9 +324,9 @@ func storeName(getenv func(string) string) string {
 
 // openStore opens PostgreSQL when DATABASE_URL is set, else the embedded
 // in-memory store.
-func openStore(ctx context.Context, getenv func(string) string, log *slog.Logger) (store.Store, error) {
+func openStore(ctx context.Context, cfg *config.Config, getenv func(string) string, log *slog.Logger) (store.Store, error) {
 	if dsn := getenv("DATABASE_URL"); dsn != "" {
-		return openPostgres(ctx, dsn, log)
+		return openPostgres(ctx, dsn, cfg.MemoryVectorExtension(), log)
 	}
 	log.Info("using the embedded in-memory store (data is lost on exit; set DATABASE_URL for PostgreSQL)")
 	return memstore.New(), nil

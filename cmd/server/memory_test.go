@@ -222,7 +222,25 @@ func testLangGraphSDKStore(t *testing.T, dsn string) {
 // server embeds what it stores and ranks a query by meaning: "which hue"
 // finds the item about blue, which shares no word with it. The key comes
 // from the variable api_key_env names.
-func TestMemorySemanticREST(t *testing.T) {
+func TestMemorySemanticREST(t *testing.T) { testMemorySemanticREST(t, "", "") }
+
+// TestMemorySemanticRESTPostgres: the same on PostgreSQL, with the vector
+// extension where the database has it and with memory.vector_extension
+// off; the log says which path vector searches take.
+func TestMemorySemanticRESTPostgres(t *testing.T) {
+	for _, ext := range []string{"auto", "off"} {
+		t.Run(ext, func(t *testing.T) {
+			s := testMemorySemanticREST(t, sharedDSN(t), ext)
+			logs := s.logs.String()
+			if !strings.Contains(logs, "memory vector searches ranked") ||
+				(ext == "off" && !strings.Contains(logs, "ranked in agentd")) {
+				t.Fatalf("the log does not say where vectors are ranked:\n%s", logs)
+			}
+		})
+	}
+}
+
+func testMemorySemanticREST(t *testing.T, dsn, vectorExtension string) *server {
 	var auth atomic.Value
 	emb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
@@ -246,9 +264,13 @@ func TestMemorySemanticREST(t *testing.T) {
 	}))
 	t.Cleanup(emb.Close)
 	path := demoConfigWith(t, func(cfg map[string]any) {
-		cfg["memory"] = map[string]any{"embeddings": map[string]any{"base_url": emb.URL + "/v1", "model": "hues", "api_key_env": "EMBED_KEY"}}
+		cfg["memory"] = map[string]any{
+			"embeddings":       map[string]any{"base_url": emb.URL + "/v1", "model": "hues", "api_key_env": "EMBED_KEY"},
+			"vector_extension": vectorExtension,
+		}
 	})
-	s := startEnv(t, func(k string) string { return map[string]string{"EMBED_KEY": "sk-embed"}[k] }, "--config", path)
+	env := map[string]string{"EMBED_KEY": "sk-embed", "DATABASE_URL": dsn}
+	s := startEnv(t, func(k string) string { return env[k] }, "--config", path, "--log-level", "info")
 	for _, put := range []string{
 		`{"namespace":["m"],"key":"colour","value":{"fact":"Ann likes blue"}}`,
 		`{"namespace":["m"],"key":"city","value":{"fact":"Ann lives in Lisbon"}}`,
@@ -271,4 +293,5 @@ func TestMemorySemanticREST(t *testing.T) {
 	if got := auth.Load(); got != "Bearer sk-embed" {
 		t.Fatalf("the endpoint saw Authorization %v, want the key of EMBED_KEY", got)
 	}
+	return s
 }

@@ -19,9 +19,29 @@ const pgFlushWindow = 25 * time.Millisecond
 // are written (a volatile store), so the window only batches the writes.
 const memFlushWindow = 50 * time.Millisecond
 
-func openPostgres(ctx context.Context, dsn string, log *slog.Logger) (store.Store, error) {
+// openPostgres opens the PostgreSQL store; with vectorExtension its memory
+// searches use the database's vector extension where it has one. The log
+// says which path they take, and why (memory.vector_extension).
+func openPostgres(ctx context.Context, dsn string, vectorExtension bool, log *slog.Logger) (store.Store, error) {
 	log.Info("opening PostgreSQL store")
-	return pgstore.Open(ctx, dsn)
+	var opts []pgstore.Option
+	if !vectorExtension {
+		opts = append(opts, pgstore.WithoutVectorExtension())
+	}
+	st, err := pgstore.Open(ctx, dsn, opts...)
+	if err != nil {
+		return nil, err
+	}
+	inSQL, why := st.VectorSearch()
+	if !vectorExtension {
+		why = "memory.vector_extension is off"
+	}
+	ranked := "in agentd"
+	if inSQL {
+		ranked = "by PostgreSQL's vector extension"
+	}
+	log.Info("memory vector searches ranked "+ranked, "why", why)
+	return st, nil
 }
 
 // flushWindow is the runtime's event write window for st.

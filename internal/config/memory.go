@@ -22,6 +22,10 @@ type Memory struct {
 	// Index are the value's fields (dotted paths) an item is searched by
 	// when its put names none (default: the whole value).
 	Index []string `json:"index,omitempty"`
+	// VectorExtension says whether PostgreSQL ranks vectors with its
+	// vector extension where the database has it: "auto" (the default)
+	// or "off" (ranked in agentd, and the database left as it is).
+	VectorExtension string `json:"vector_extension,omitempty"`
 }
 
 // Embeddings names an OpenAI-compatible embeddings endpoint, as a
@@ -50,7 +54,13 @@ type AgentMemory struct {
 }
 
 func (m *Memory) validate() error {
-	if m == nil || m.Embeddings == nil {
+	if m == nil {
+		return nil
+	}
+	if v := m.VectorExtension; v != "" && v != "auto" && v != "off" {
+		return fmt.Errorf("memory.vector_extension: %q: want auto or off", v)
+	}
+	if m.Embeddings == nil {
 		return nil
 	}
 	e := m.Embeddings
@@ -114,6 +124,12 @@ func (c *Config) MemoryOptions(getenv Env) memory.Options {
 		})
 	}
 	return o
+}
+
+// MemoryVectorExtension tells whether PostgreSQL may rank vectors with its
+// vector extension (memory.vector_extension is not "off").
+func (c *Config) MemoryVectorExtension() bool {
+	return c.Memory == nil || c.Memory.VectorExtension != "off"
 }
 
 // memoryTools returns the registry of loop agent a: the shared one, or,

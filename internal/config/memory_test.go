@@ -27,6 +27,7 @@ agents:
 		{"no namespace", strings.Replace(base, `[memories, "{user}"]`, `[]`, 1), `agents[0].memory.namespace: 1 to 16 labels`},
 		{"embeddings without a model", base + "memory: {embeddings: {base_url: http://127.0.0.1:1/v1}}\n", `memory.embeddings.model: required`},
 		{"embeddings at no URL", base + "memory: {embeddings: {base_url: here, model: m}}\n", `memory.embeddings.base_url: "here" is not an absolute http(s) URL`},
+		{"an unknown vector_extension", base + "memory: {vector_extension: always}\n", `memory.vector_extension: "always": want auto or off`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,26 +14,29 @@ import (
 	"agentd/internal/store/pgstore"
 )
 
-// stores are the two stores the semantic tests run on; PostgreSQL is
-// skipped (loudly) without a database.
+// stores are the stores the semantic tests run on: memstore, PostgreSQL as
+// Open makes it (vectors ranked by the vector extension where the database
+// has it) and PostgreSQL ranking in the server; PostgreSQL is skipped
+// (loudly) without a database.
 func stores(t *testing.T) map[string]func(t *testing.T) store.Memory {
+	openPG := func(t *testing.T, opts ...pgstore.Option) store.Memory {
+		s, err := pgstore.Open(context.Background(), pgtest.DSN(t), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
 	return map[string]func(t *testing.T) store.Memory{
-		"memstore": func(*testing.T) store.Memory { return memstore.New() },
-		"pgstore": func(t *testing.T) store.Memory {
-			s, err := pgstore.Open(context.Background(), pgtest.DSN(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
+		"memstore":          func(*testing.T) store.Memory { return memstore.New() },
+		"pgstore":           func(t *testing.T) store.Memory { return openPG(t) },
+		"pgstore in server": func(t *testing.T) store.Memory { return openPG(t, pgstore.WithoutVectorExtension()) },
 	}
 }
 
 // TestSemanticRanking: with an embeddings endpoint, a query ranks items
 // by meaning — "what color" finds the item about blue first though they
-// share no word — on both stores (PostgreSQL ranks in SQL, memory_dot, as
-// the database here has no vector extension).
+// share no word — on every store and both of PostgreSQL's paths.
 func TestSemanticRanking(t *testing.T) {
 	for name, open := range stores(t) {
 		t.Run(name, func(t *testing.T) {

@@ -145,6 +145,15 @@
 // (re)subscription with an empty run id, because notifications sent while
 // it was disconnected are lost.
 //
+// # Memory vectors and the vector extension
+//
+// A memory item's embedding is stored as bytes (float32, little-endian),
+// which every PostgreSQL keeps. Where the database has the vector
+// extension (pgvector), Open adds a column derived from those bytes and
+// vector searches are ranked by it in SQL; elsewhere, or with
+// WithoutVectorExtension, in the server (memoryvector.go). Both paths give
+// the same answers; the extension never fails Open (memoryextension.go).
+//
 // # Times
 //
 // PostgreSQL keeps microseconds: task, push-config and lease times come

@@ -14,16 +14,16 @@ import (
 	"agentd/internal/store"
 )
 
-// A vector search ranks in the server: one statement streams the
-// candidates' vectors (bytes, sent as stored), the server keeps the best
-// offset+limit by dot product (both vectors have unit length: the cosine
-// similarity), and a second statement reads those items — refreshing
-// their TTL when asked. Ranking in SQL over real[] columns (a function
-// over unnest, or sending real[] to the server) cost about half a
-// millisecond, then a tenth, per 384-dimension row on the development
-// machine, the sending of each element being the cost (docs/memory.md).
-// PostgreSQL's vector extension would rank in SQL with an index; it is
-// not installed here, so it is not used.
+// Without the vector extension (memoryextension.go) a vector search ranks
+// in the server: one statement streams the candidates' vectors (bytes,
+// sent as stored), the server keeps the best offset+limit by dot product
+// (both vectors have unit length: the cosine similarity), and a second
+// statement reads those items — refreshing their TTL when asked. Ranking
+// in plain SQL over real[] columns (a function over unnest, or sending
+// real[] to the server) cost about half a millisecond, then a tenth, per
+// 384-dimension row on the development machine, the sending of each
+// element being the cost (docs/memory.md). This path needs nothing of
+// the database and is what runs wherever the extension is missing.
 
 // vectorHit is a candidate and its score.
 type vectorHit struct {

@@ -20,6 +20,7 @@ type Store struct {
 	cfg    config
 	notify *notifier
 	group  *committer
+	vector vectorSupport // where vector searches are ranked (memoryextension.go)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -32,6 +33,9 @@ type config struct {
 	tracer   pgx.QueryTracer
 	now      func() time.Time
 	retry    retryPolicy
+	// noVectorExtension ranks vector searches in the server
+	// (WithoutVectorExtension).
+	noVectorExtension bool
 }
 
 // DefaultMaxConns is the connection pool's default size. pgxpool's own (the
@@ -70,8 +74,10 @@ func WithRetry(attempts int, backoff time.Duration) Option {
 
 // Open connects to the database named by dsn, applies the pending
 // migrations (under an advisory lock, so replicas starting together do not
-// race) and returns the store. Errors name what failed: the DSN, the server
-// (host:port) or the migration version.
+// race), makes vector searches use the vector extension where the database
+// has it (memoryextension.go) and returns the store. Errors name what
+// failed: the DSN, the server (host:port) or the migration version; the
+// extension never fails Open (VectorSearch tells why it is not used).
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	cfg := config{now: time.Now, retry: retryPolicy{attempts: defaultAttempts, backoff: defaultBackoff}}
 	for _, o := range opts {
@@ -85,7 +91,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, cfg: cfg, notify: newNotifier(pool)}
+	s := &Store{pool: pool, cfg: cfg, notify: newNotifier(pool), vector: setUpVector(ctx, pool, cfg)}
 	s.group = &committer{s: s}
 	return s, nil
 }
