@@ -131,6 +131,15 @@ func BenchmarkSendMessage(b *testing.B) {
 	sendBench(b, e.base+"/agents/echo/jsonrpc", []byte(sendBody))
 }
 
+// BenchmarkSendMessageHistory is BenchmarkSendMessage with the body
+// cmd/loadgen sends: no configuration, so the Task answered carries the
+// default history.
+func BenchmarkSendMessageHistory(b *testing.B) {
+	e := newEnv(b)
+	sendBench(b, e.base+"/agents/echo/jsonrpc",
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"MID","role":"ROLE_USER","parts":[{"text":"hello world"}]}}}`))
+}
+
 // BenchmarkReferenceSendMessage is BenchmarkSendMessage against a2a-go's
 // default request handler with an executor that echoes the text.
 func BenchmarkReferenceSendMessage(b *testing.B) {
