@@ -139,9 +139,6 @@ func (x *translator) translate(ev run.Event) a2a.Event {
 			return nil // the attempt is cut short: its answer goes on (see cut)
 		}
 		return x.closeAnswer(ev)
-	case runtime.EventProgress, runtime.EventHandoff,
-		runtime.EventEffectIntent, runtime.EventEffectResult, runtime.EventEffectDoubt, runtime.EventEffectResolved:
-		return x.noteUpdate(ev) // a working status whose data part is {"<type>": body}
 	case runtime.EventArtifact:
 		if x.decode(ev) {
 			return x.artifact(ev, toArtifact(x.body.Artifact), x.body.Append, x.body.LastChunk)
@@ -166,8 +163,31 @@ func (x *translator) translate(ev run.Event) a2a.Event {
 			}
 		}
 		return x.closeAnswer(ev)
+	default:
+		if isNote(ev.Type) {
+			return x.noteUpdate(ev) // a working status whose data part is {"<type>": body}
+		}
 	}
 	return nil
+}
+
+// isNote reports whether events of type typ are notes: what the agent does
+// (progress, handoffs, effects), told as working status updates.
+func isNote(typ string) bool {
+	switch typ {
+	case runtime.EventProgress, runtime.EventHandoff,
+		runtime.EventEffectIntent, runtime.EventEffectResult, runtime.EventEffectDoubt, runtime.EventEffectResolved:
+		return true
+	}
+	return false
+}
+
+// statusOnly reports whether events of type typ translate to a status
+// update and nothing else, leaving the translator's state as it was: what
+// only follows the state or the artifacts (artifacts, prime) skips them
+// undecoded.
+func statusOnly(typ string) bool {
+	return typ == runtime.EventStatus || isNote(typ)
 }
 
 // continues reports whether a run.start opens an attempt that goes on
