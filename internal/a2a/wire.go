@@ -228,9 +228,11 @@ func (d *deferredWriter) finish() {
 			d.pass() // sets the JSON-RPC Content-Type
 		}
 		status, body := d.status, plainDecodeErrors(d.buf)
-		if b, ok := retryable(body); ok && d.rest && status == http.StatusInternalServerError {
-			status, body = http.StatusServiceUnavailable, append(b, '\n')
-			d.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
+		if d.rest && status == http.StatusInternalServerError {
+			if b, ok := retryable(body); ok {
+				status, body = http.StatusServiceUnavailable, append(b, '\n')
+				d.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
+			}
 		}
 		d.mode, d.buf = modePass, nil
 		d.restContentType()
