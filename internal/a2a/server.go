@@ -262,7 +262,11 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 // held back until their first event (see deferredWriter).
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, next http.Handler, body []byte, rest bool) {
 	ci := &callInfo{rc: http.NewResponseController(w), req: r}
-	ci.after, ci.hasAfter, ci.afterErr = resumeCursor(body, r.Header, r.URL.Query().Get(AfterSeqKey))
+	var query string
+	if r.URL.RawQuery != "" { // most calls have none: no map to build
+		query = r.URL.Query().Get(AfterSeqKey)
+	}
+	ci.after, ci.hasAfter, ci.afterErr = resumeCursor(body, r.Header, query)
 	r = r.WithContext(withCallInfo(r.Context(), ci))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	dw := &deferredWriter{ResponseWriter: w, rest: rest}
