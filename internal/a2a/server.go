@@ -269,7 +269,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, next http.Handler
 	ci.after, ci.hasAfter, ci.afterErr = resumeCursor(body, r.Header, query)
 	r = r.WithContext(withCallInfo(r.Context(), ci))
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	dw := &deferredWriter{ResponseWriter: w, rest: rest}
+	dw := &deferredWriter{ResponseWriter: w, rest: rest, flush: &ci.flush}
 	// The v1.0 HTTP+JSON binding's media type, for clients that take it
 	// (a2a-go's client asks for application/json, and gets that).
 	dw.a2aJSON = rest && !strings.HasPrefix(r.URL.Path, a2av0.RESTPathPrefix+"/") && acceptsA2AJSON(r.Header.Get("Accept"))

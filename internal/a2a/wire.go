@@ -27,6 +27,8 @@ type callInfo struct {
 	after    int64
 	hasAfter bool
 	afterErr error
+	// flush is shared with the response's deferredWriter.
+	flush batchFlush
 }
 
 type callInfoKey struct{}
@@ -132,6 +134,12 @@ type deferredWriter struct {
 	mode        writerMode
 	status      int
 	buf         []byte
+	// flush says when a stream's flush may wait (see batchFlush); written
+	// counts the SSE events written, keepAlive that a keep-alive comment
+	// was written since the last flush (it always goes out).
+	flush     *batchFlush
+	written   int64
+	keepAlive bool
 }
 
 type writerMode uint8
@@ -175,6 +183,13 @@ func (d *deferredWriter) restContentType() {
 }
 
 func (d *deferredWriter) Write(p []byte) (int, error) {
+	if d.sse {
+		if sseEvent(p) {
+			d.written++
+		} else if len(p) > 0 && p[0] == ':' {
+			d.keepAlive = true
+		}
+	}
 	if d.sse && d.mode == modePass {
 		return d.writeEvent(p)
 	}
@@ -202,14 +217,20 @@ func (d *deferredWriter) pass() {
 	}
 }
 
-// Flush commits a held stream (or turns it into an error) and flushes.
+// Flush commits a held stream (or turns it into an error) and flushes —
+// in a stream, once the events of the batch in hand are written.
 func (d *deferredWriter) Flush() {
 	switch d.mode {
 	case modeHolding:
 		d.commit()
 	case modeHoldingError, modeDiscard:
 		return
+	case modePass:
+		if d.sse && !d.keepAlive && !d.flush.due(d.written) {
+			return
+		}
 	}
+	d.keepAlive = false
 	if f, ok := d.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
