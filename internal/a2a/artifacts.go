@@ -36,7 +36,7 @@ func (h *handler) artifacts(ctx context.Context, t run.Task, through int64) ([]*
 			if ev.Seq > through {
 				break
 			}
-			if statusOnly(ev.Type) {
+			if !x.touchesArtifacts(ev) {
 				continue
 			}
 			up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent)

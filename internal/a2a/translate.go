@@ -190,6 +190,22 @@ func statusOnly(typ string) bool {
 	return typ == runtime.EventStatus || isNote(typ)
 }
 
+// touchesArtifacts reports whether ev may change the artifacts a client
+// holds, for what assembles them (artifacts), which skips the other events
+// undecoded: status and note events never do, and a run.end does only by
+// closing an open answer (whether it ends a stream is no artifact's
+// concern, and an attempt cut short with no answer open leaves nothing to
+// resume).
+func (x *translator) touchesArtifacts(ev run.Event) bool {
+	switch {
+	case statusOnly(ev.Type):
+		return false
+	case ev.Type == runtime.EventRunEnd:
+		return x.answer != ""
+	}
+	return true
+}
+
 // continues reports whether a run.start opens an attempt that goes on
 // from where the cut attempt's output stopped.
 func continues(ev run.Event) bool {
