@@ -126,7 +126,7 @@ func (x *translator) translate(ev run.Event) a2a.Event {
 			if x.answer == "" {
 				x.answer, x.sent = x.answerID(ev.Seq), false
 			}
-			return x.answerChunk(ev, b.Text, false)
+			return x.chunk(ev, b.Text, false)
 		case b.ToolCall != nil:
 			return x.status(ev, a2a.TaskStateWorking, x.toolMessage(ev, model.ToolCallPart(*b.ToolCall)))
 		case b.ToolResult != nil:
@@ -226,21 +226,32 @@ func cutStep(ev run.Event) bool {
 	return c == errdefs.ClassAborted || c == errdefs.ClassInterrupted
 }
 
-// answerChunk is a chunk of the open answer. The first chunk this stream
+// chunk is a chunk of the open answer. The first chunk this stream
 // sends of it announces the artifact (append false) even when the answer
 // began before the stream did: a client that joined mid-answer has no
 // artifact to append to.
 //
 // The first text of an answer carried over from an attempt cut short
 // replaces it (append false): the resumed attempt streams it again.
-func (x *translator) answerChunk(ev run.Event, text string, last bool) *a2a.TaskArtifactUpdateEvent {
+func (x *translator) chunk(ev run.Event, text string, last bool) *a2a.TaskArtifactUpdateEvent {
 	appendTo := x.sent
 	if x.replace && text != "" {
 		appendTo, x.replace = false, false
 	}
-	up := x.artifact(ev, &a2a.Artifact{ID: x.answer, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart(text)}}, appendTo, last)
+	c := &answerChunk{part: a2a.Part{Content: a2a.Text(text)}}
+	c.parts[0] = &c.part
+	c.artifact = a2a.Artifact{ID: x.answer, Name: answerName, Parts: c.parts[:]}
+	up := x.artifact(ev, &c.artifact, appendTo, last)
 	x.sent = true
 	return up
+}
+
+// answerChunk is the artifact of an answer's chunk with its one text part,
+// allocated at once: a stream makes one per token.
+type answerChunk struct {
+	artifact a2a.Artifact
+	parts    [1]*a2a.Part
+	part     a2a.Part
 }
 
 // closeAnswer ends the open answer with an empty lastChunk; the answer's
@@ -250,7 +261,7 @@ func (x *translator) closeAnswer(ev run.Event) a2a.Event {
 	if x.answer == "" {
 		return nil
 	}
-	up := x.answerChunk(ev, "", true)
+	up := x.chunk(ev, "", true)
 	x.answer = ""
 	return up
 }
