@@ -258,10 +258,10 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 }
 
 // serve hands the request to an SDK transport with the body restored, the
-// resume cursor and response controller in its context, and SSE responses
-// held back until their first event (see deferredWriter).
+// resume cursor and the response (for a controller) in its context, and
+// SSE responses held back until their first event (see deferredWriter).
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, next http.Handler, body []byte, rest bool) {
-	ci := &callInfo{rc: http.NewResponseController(w), req: r}
+	ci := &callInfo{w: w, req: r}
 	var query string
 	if r.URL.RawQuery != "" { // most calls have none: no map to build
 		query = r.URL.Query().Get(AfterSeqKey)

@@ -19,11 +19,11 @@ import (
 
 // callInfo is what the binding wrapper learned about a request before the
 // SDK transport decoded it: the transport types have no room for the
-// resume cursor, and the handler needs the response controller to lift the
-// write deadline of a stream.
+// resume cursor, and the handler needs the response (for a controller) to
+// lift the write deadline of a stream.
 type callInfo struct {
-	rc       *http.ResponseController
-	req      *http.Request // for the extended card's URLs
+	w        http.ResponseWriter // the server's, not the deferredWriter
+	req      *http.Request       // for the extended card's URLs
 	after    int64
 	hasAfter bool
 	afterErr error
@@ -47,8 +47,8 @@ func callInfoFrom(ctx context.Context) *callInfo {
 // openStream lifts the write deadline for the rest of the response: a
 // stream outlives any server WriteTimeout (a2a-go's SSE writer leaves it).
 func openStream(ctx context.Context) {
-	if rc := callInfoFrom(ctx).rc; rc != nil {
-		_ = rc.SetWriteDeadline(time.Time{})
+	if w := callInfoFrom(ctx).w; w != nil {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	}
 }
 
