@@ -140,6 +140,7 @@ type deferredWriter struct {
 	flush     *batchFlush
 	written   int64
 	keepAlive bool
+	idBuf     []byte // the id line being written, reused
 }
 
 type writerMode uint8
@@ -306,7 +307,8 @@ func (d *deferredWriter) writeEvent(p []byte) (int, error) {
 	}
 	if d.idHeld && bytes.HasPrefix(p, []byte("data:")) {
 		d.idHeld = false
-		if _, err := d.ResponseWriter.Write(idLine(p)); err != nil {
+		d.idBuf = appendIDLine(d.idBuf[:0], p)
+		if _, err := d.ResponseWriter.Write(d.idBuf); err != nil {
 			return 0, err
 		}
 	}
@@ -323,7 +325,7 @@ func seqIDs(b []byte) []byte {
 	for i, line := range lines {
 		if bytes.HasPrefix(line, []byte("id:")) {
 			if i+1 < len(lines) && bytes.HasPrefix(lines[i+1], []byte("data:")) {
-				out = append(out, idLine(lines[i+1])...)
+				out = appendIDLine(out, lines[i+1])
 			}
 			continue
 		}
@@ -335,13 +337,13 @@ func seqIDs(b []byte) []byte {
 // seqKey is how the extension's seq appears in an update's metadata.
 var seqKey = []byte(`"` + MetaSeq + `":`)
 
-// idLine is the "id: <seq>" line for an event whose data line is data, or
-// nothing when the event carries no seq (the Task that opens a stream):
-// the client's last event id then stays what it was.
-func idLine(data []byte) []byte {
+// appendIDLine appends the "id: <seq>" line for an event whose data line
+// is data, or nothing when the event carries no seq (the Task that opens a
+// stream): the client's last event id then stays what it was.
+func appendIDLine(dst, data []byte) []byte {
 	i := bytes.Index(data, seqKey)
 	if i < 0 {
-		return nil
+		return dst
 	}
 	rest := data[i+len(seqKey):]
 	n := 0
@@ -349,9 +351,9 @@ func idLine(data []byte) []byte {
 		n++
 	}
 	if n == 0 {
-		return nil
+		return dst
 	}
-	return append(append([]byte("id: "), rest[:n]...), '\n')
+	return append(append(append(dst, "id: "...), rest[:n]...), '\n')
 }
 
 // firstData returns the data of the first SSE event in b, or nil.
