@@ -219,9 +219,10 @@ func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool,
 	h.followStream(ctx, yield, t, x, st)
 }
 
-// followStream is follow on a stream already open. Each batch of events
-// is translated before its updates are yielded, so that the writer can
-// flush once per batch (batchFlush).
+// followStream is follow on a stream already open. The events read are
+// translated a group of at most flushGroup updates at a time, and each
+// group is yielded whole, so that the writer can flush once per group
+// (batchFlush).
 func (h *handler) followStream(ctx context.Context, yield func(a2a.Event, error) bool, t run.Task, x *translator, st *runtime.Stream) {
 	flush := &callInfoFrom(ctx).flush
 	var ups []a2a.Event
@@ -233,48 +234,59 @@ func (h *handler) followStream(ctx context.Context, yield func(a2a.Event, error)
 			}
 			return
 		}
-		var end bool
-		ups, end, err = h.translateBatch(ctx, t, x, evs, ups[:0])
-		flush.hold(len(ups))
-		for _, up := range ups {
-			if !yield(up, nil) {
+		for len(evs) > 0 {
+			var end bool
+			ups, evs, end, err = h.translateGroup(ctx, t, x, evs, ups[:0])
+			flush.hold(len(ups))
+			for _, up := range ups {
+				if !yield(up, nil) {
+					return
+				}
+			}
+			if err != nil {
+				yield(nil, err)
+			}
+			if end || err != nil {
 				return
 			}
+			clear(ups) // the updates are the writer's now
 		}
-		if err != nil {
-			yield(nil, err)
-		}
-		if end || err != nil {
-			return
-		}
-		clear(ups) // the updates are the writer's now
 	}
 }
 
-// translateBatch appends to ups the updates x translates from evs, up to
-// the one that ends the stream (end): a run.end that leaves the task
-// terminal or interrupted, or a gap after which nothing follows.
-func (h *handler) translateBatch(ctx context.Context, t run.Task, x *translator, evs []run.Event, ups []a2a.Event) (_ []a2a.Event, end bool, _ error) {
-	for _, ev := range evs {
+// flushGroup bounds the updates a stream holds back from the socket to
+// flush them at once: enough to make a write per group cheap, few enough
+// that the first of them waits well under a millisecond.
+const flushGroup = 32
+
+// translateGroup appends to ups the updates x translates from evs, up to
+// flushGroup of them or the one that ends the stream (end: a run.end that
+// leaves the task terminal or interrupted, or a gap after which nothing
+// follows), and returns the events left.
+func (h *handler) translateGroup(ctx context.Context, t run.Task, x *translator, evs []run.Event, ups []a2a.Event) (_ []a2a.Event, rest []run.Event, end bool, _ error) {
+	for i, ev := range evs {
 		up := x.translate(ev)
 		if ev.Type == runtime.EventGap && up != nil {
 			state, last, err := h.gapEnds(ctx, t.ID, ev.Seq)
 			if err != nil {
-				return ups, true, err
+				return ups, nil, true, err
 			}
 			if last {
 				up.(*a2a.TaskStatusUpdateEvent).Status.State = state
-				return append(ups, up), true, nil
+				return append(ups, up), nil, true, nil
 			}
 		}
 		if up != nil {
 			ups = append(ups, up)
 		}
 		if x.ended {
-			return ups, true, nil
+			return ups, nil, true, nil
+		}
+		if len(ups) == flushGroup {
+			return ups, evs[i+1:], false, nil
 		}
 	}
-	return ups, false, nil
+	return ups, nil, false, nil
 }
 
 // gapEnds reports whether a gap through seq is the last update of the
