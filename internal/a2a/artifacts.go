@@ -36,6 +36,9 @@ func (h *handler) artifacts(ctx context.Context, t run.Task, through int64) ([]*
 			if ev.Seq > through {
 				break
 			}
+			if !x.touchesArtifacts(ev) {
+				continue
+			}
 			up, ok := x.translate(ev).(*a2a.TaskArtifactUpdateEvent)
 			if !ok {
 				continue

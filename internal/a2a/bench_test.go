@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,6 +60,7 @@ func streamBench(b *testing.B, url, version string, body func(i int) []byte) {
 	b.ReportAllocs()
 	events := 0
 	var firsts time.Duration
+	cpu := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		n, first := readStream(b, url, body(i), version)
@@ -68,6 +70,7 @@ func streamBench(b *testing.B, url, version string, body func(i int) []byte) {
 		events += n
 		firsts += first
 	}
+	reportCPU(b, cpu, events, "cpu-µs/event")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(firsts.Microseconds())/float64(b.N), "µs-to-first-event")
 }
@@ -99,6 +102,7 @@ func BenchmarkReferenceStreamEvents(b *testing.B) {
 func sendBench(b *testing.B, url string, body []byte) {
 	var seq atomic.Int64
 	b.ReportAllocs()
+	cpu := cpuTime()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -119,7 +123,26 @@ func sendBench(b *testing.B, url string, body []byte) {
 			}
 		}
 	})
+	reportCPU(b, cpu, b.N, "cpu-µs/send")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sends/s")
+}
+
+// cpuTime is the CPU time the process (server and client) has used: on a
+// machine busy with other work it measures a change far more steadily
+// than ns/op.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time used since start per one of n units.
+func reportCPU(b *testing.B, start time.Duration, n int, unit string) {
+	if n > 0 {
+		b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(n), unit)
+	}
 }
 
 const sendBody = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"MID","role":"ROLE_USER","parts":[{"text":"hello"}]},"configuration":{"historyLength":0}}}`
@@ -129,6 +152,15 @@ const sendBody = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"mess
 func BenchmarkSendMessage(b *testing.B) {
 	e := newEnv(b)
 	sendBench(b, e.base+"/agents/echo/jsonrpc", []byte(sendBody))
+}
+
+// BenchmarkSendMessageHistory is BenchmarkSendMessage with the body
+// cmd/loadgen sends: no configuration, so the Task answered carries the
+// default history.
+func BenchmarkSendMessageHistory(b *testing.B) {
+	e := newEnv(b)
+	sendBench(b, e.base+"/agents/echo/jsonrpc",
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"MID","role":"ROLE_USER","parts":[{"text":"hello world"}]}}}`))
 }
 
 // BenchmarkReferenceSendMessage is BenchmarkSendMessage against a2a-go's

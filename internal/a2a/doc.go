@@ -80,8 +80,9 @@
 // response is held back until its first event (deferredWriter). Each SSE
 // event's id is the seq of the run event it came from (the SDK's random
 // ids are rewritten), so an EventSource reconnect's Last-Event-ID resumes
-// it. Streams lift the write deadline and get keep-alive comments from the
-// transport every Options.KeepAlive.
+// it. Streams lift the write deadline, get keep-alive comments from the
+// transport every Options.KeepAlive, and are flushed once per group of
+// updates in hand (at most flushGroup), not once per update (flush.go).
 //
 // Request bodies must be JSON in a JSON media type (application/json or
 // application/a2a+json), UTF-8, nested at most 64 levels (body.go), or are

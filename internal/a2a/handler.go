@@ -159,17 +159,25 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 		return nil, err
 	}
 	t := sub.Task
-	if !cfg.ReturnImmediately {
-		if t, err = h.s.rt.Wait(ctx, t.ID); err != nil {
-			return nil, toA2AError(ctx, err)
-		}
-		if t.State == run.StateCompleted {
-			if m, err := h.directAnswer(ctx, t); err != nil || m != nil {
-				return m, err
-			}
-		}
+	if cfg.ReturnImmediately {
+		return h.snapshot(ctx, t, n, allArtifacts)
 	}
-	return h.snapshot(ctx, t, n, allArtifacts)
+	if t, err = h.s.rt.Wait(ctx, t.ID); err != nil {
+		return nil, toA2AError(ctx, err)
+	}
+	if t.State != run.StateCompleted {
+		return h.snapshot(ctx, t, n, allArtifacts)
+	}
+	// One read of the transcript serves both the direct answer (its last
+	// message) and the Task's history.
+	msgs, err := h.lastMessages(ctx, t, max(n, 1))
+	if err != nil {
+		return nil, err
+	}
+	if m := directAnswer(t, msgs); m != nil {
+		return m, nil
+	}
+	return h.snapshotOf(ctx, t, msgs[len(msgs)-min(n, len(msgs)):], allArtifacts)
 }
 
 // submit validates a send request and hands it to the runtime. Every check
@@ -238,21 +246,18 @@ func (h *handler) submit(ctx context.Context, req *a2a.SendMessageRequest, await
 	return sub, nil
 }
 
-// directAnswer returns the task's final message when the agent asked for it
-// to be answered as a Message, else nil.
-func (h *handler) directAnswer(ctx context.Context, t run.Task) (*a2a.Message, error) {
-	page, err := h.reads().ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: 1})
-	if err != nil {
-		return nil, toA2AError(ctx, err)
+// directAnswer returns the task's final message — the last of msgs, the
+// end of its transcript — when the agent asked for it to be answered as a
+// Message, else nil.
+func directAnswer(t run.Task, msgs []run.Message) *a2a.Message {
+	if len(msgs) == 0 {
+		return nil
 	}
-	if len(page.Messages) == 0 {
-		return nil, nil
-	}
-	last := page.Messages[0]
+	last := msgs[len(msgs)-1]
 	if kind, _ := last.Metadata[model.MetaResponseKind].(string); kind != "message" {
-		return nil, nil
+		return nil
 	}
-	return toMessage(last.Message, a2a.TaskID(t.ID), t.ContextID), nil
+	return toMessage(last.Message, a2a.TaskID(t.ID), t.ContextID)
 }
 
 // Which artifacts a snapshot carries.
@@ -269,6 +274,27 @@ const (
 // snapshot builds the A2A Task: status, the last n transcript messages of
 // the task as history, and the artifacts asked for.
 func (h *handler) snapshot(ctx context.Context, t run.Task, n int, which artifactsIn) (*a2a.Task, error) {
+	var history []run.Message
+	if n > 0 {
+		var err error
+		if history, err = h.lastMessages(ctx, t, n); err != nil {
+			return nil, err
+		}
+	}
+	return h.snapshotOf(ctx, t, history, which)
+}
+
+// lastMessages reads the last n messages of t's transcript, oldest first.
+func (h *handler) lastMessages(ctx context.Context, t run.Task, n int) ([]run.Message, error) {
+	page, err := h.reads().ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: n})
+	if err != nil {
+		return nil, toA2AError(ctx, err)
+	}
+	return page.Messages, nil
+}
+
+// snapshotOf is snapshot with the history already read.
+func (h *handler) snapshotOf(ctx context.Context, t run.Task, history []run.Message, which artifactsIn) (*a2a.Task, error) {
 	id := a2a.TaskID(t.ID)
 	out := &a2a.Task{
 		ID: id, ContextID: t.ContextID, Metadata: callTreeMeta(t),
@@ -289,13 +315,9 @@ func (h *handler) snapshot(ctx context.Context, t run.Task, n int, which artifac
 			out.Artifacts = append(out.Artifacts, toArtifact(a))
 		}
 	}
-	if n > 0 {
-		page, err := h.reads().ListMessages(ctx, run.MessageQuery{ContextID: t.ContextID, TaskID: t.ID, Last: n})
-		if err != nil {
-			return nil, toA2AError(ctx, err)
-		}
-		out.History = make([]*a2a.Message, len(page.Messages))
-		for i, m := range page.Messages {
+	if len(history) > 0 {
+		out.History = make([]*a2a.Message, len(history))
+		for i, m := range history {
 			out.History[i] = toMessage(m.Message, id, t.ContextID)
 		}
 	}

@@ -87,7 +87,9 @@ func replay(t run.Task, bound run.Event, since []run.Event, after int64, resumed
 		x.translate(bound)
 	}
 	for i := len(since) - 1; i >= 0; i-- {
-		x.translate(since[i])
+		if !statusOnly(since[i].Type) {
+			x.translate(since[i])
+		}
 	}
 	if !resumed {
 		x.sent, x.replace = false, false

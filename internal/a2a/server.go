@@ -258,14 +258,18 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 }
 
 // serve hands the request to an SDK transport with the body restored, the
-// resume cursor and response controller in its context, and SSE responses
-// held back until their first event (see deferredWriter).
+// resume cursor and the response (for a controller) in its context, and
+// SSE responses held back until their first event (see deferredWriter).
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, next http.Handler, body []byte, rest bool) {
-	ci := &callInfo{rc: http.NewResponseController(w), req: r}
-	ci.after, ci.hasAfter, ci.afterErr = resumeCursor(body, r.Header, r.URL.Query().Get(AfterSeqKey))
+	ci := &callInfo{w: w, req: r}
+	var query string
+	if r.URL.RawQuery != "" { // most calls have none: no map to build
+		query = r.URL.Query().Get(AfterSeqKey)
+	}
+	ci.after, ci.hasAfter, ci.afterErr = resumeCursor(body, r.Header, query)
 	r = r.WithContext(withCallInfo(r.Context(), ci))
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	dw := &deferredWriter{ResponseWriter: w, rest: rest}
+	dw := &deferredWriter{ResponseWriter: w, rest: rest, flush: &ci.flush}
 	// The v1.0 HTTP+JSON binding's media type, for clients that take it
 	// (a2a-go's client asks for application/json, and gets that).
 	dw.a2aJSON = rest && !strings.HasPrefix(r.URL.Path, a2av0.RESTPathPrefix+"/") && acceptsA2AJSON(r.Header.Get("Accept"))

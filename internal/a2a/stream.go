@@ -26,7 +26,7 @@ const streamIdle = time.Minute
 // reach the client as direct errors (see deferredWriter).
 func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		yield = clientErrors(ctx, yield)
+		yield = callInfoFrom(ctx).flush.count(clientErrors(ctx, yield))
 		openStream(ctx)
 		if err := h.streamable(); err != nil {
 			yield(nil, err)
@@ -106,7 +106,7 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 // completed. Without a cursor a terminal task is -32004.
 func (h *handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		yield = clientErrors(ctx, yield)
+		yield = callInfoFrom(ctx).flush.count(clientErrors(ctx, yield))
 		openStream(ctx)
 		if err := h.subscribe(ctx, req, yield); err != nil {
 			yield(nil, err)
@@ -219,8 +219,13 @@ func (h *handler) follow(ctx context.Context, yield func(a2a.Event, error) bool,
 	h.followStream(ctx, yield, t, x, st)
 }
 
-// followStream is follow on a stream already open.
+// followStream is follow on a stream already open. The events read are
+// translated a group of at most flushGroup updates at a time, and each
+// group is yielded whole, so that the writer can flush once per group
+// (batchFlush).
 func (h *handler) followStream(ctx context.Context, yield func(a2a.Event, error) bool, t run.Task, x *translator, st *runtime.Stream) {
+	flush := &callInfoFrom(ctx).flush
+	var ups []a2a.Event
 	for {
 		evs, err := st.Next(ctx, streamBatch, streamIdle)
 		if err != nil {
@@ -229,28 +234,59 @@ func (h *handler) followStream(ctx context.Context, yield func(a2a.Event, error)
 			}
 			return
 		}
-		for _, ev := range evs {
-			up := x.translate(ev)
-			if ev.Type == runtime.EventGap && up != nil {
-				state, last, err := h.gapEnds(ctx, t.ID, ev.Seq)
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				if last {
-					up.(*a2a.TaskStatusUpdateEvent).Status.State = state
-					yield(up, nil)
+		for len(evs) > 0 {
+			var end bool
+			ups, evs, end, err = h.translateGroup(ctx, t, x, evs, ups[:0])
+			flush.hold(len(ups))
+			for _, up := range ups {
+				if !yield(up, nil) {
 					return
 				}
 			}
-			if up != nil && !yield(up, nil) {
+			if err != nil {
+				yield(nil, err)
+			}
+			if end || err != nil {
 				return
 			}
-			if x.ended {
-				return
-			}
+			clear(ups) // the updates are the writer's now
 		}
 	}
+}
+
+// flushGroup bounds the updates a stream holds back from the socket to
+// flush them at once: enough to make a write per group cheap, few enough
+// that the first of them waits well under a millisecond.
+const flushGroup = 32
+
+// translateGroup appends to ups the updates x translates from evs, up to
+// flushGroup of them or the one that ends the stream (end: a run.end that
+// leaves the task terminal or interrupted, or a gap after which nothing
+// follows), and returns the events left.
+func (h *handler) translateGroup(ctx context.Context, t run.Task, x *translator, evs []run.Event, ups []a2a.Event) (_ []a2a.Event, rest []run.Event, end bool, _ error) {
+	for i, ev := range evs {
+		up := x.translate(ev)
+		if ev.Type == runtime.EventGap && up != nil {
+			state, last, err := h.gapEnds(ctx, t.ID, ev.Seq)
+			if err != nil {
+				return ups, nil, true, err
+			}
+			if last {
+				up.(*a2a.TaskStatusUpdateEvent).Status.State = state
+				return append(ups, up), nil, true, nil
+			}
+		}
+		if up != nil {
+			ups = append(ups, up)
+		}
+		if x.ended {
+			return ups, nil, true, nil
+		}
+		if len(ups) == flushGroup {
+			return ups, evs[i+1:], false, nil
+		}
+	}
+	return ups, nil, false, nil
 }
 
 // gapEnds reports whether a gap through seq is the last update of the

@@ -126,7 +126,7 @@ func (x *translator) translate(ev run.Event) a2a.Event {
 			if x.answer == "" {
 				x.answer, x.sent = x.answerID(ev.Seq), false
 			}
-			return x.answerChunk(ev, b.Text, false)
+			return x.chunk(ev, b.Text, false)
 		case b.ToolCall != nil:
 			return x.status(ev, a2a.TaskStateWorking, x.toolMessage(ev, model.ToolCallPart(*b.ToolCall)))
 		case b.ToolResult != nil:
@@ -139,9 +139,6 @@ func (x *translator) translate(ev run.Event) a2a.Event {
 			return nil // the attempt is cut short: its answer goes on (see cut)
 		}
 		return x.closeAnswer(ev)
-	case runtime.EventProgress, runtime.EventHandoff,
-		runtime.EventEffectIntent, runtime.EventEffectResult, runtime.EventEffectDoubt, runtime.EventEffectResolved:
-		return x.noteUpdate(ev) // a working status whose data part is {"<type>": body}
 	case runtime.EventArtifact:
 		if x.decode(ev) {
 			return x.artifact(ev, toArtifact(x.body.Artifact), x.body.Append, x.body.LastChunk)
@@ -166,8 +163,47 @@ func (x *translator) translate(ev run.Event) a2a.Event {
 			}
 		}
 		return x.closeAnswer(ev)
+	default:
+		if isNote(ev.Type) {
+			return x.noteUpdate(ev) // a working status whose data part is {"<type>": body}
+		}
 	}
 	return nil
+}
+
+// isNote reports whether events of type typ are notes: what the agent does
+// (progress, handoffs, effects), told as working status updates.
+func isNote(typ string) bool {
+	switch typ {
+	case runtime.EventProgress, runtime.EventHandoff,
+		runtime.EventEffectIntent, runtime.EventEffectResult, runtime.EventEffectDoubt, runtime.EventEffectResolved:
+		return true
+	}
+	return false
+}
+
+// statusOnly reports whether events of type typ translate to a status
+// update and nothing else, leaving the translator's state as it was: what
+// only follows the state or the artifacts (artifacts, prime) skips them
+// undecoded.
+func statusOnly(typ string) bool {
+	return typ == runtime.EventStatus || isNote(typ)
+}
+
+// touchesArtifacts reports whether ev may change the artifacts a client
+// holds, for what assembles them (artifacts), which skips the other events
+// undecoded: status and note events never do, and a run.end does only by
+// closing an open answer (whether it ends a stream is no artifact's
+// concern, and an attempt cut short with no answer open leaves nothing to
+// resume).
+func (x *translator) touchesArtifacts(ev run.Event) bool {
+	switch {
+	case statusOnly(ev.Type):
+		return false
+	case ev.Type == runtime.EventRunEnd:
+		return x.answer != ""
+	}
+	return true
 }
 
 // continues reports whether a run.start opens an attempt that goes on
@@ -190,21 +226,32 @@ func cutStep(ev run.Event) bool {
 	return c == errdefs.ClassAborted || c == errdefs.ClassInterrupted
 }
 
-// answerChunk is a chunk of the open answer. The first chunk this stream
+// chunk is a chunk of the open answer. The first chunk this stream
 // sends of it announces the artifact (append false) even when the answer
 // began before the stream did: a client that joined mid-answer has no
 // artifact to append to.
 //
 // The first text of an answer carried over from an attempt cut short
 // replaces it (append false): the resumed attempt streams it again.
-func (x *translator) answerChunk(ev run.Event, text string, last bool) *a2a.TaskArtifactUpdateEvent {
+func (x *translator) chunk(ev run.Event, text string, last bool) *a2a.TaskArtifactUpdateEvent {
 	appendTo := x.sent
 	if x.replace && text != "" {
 		appendTo, x.replace = false, false
 	}
-	up := x.artifact(ev, &a2a.Artifact{ID: x.answer, Name: answerName, Parts: a2a.ContentParts{a2a.NewTextPart(text)}}, appendTo, last)
+	c := &answerChunk{part: a2a.Part{Content: a2a.Text(text)}}
+	c.parts[0] = &c.part
+	c.artifact = a2a.Artifact{ID: x.answer, Name: answerName, Parts: c.parts[:]}
+	up := x.artifact(ev, &c.artifact, appendTo, last)
 	x.sent = true
 	return up
+}
+
+// answerChunk is the artifact of an answer's chunk with its one text part,
+// allocated at once: a stream makes one per token.
+type answerChunk struct {
+	artifact a2a.Artifact
+	parts    [1]*a2a.Part
+	part     a2a.Part
 }
 
 // closeAnswer ends the open answer with an empty lastChunk; the answer's
@@ -214,7 +261,7 @@ func (x *translator) closeAnswer(ev run.Event) a2a.Event {
 	if x.answer == "" {
 		return nil
 	}
-	up := x.answerChunk(ev, "", true)
+	up := x.chunk(ev, "", true)
 	x.answer = ""
 	return up
 }

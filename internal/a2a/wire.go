@@ -19,14 +19,16 @@ import (
 
 // callInfo is what the binding wrapper learned about a request before the
 // SDK transport decoded it: the transport types have no room for the
-// resume cursor, and the handler needs the response controller to lift the
-// write deadline of a stream.
+// resume cursor, and the handler needs the response (for a controller) to
+// lift the write deadline of a stream.
 type callInfo struct {
-	rc       *http.ResponseController
-	req      *http.Request // for the extended card's URLs
+	w        http.ResponseWriter // the server's, not the deferredWriter
+	req      *http.Request       // for the extended card's URLs
 	after    int64
 	hasAfter bool
 	afterErr error
+	// flush is shared with the response's deferredWriter.
+	flush batchFlush
 }
 
 type callInfoKey struct{}
@@ -45,8 +47,8 @@ func callInfoFrom(ctx context.Context) *callInfo {
 // openStream lifts the write deadline for the rest of the response: a
 // stream outlives any server WriteTimeout (a2a-go's SSE writer leaves it).
 func openStream(ctx context.Context) {
-	if rc := callInfoFrom(ctx).rc; rc != nil {
-		_ = rc.SetWriteDeadline(time.Time{})
+	if w := callInfoFrom(ctx).w; w != nil {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	}
 }
 
@@ -132,6 +134,13 @@ type deferredWriter struct {
 	mode        writerMode
 	status      int
 	buf         []byte
+	// flush says when a stream's flush may wait (see batchFlush); written
+	// counts the SSE events written, keepAlive that a keep-alive comment
+	// was written since the last flush (it always goes out).
+	flush     *batchFlush
+	written   int64
+	keepAlive bool
+	idBuf     []byte // the id line being written, reused
 }
 
 type writerMode uint8
@@ -175,6 +184,13 @@ func (d *deferredWriter) restContentType() {
 }
 
 func (d *deferredWriter) Write(p []byte) (int, error) {
+	if d.sse {
+		if sseEvent(p) {
+			d.written++
+		} else if len(p) > 0 && p[0] == ':' {
+			d.keepAlive = true
+		}
+	}
 	if d.sse && d.mode == modePass {
 		return d.writeEvent(p)
 	}
@@ -202,14 +218,20 @@ func (d *deferredWriter) pass() {
 	}
 }
 
-// Flush commits a held stream (or turns it into an error) and flushes.
+// Flush commits a held stream (or turns it into an error) and flushes —
+// in a stream, once the events of the batch in hand are written.
 func (d *deferredWriter) Flush() {
 	switch d.mode {
 	case modeHolding:
 		d.commit()
 	case modeHoldingError, modeDiscard:
 		return
+	case modePass:
+		if d.sse && !d.keepAlive && !d.flush.due(d.written) {
+			return
+		}
 	}
+	d.keepAlive = false
 	if f, ok := d.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -228,9 +250,11 @@ func (d *deferredWriter) finish() {
 			d.pass() // sets the JSON-RPC Content-Type
 		}
 		status, body := d.status, plainDecodeErrors(d.buf)
-		if b, ok := retryable(body); ok && d.rest && status == http.StatusInternalServerError {
-			status, body = http.StatusServiceUnavailable, append(b, '\n')
-			d.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
+		if d.rest && status == http.StatusInternalServerError {
+			if b, ok := retryable(body); ok {
+				status, body = http.StatusServiceUnavailable, append(b, '\n')
+				d.Header().Set("Retry-After", errdefs.RetryAfterSeconds)
+			}
 		}
 		d.mode, d.buf = modePass, nil
 		d.restContentType()
@@ -283,7 +307,8 @@ func (d *deferredWriter) writeEvent(p []byte) (int, error) {
 	}
 	if d.idHeld && bytes.HasPrefix(p, []byte("data:")) {
 		d.idHeld = false
-		if _, err := d.ResponseWriter.Write(idLine(p)); err != nil {
+		d.idBuf = appendIDLine(d.idBuf[:0], p)
+		if _, err := d.ResponseWriter.Write(d.idBuf); err != nil {
 			return 0, err
 		}
 	}
@@ -300,7 +325,7 @@ func seqIDs(b []byte) []byte {
 	for i, line := range lines {
 		if bytes.HasPrefix(line, []byte("id:")) {
 			if i+1 < len(lines) && bytes.HasPrefix(lines[i+1], []byte("data:")) {
-				out = append(out, idLine(lines[i+1])...)
+				out = appendIDLine(out, lines[i+1])
 			}
 			continue
 		}
@@ -312,13 +337,13 @@ func seqIDs(b []byte) []byte {
 // seqKey is how the extension's seq appears in an update's metadata.
 var seqKey = []byte(`"` + MetaSeq + `":`)
 
-// idLine is the "id: <seq>" line for an event whose data line is data, or
-// nothing when the event carries no seq (the Task that opens a stream):
-// the client's last event id then stays what it was.
-func idLine(data []byte) []byte {
+// appendIDLine appends the "id: <seq>" line for an event whose data line
+// is data, or nothing when the event carries no seq (the Task that opens a
+// stream): the client's last event id then stays what it was.
+func appendIDLine(dst, data []byte) []byte {
 	i := bytes.Index(data, seqKey)
 	if i < 0 {
-		return nil
+		return dst
 	}
 	rest := data[i+len(seqKey):]
 	n := 0
@@ -326,9 +351,9 @@ func idLine(data []byte) []byte {
 		n++
 	}
 	if n == 0 {
-		return nil
+		return dst
 	}
-	return append(append([]byte("id: "), rest[:n]...), '\n')
+	return append(append(append(dst, "id: "...), rest[:n]...), '\n')
 }
 
 // firstData returns the data of the first SSE event in b, or nil.
