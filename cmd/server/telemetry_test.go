@@ -261,7 +261,14 @@ agents:`, 1)
 		t.Errorf("an open stream is not gauged:\n%s", grep(during, "streams_open"))
 	}
 
-	body := scrape(t, s)
+	// A run's attempt is counted as ended after its end is streamed (the
+	// observer runs once the final commit has landed), so the scrape waits
+	// for the slow run's count first.
+	var body string
+	waitFor(t, "the slow run counted as ended", func() bool {
+		body = scrape(t, s)
+		return strings.Contains(body, `agentd_runs_ended_total{agent="slow",state="completed"} 1`)
+	})
 	for _, want := range []string{
 		`agentd_http_requests_total{code="200",method="POST",route="/v1/agents/{agentID}/messages"} 3`,
 		`agentd_run_attempts_started_total{agent="assistant",resume="new"} 2`,
