@@ -126,9 +126,15 @@ func (c counter) Execute(ctx context.Context, run engine.Run, h engine.Host, b *
 
 func replica(t *testing.T, st store.Store, name string, eng engine.Engine) *Runtime {
 	t.Helper()
+	return replicaLeasing(t, st, name, eng, 300*time.Millisecond)
+}
+
+// replicaLeasing is replica with leases of ttl.
+func replicaLeasing(t *testing.T, st store.Store, name string, eng engine.Engine, ttl time.Duration) *Runtime {
+	t.Helper()
 	r, err := New(Options{
 		Store: st, Agents: []*Agent{testAgent("c", eng)}, ReplicaID: name,
-		LeaseTTL: 300 * time.Millisecond, SweepEvery: 50 * time.Millisecond, CancelGrace: 200 * time.Millisecond,
+		LeaseTTL: ttl, SweepEvery: 50 * time.Millisecond, CancelGrace: 200 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +164,10 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 	started := make(chan int, 4)
 	eng := counter{n: 10, step: step, started: started}
 	ka := &killable{Store: shared}
-	a := replica(t, ka, "A", eng)
+	// A's lease outlives a loaded machine's scheduling delays: were it to
+	// lapse before the kill, B would take the run over while the test still
+	// steps A (a full suite under the race detector once did).
+	a := replicaLeasing(t, ka, "A", eng, 1500*time.Millisecond)
 	b := replica(t, shared, "B", eng)
 
 	sub, err := a.Send(ctxT(t), SendRequest{AgentID: "c", Message: model.NewText(model.RoleUser, "count"), Await: await})
@@ -179,7 +188,11 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 	}
 	defer st.Close()
 	var got []run.Event
+	deadline := time.Now().Add(testTimeout)
 	for len(got) == 0 || got[len(got)-1].Type != EventDelta || deltaCount(got) < 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("B saw %d of A's 4 deltas within %v: %v", deltaCount(got), testTimeout, types(got))
+		}
 		evs, err := st.Next(ctxT(t), 100, time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -189,7 +202,12 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 	ka.dead.Store(true)
 	a.crash()
 
-	from := <-started // B resumed the run
+	var from int
+	select {
+	case from = <-started: // B resumed the run
+	case <-time.After(testTimeout):
+		t.Fatalf("B did not resume the run within %v", testTimeout)
+	}
 	if from < 2 {
 		t.Fatalf("recovery restarted at step %d; want after the last checkpoint", from)
 	}
@@ -205,6 +223,9 @@ func killedReplicaRunResumes(t *testing.T, shared store.Store, await Await) {
 		}
 	}()
 	for got[len(got)-1].Type != EventRunEnd {
+		if time.Now().After(deadline.Add(testTimeout)) {
+			t.Fatalf("no run.end on B within %v: %v", testTimeout, types(got))
+		}
 		evs, err := st.Next(ctxT(t), 100, time.Second)
 		if err != nil {
 			t.Fatal(err)
