@@ -15,53 +15,82 @@ import (
 // structs have (runtime/events.go): each writes byte for byte what
 // encoding/json writes for that struct, which the runtime's
 // FuzzStateBodies checks, and a body these cannot write (a status carrying
-// a message) goes through Encode.
+// a message) is an Entry with a Body for encoding/json.
 
-// RunStart is the body of a run.start event:
+// EventRunStart, EventStatus and EventRunEnd are the types of the events
+// whose bodies the log writes by hand.
+const (
+	EventRunStart = "run.start"
+	EventStatus   = "status"
+	EventRunEnd   = "run.end"
+)
+
+// stateMembers are the members of a run.start, status or run.end body.
+// An entry holds them as they are and the log writes them straight into
+// the event's frame: the body has no memory of its own.
+type stateMembers struct {
+	typ                         string // EventRunStart, EventStatus, EventRunEnd; "" for none
+	state                       run.TaskState
+	err                         *run.TaskError
+	outcome                     string
+	usage                       model.TokenUsage
+	contextID, agentID, resumed string
+	attempt                     int
+	continues                   bool
+}
+
+// RunStart is a run.start event:
 // {"context_id","agent_id","attempt","resumed"?,"continues"?}.
-func RunStart(contextID, agentID string, attempt int, resumed string, continues bool) Body {
-	b := make([]byte, 0, 64+len(contextID)+len(agentID)+len(resumed))
-	b = append(b, `{"context_id":`...)
-	b = appendString(b, contextID)
-	b = append(b, `,"agent_id":`...)
-	b = appendString(b, agentID)
-	b = append(b, `,"attempt":`...)
-	b = strconv.AppendInt(b, int64(attempt), 10)
-	if resumed != "" {
-		b = append(b, `,"resumed":`...)
-		b = appendString(b, resumed)
-	}
-	if continues {
-		b = append(b, `,"continues":true`...)
-	}
-	return Body{object: append(b, '}')}
+func RunStart(contextID, agentID string, attempt int, resumed string, continues bool) Entry {
+	return Entry{Type: EventRunStart, members: stateMembers{typ: EventRunStart,
+		contextID: contextID, agentID: agentID, attempt: attempt, resumed: resumed, continues: continues}}
 }
 
-// Status is the body of a status event without a message:
+// Status is a status event without a message:
 // {"state","error"?,"outcome"?}.
-func Status(state run.TaskState, err *run.TaskError, outcome string) Body {
-	b := make([]byte, 0, 24+len(state)+errSize(err)+len(outcome))
-	b = append(b, `{"state":`...)
-	b = appendString(b, string(state))
-	b = appendTaskError(b, err)
-	return Body{object: append(appendOutcome(b, outcome), '}')}
+func Status(state run.TaskState, err *run.TaskError, outcome string) Entry {
+	return Entry{Type: EventStatus, members: stateMembers{typ: EventStatus, state: state, err: err, outcome: outcome}}
 }
 
-// RunEnd is the body of a run.end event:
+// RunEnd is a run.end event:
 // {"state","error"?,"usage":{…},"outcome"?}.
-func RunEnd(state run.TaskState, err *run.TaskError, usage model.TokenUsage, outcome string) Body {
-	b := make([]byte, 0, 120+len(state)+errSize(err)+len(outcome))
-	b = append(b, `{"state":`...)
-	b = appendString(b, string(state))
-	b = appendTaskError(b, err)
-	b = append(b, `,"usage":{"input_tokens":`...)
-	b = strconv.AppendInt(b, usage.InputTokens, 10)
-	b = append(b, `,"output_tokens":`...)
-	b = strconv.AppendInt(b, usage.OutputTokens, 10)
-	b = append(b, `,"total_tokens":`...)
-	b = strconv.AppendInt(b, usage.TotalTokens, 10)
-	b = append(b, '}')
-	return Body{object: append(appendOutcome(b, outcome), '}')}
+func RunEnd(state run.TaskState, err *run.TaskError, usage model.TokenUsage, outcome string) Entry {
+	return Entry{Type: EventRunEnd, members: stateMembers{typ: EventRunEnd, state: state, err: err, usage: usage, outcome: outcome}}
+}
+
+// size is about how many bytes the members take.
+func (m *stateMembers) size() int {
+	return 120 + len(m.state) + errSize(m.err) + len(m.outcome) + len(m.contextID) + len(m.agentID) + len(m.resumed)
+}
+
+// appendTo appends the members, each after a comma.
+func (m *stateMembers) appendTo(b []byte) []byte {
+	if m.typ == EventRunStart {
+		b = append(b, `,"context_id":`...)
+		b = appendString(b, m.contextID)
+		b = append(b, `,"agent_id":`...)
+		b = appendString(b, m.agentID)
+		b = append(b, `,"attempt":`...)
+		b = strconv.AppendInt(b, int64(m.attempt), 10)
+		b = appendOmitEmpty(b, `,"resumed":`, m.resumed)
+		if m.continues {
+			b = append(b, `,"continues":true`...)
+		}
+		return b
+	}
+	b = append(b, `,"state":`...)
+	b = appendString(b, string(m.state))
+	b = appendTaskError(b, m.err)
+	if m.typ == EventRunEnd {
+		b = append(b, `,"usage":{"input_tokens":`...)
+		b = strconv.AppendInt(b, m.usage.InputTokens, 10)
+		b = append(b, `,"output_tokens":`...)
+		b = strconv.AppendInt(b, m.usage.OutputTokens, 10)
+		b = append(b, `,"total_tokens":`...)
+		b = strconv.AppendInt(b, m.usage.TotalTokens, 10)
+		b = append(b, '}')
+	}
+	return appendOutcome(b, m.outcome)
 }
 
 // StepPayload is a step event's payload; Detail is already encoded by

@@ -13,19 +13,12 @@ import (
 
 // Entry is an event that comes with a state change (run.start, status,
 // input, run.end): Commit encodes Body with encoding/json, unless the entry
-// was made by Encoded.
+// was made by RunStart, Status or RunEnd, whose bodies the log writes.
 type Entry struct {
 	Type string
 	Body any
-	// encoded is the body, when it is encoded already.
-	encoded    Body
-	hasEncoded bool
-}
-
-// Encoded is an entry of type typ whose body is encoded already (RunStart,
-// Status, RunEnd).
-func Encoded(typ string, body Body) Entry {
-	return Entry{Type: typ, encoded: body, hasEncoded: true}
+	// members are the body of a RunStart, Status or RunEnd entry.
+	members stateMembers
 }
 
 // Rebase is how a writer resolves a Conflict of its change: it rereads what
@@ -94,12 +87,13 @@ func (l *Log) Commit(ctx context.Context, c store.Change, rebase Rebase, entries
 	}
 }
 
-// encode encodes the bodies of entries.
+// encode encodes the bodies of entries; those of state entries point at
+// their members, which are framed while entries is still in use.
 func (l *Log) encode(entries []Entry) ([]Body, error) {
 	bodies := make([]Body, len(entries))
 	for i, e := range entries {
-		if e.hasEncoded {
-			bodies[i] = e.encoded
+		if e.members.typ != "" {
+			bodies[i] = Body{members: &entries[i].members}
 			continue
 		}
 		b, err := Encode(e.Body)

@@ -20,6 +20,8 @@ type Body struct {
 	actor, text string
 	// object: an encoded JSON object (nil: no members).
 	object []byte
+	// members: a state entry's members (Entry), written by hand.
+	members *stateMembers
 }
 
 // Object is a body already encoded as a JSON object by encoding/json (nil
@@ -41,6 +43,9 @@ func Text(actor, text string) Body {
 
 // size is about how many bytes the body adds to the frame.
 func (e Body) size() int {
+	if e.members != nil {
+		return e.members.size()
+	}
 	if e.text != "" {
 		return len(`,"actor":"","text":""}`) + len(e.actor) + len(e.text)
 	}
@@ -51,6 +56,8 @@ func (e Body) size() int {
 // closing brace of the event's object.
 func (e Body) appendMembers(b []byte) []byte {
 	switch {
+	case e.members != nil:
+		b = e.members.appendTo(b)
 	case e.text != "":
 		b = append(b, `,"actor":`...)
 		b = appendString(b, e.actor)
@@ -101,4 +108,13 @@ func (e Body) JSON() []byte {
 		return []byte("{}")
 	}
 	return append([]byte{'{'}, m[1:]...)
+}
+
+// JSON returns the entry's body as the log writes it.
+func (e Entry) JSON() ([]byte, error) {
+	if e.members.typ != "" {
+		return Body{members: &e.members}.JSON(), nil
+	}
+	b, err := Encode(e.Body)
+	return b.JSON(), err
 }

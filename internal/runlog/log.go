@@ -102,7 +102,7 @@ const roomSize = 2 << 10
 const firstEvents = 16
 
 func newLog(ls *Logs, runID string, lastSeq int64) *Log {
-	return &Log{logs: ls, runID: runID, head: appendFrameHead(nil, runID),
+	return &Log{logs: ls, runID: runID, head: appendFrameHead(make([]byte, 0, len(`{"run_id":"","seq":`)+len(runID)+8), runID),
 		base: lastSeq, persisted: lastSeq, shown: lastSeq, volatile: ls.volatile}
 }
 

@@ -8,6 +8,7 @@ import (
 	"agentd/internal/engine"
 	"agentd/internal/model"
 	"agentd/internal/run"
+	"agentd/internal/runlog"
 )
 
 // FuzzStateBodies holds the bodies runlog writes by hand (run.start,
@@ -24,16 +25,21 @@ func FuzzStateBodies(f *testing.F) {
 			taskErr = &run.TaskError{Class: a, Message: b}
 		}
 		usage := model.TokenUsage{InputTokens: tokens, OutputTokens: -tokens, TotalTokens: tokens * 3}
-		for _, e := range []stateEvent{
-			{body: RunStartData{ContextID: a, AgentID: b, Attempt: n, Resumed: detail, Continues: flag}},
-			{body: StatusData{State: run.TaskState(a), Error: taskErr, Outcome: detail}},
-			{body: RunEndData{State: run.TaskState(b), Error: taskErr, Usage: usage, Outcome: detail}},
-		} {
-			body, ok := e.stateBody()
-			if !ok {
-				t.Fatalf("%T: no hand-written body", e.body)
+		start := RunStartData{ContextID: a, AgentID: b, Attempt: n, Resumed: detail, Continues: flag}
+		status := StatusData{State: run.TaskState(a), Error: taskErr, Outcome: detail}
+		end := RunEndData{State: run.TaskState(b), Error: taskErr, Usage: usage, Outcome: detail}
+		for _, e := range []struct {
+			entry runlog.Entry
+			v     any
+		}{{runStartEvent(start), start}, {statusEvent(status), status}, {runEndEvent(end), end}} {
+			if e.entry.Body != nil {
+				t.Fatalf("%T: no hand-written body", e.v)
 			}
-			checkJSON(t, body.JSON(), e.body)
+			got, err := e.entry.JSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkJSON(t, got, e.v)
 		}
 		var d any
 		if flag {

@@ -210,8 +210,8 @@ func (r *Runtime) createChild(ctx context.Context, p *execution, c engine.ChildR
 	l.SetTenant(p.tenant)
 	x.log = l
 	_, err := r.commit(p.bg, l, store.Change{TaskID: id, CreateTask: &x.task, Messages: msgs},
-		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: 1}},
-		stateEvent{body: StatusData{State: run.StateWorking}})
+		runStartEvent(RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: 1}),
+		statusEvent(StatusData{State: run.StateWorking}))
 	if err != nil {
 		x.closeChild()
 		return nil, err
@@ -233,14 +233,14 @@ func (r *Runtime) resumeChild(ctx context.Context, p *execution, t run.Task) (*e
 	next := t
 	next.State, next.Attempt, next.UpdatedAt = run.StateWorking, t.Attempt+1, time.Now().UTC()
 	x := r.newChild(p, next, l, signal)
-	var evs []stateEvent
+	var evs []runlog.Entry
 	if !r.attemptClosed(ctx, t.ID) {
-		evs = append(evs, stateEvent{body: RunEndData{State: run.StateWorking, Usage: t.Usage,
-			Error: &run.TaskError{Class: string(errdefs.ClassAborted), Message: "the parent run's attempt ended before this child's"}}})
+		evs = append(evs, runEndEvent(RunEndData{State: run.StateWorking, Usage: t.Usage,
+			Error: &run.TaskError{Class: string(errdefs.ClassAborted), Message: "the parent run's attempt ended before this child's"}}))
 	}
 	evs = append(evs,
-		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: signal}},
-		stateEvent{body: StatusData{State: run.StateWorking}})
+		runStartEvent(RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: signal}),
+		statusEvent(StatusData{State: run.StateWorking}))
 	if _, err := r.commit(p.bg, l, store.Change{UpdateTask: &x.task}, evs...); err != nil {
 		x.closeChild()
 		return nil, err
@@ -336,14 +336,14 @@ func (x *execution) endChild(out *engine.Board, runErr error) error {
 	}
 	x.mu.Unlock()
 	var msgs []run.Message
-	var evs []stateEvent
+	var evs []runlog.Entry
 	switch state {
 	case run.StateCompleted:
 		var err error
 		if msgs, err = x.newMessages(out); err != nil {
 			return err
 		}
-		evs = append(evs, stateEvent{body: StatusData{State: state}})
+		evs = append(evs, statusEvent(StatusData{State: state}))
 	case run.StateWorking:
 		if err := x.writeHeldCheckpoint(); err != nil {
 			return err
@@ -354,9 +354,9 @@ func (x *execution) endChild(out *engine.Board, runErr error) error {
 			o.err = nil
 		}
 		t.Error = o.err
-		evs = append(evs, stateEvent{body: StatusData{State: state, Error: o.err}})
+		evs = append(evs, statusEvent(StatusData{State: state, Error: o.err}))
 	}
-	evs = append(evs, stateEvent{body: RunEndData{State: state, Error: t.Error, Usage: t.Usage}})
+	evs = append(evs, runEndEvent(RunEndData{State: state, Error: t.Error, Usage: t.Usage}))
 	x.host.mu.Lock()
 	x.host.ended = true
 	x.host.mu.Unlock()

@@ -12,67 +12,39 @@ import (
 	"agentd/internal/store"
 )
 
-// stateEvent is an event the runtime writes together with a state change.
-// Its body — RunStartData, StatusData, InputData or RunEndData — says its
-// type.
-type stateEvent struct {
-	body any
+// The events the runtime writes together with a state change are log
+// entries. run.start, status (without a message) and run.end are written
+// by hand by the log, in the shapes of the structs below (FuzzStateBodies
+// holds them to encoding/json's); the rest go through encoding/json.
+
+func runStartEvent(b RunStartData) runlog.Entry {
+	return runlog.RunStart(b.ContextID, b.AgentID, b.Attempt, b.Resumed, b.Continues)
 }
 
-// typ is the event's type.
-func (e *stateEvent) typ() string {
-	switch e.body.(type) {
-	case RunStartData:
-		return EventRunStart
-	case StatusData:
-		return EventStatus
-	case InputData:
-		return EventInput
-	case RunEndData:
-		return EventRunEnd
-	case GapData:
-		return EventGap
-	case SignalData:
-		return EventSignal
+func statusEvent(b StatusData) runlog.Entry {
+	if b.Message == nil {
+		return runlog.Status(b.State, b.Error, b.Outcome)
 	}
-	return ""
+	return runlog.Entry{Type: EventStatus, Body: b}
 }
 
-// entry is the event as the log takes it.
-func (e *stateEvent) entry() runlog.Entry {
-	if b, ok := e.stateBody(); ok {
-		return runlog.Encoded(e.typ(), b)
-	}
-	return runlog.Entry{Type: e.typ(), Body: e.body}
+func runEndEvent(b RunEndData) runlog.Entry {
+	return runlog.RunEnd(b.State, b.Error, b.Usage, b.Outcome)
 }
 
-// stateBody is the event's body written by hand, in the shapes runlog
-// knows (FuzzStateBodies holds them to encoding/json's); ok is false for
-// the rest, which the log encodes with encoding/json.
-func (e *stateEvent) stateBody() (_ runlog.Body, ok bool) {
-	switch b := e.body.(type) {
-	case RunStartData:
-		return runlog.RunStart(b.ContextID, b.AgentID, b.Attempt, b.Resumed, b.Continues), true
-	case StatusData:
-		if b.Message == nil {
-			return runlog.Status(b.State, b.Error, b.Outcome), true
-		}
-	case RunEndData:
-		return runlog.RunEnd(b.State, b.Error, b.Usage, b.Outcome), true
-	}
-	return runlog.Body{}, false
-}
+func inputEvent(b InputData) runlog.Entry { return runlog.Entry{Type: EventInput, Body: b} }
+
+func signalEvent(b SignalData) runlog.Entry { return runlog.Entry{Type: EventSignal, Body: b} }
 
 // commit writes change c of run l with its state events and the run's
 // pending live events in one transaction (runlog.Log.Commit).
-func (r *Runtime) commit(ctx context.Context, l *runlog.Log, c store.Change, evs ...stateEvent) (int64, error) {
+func (r *Runtime) commit(ctx context.Context, l *runlog.Log, c store.Change, evs ...runlog.Entry) (int64, error) {
 	return r.commitRebasing(ctx, l, c, nil, evs...)
 }
 
 // commitRebasing is commit for writers that resolve a Conflict with rebase.
-func (r *Runtime) commitRebasing(ctx context.Context, l *runlog.Log, c store.Change, rebase runlog.Rebase, evs ...stateEvent) (int64, error) {
-	es := entries(evs)
-	return l.Commit(ctx, c, rebase, es...)
+func (r *Runtime) commitRebasing(ctx context.Context, l *runlog.Log, c store.Change, rebase runlog.Rebase, evs ...runlog.Entry) (int64, error) {
+	return l.Commit(ctx, c, rebase, evs...)
 }
 
 // submitPatience bounds how long a submission waits for the store: a
@@ -83,7 +55,12 @@ func (r *Runtime) commitRebasing(ctx context.Context, l *runlog.Log, c store.Cha
 const submitPatience = 5 * time.Second
 
 // submitCommit is commit for a client's submission, within submitPatience.
-func (r *Runtime) submitCommit(ctx context.Context, l *runlog.Log, c store.Change, evs ...stateEvent) (int64, error) {
+// A volatile store keeps its data in this process and never waits on a
+// connection, so its commits go without the patience timer.
+func (r *Runtime) submitCommit(ctx context.Context, l *runlog.Log, c store.Change, evs ...runlog.Entry) (int64, error) {
+	if r.volatile {
+		return r.commit(ctx, l, c, evs...)
+	}
 	cctx, cancel := context.WithTimeout(ctx, submitPatience)
 	defer cancel()
 	first, err := r.commit(cctx, l, c, evs...)
@@ -91,15 +68,6 @@ func (r *Runtime) submitCommit(ctx context.Context, l *runlog.Log, c store.Chang
 		err = errdefs.NotAvailable(fmt.Errorf("the store did not take the submission within %v: %w", submitPatience, err))
 	}
 	return first, err
-}
-
-// entries are evs as the run log takes them.
-func entries(evs []stateEvent) []runlog.Entry {
-	out := make([]runlog.Entry, len(evs))
-	for i, e := range evs {
-		out[i] = e.entry()
-	}
-	return out
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -10,6 +10,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/run"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -119,25 +120,25 @@ func (r *Runtime) cancelIdle(ctx context.Context, t run.Task) (run.Task, error) 
 
 // canceledTask is idle task t canceled, in the try-th attempt at it, and the
 // events that say so.
-func canceledTask(t run.Task, try int) (run.Task, []stateEvent) {
+func canceledTask(t run.Task, try int) (run.Task, []runlog.Entry) {
 	next := t
 	msg := model.NewText(model.RoleAssistant, "canceled by the user")
 	msg.ID = messageID(t.ID, -1000-try-t.Attempt)
 	msg.CreatedAt = storedNow()
 	next.State, next.StatusMessage, next.CancelRequested = run.StateCanceled, &msg, false
 	next.UpdatedAt = time.Now().UTC()
-	var evs []stateEvent
+	var evs []runlog.Entry
 	if t.State.Interrupted() {
 		// The attempt that parked the task has ended (run.end
 		// input-required): the cancel is an attempt of its own, so
 		// that the log still ends with a run.end and every attempt
 		// has exactly one run.start and one run.end (DESIGN §4.2).
 		next.Attempt = t.Attempt + 1
-		evs = append(evs, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: ResumedByCancel}})
+		evs = append(evs, runStartEvent(RunStartData{ContextID: t.ContextID, AgentID: t.AgentID, Attempt: next.Attempt, Resumed: ResumedByCancel}))
 	}
 	// A submitted task's attempt opened at submission: it ends here.
-	evs = append(evs, stateEvent{body: StatusData{State: run.StateCanceled, Message: &msg}},
-		stateEvent{body: RunEndData{State: run.StateCanceled, Usage: t.Usage}})
+	evs = append(evs, statusEvent(StatusData{State: run.StateCanceled, Message: &msg}),
+		runEndEvent(RunEndData{State: run.StateCanceled, Usage: t.Usage}))
 	return next, evs
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"agentd/internal/run"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -31,14 +32,14 @@ const (
 // log to ride with the run's first write (deferCreate). x.task, x.user and
 // x.key are the submission's until x.created is closed.
 func (r *Runtime) create(ctx context.Context, x *execution, start bool, req SendRequest) error {
-	evs := [3]stateEvent{
-		{body: RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}},
-		{body: StatusData{State: run.StateSubmitted}},
+	evs := [3]runlog.Entry{
+		runStartEvent(RunStartData{ContextID: x.contextID, AgentID: x.agent.ID, Attempt: 1}),
+		statusEvent(StatusData{State: run.StateSubmitted}),
 	}
 	n := 2
 	if start {
 		x.task.State, x.task.Attempt = run.StateWorking, 1
-		evs[n] = stateEvent{body: StatusData{State: run.StateWorking}}
+		evs[n] = statusEvent(StatusData{State: run.StateWorking})
 		n++
 	}
 	c := store.Change{
@@ -83,11 +84,10 @@ func (x *execution) deferrable(req SendRequest, start bool) bool {
 // carries the create claims it, and x takes it from the create, see
 // leaseLocked). A blocking send's run is quiet: nobody reads its events
 // before it ends, so its first delta waits for the window like the rest.
-func (x *execution) deferCreate(c store.Change, await Await, evs []stateEvent) error {
+func (x *execution) deferCreate(c store.Change, await Await, evs []runlog.Entry) error {
 	task := x.task // the create's own copy: the run writes x.task in place
 	c.CreateTask = &task
-	es := entries(evs)
-	create, err := x.log.Defer(c, await == AwaitEnd, es...)
+	create, err := x.log.Defer(c, await == AwaitEnd, evs...)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"agentd/internal/errdefs"
 	"agentd/internal/run"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -64,9 +65,9 @@ func (r *Runtime) SendAfter(ctx context.Context, req SendRequest, delay time.Dur
 		// over as its own and cancels the run at once.
 		Lease: &store.LeaseClaim{Owner: r.cancelOwner(), TTL: delay},
 	}
-	evs := []stateEvent{
-		{body: RunStartData{ContextID: x.contextID, AgentID: a.ID, Attempt: 1}},
-		{body: StatusData{State: run.StateSubmitted}},
+	evs := []runlog.Entry{
+		runStartEvent(RunStartData{ContextID: x.contextID, AgentID: a.ID, Attempt: 1}),
+		statusEvent(StatusData{State: run.StateSubmitted}),
 	}
 	if _, err := r.submitCommit(ctx, x.log, c, evs...); err != nil {
 		return run.Task{}, err

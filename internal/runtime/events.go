@@ -12,8 +12,8 @@ import (
 // Event types of a run's log, as clients see them (SSE `event:` and the
 // `type` member of every event's data).
 const (
-	EventRunStart     = "run.start"
-	EventStatus       = "status"
+	EventRunStart     = runlog.EventRunStart
+	EventStatus       = runlog.EventStatus
 	EventDelta        = runlog.EventDelta
 	EventReasoning    = "reasoning"
 	EventPlan         = "plan"
@@ -25,7 +25,7 @@ const (
 	EventProgress     = "progress"
 	EventHandoff      = "handoff"
 	EventGap          = runlog.EventGap
-	EventRunEnd       = "run.end"
+	EventRunEnd       = runlog.EventRunEnd
 )
 
 // RunStartData is the body of a run.start event: an attempt begins.

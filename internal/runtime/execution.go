@@ -201,7 +201,7 @@ func (x *execution) run() {
 		old := x.task
 		t := &x.task
 		t.State, t.Attempt = run.StateWorking, 1
-		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: t}, stateEvent{body: StatusData{State: run.StateWorking}}); err != nil {
+		if _, err := r.commit(x.ctx, x.log, store.Change{UpdateTask: t}, statusEvent(StatusData{State: run.StateWorking})); err != nil {
 			x.task = old
 			r.log.ErrorContext(x.logContext(), "run could not start", "run_id", x.runID, "err", err)
 			return

@@ -8,6 +8,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/run"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -352,15 +353,15 @@ func (r *Runtime) adoptExpired(ctx context.Context, a *Agent, t run.Task, l stor
 // wrote its attempt's run.end (a drain did): the attempt is closed if
 // needed, then the new one opened, in one commit.
 func (r *Runtime) reopen(ctx context.Context, x *execution, t run.Task, expired store.Lease) error {
-	var evs []stateEvent
+	var evs []runlog.Entry
 	if !r.attemptClosed(ctx, t.ID) {
-		evs = append(evs, stateEvent{body: RunEndData{State: run.StateWorking, Usage: t.Usage,
-			Error: &run.TaskError{Class: string(errdefs.ClassAborted), Message: lapsedLease(expired)}}})
+		evs = append(evs, runEndEvent(RunEndData{State: run.StateWorking, Usage: t.Usage,
+			Error: &run.TaskError{Class: string(errdefs.ClassAborted), Message: lapsedLease(expired)}}))
 	}
 	evs = append(evs,
-		stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: x.agent.ID, Attempt: x.task.Attempt, Resumed: engine.SignalCrash,
-			Continues: engine.CapabilitiesOf(x.agent.Engine).ResumeContinuesOutput}},
-		stateEvent{body: StatusData{State: run.StateWorking}})
+		runStartEvent(RunStartData{ContextID: t.ContextID, AgentID: x.agent.ID, Attempt: x.task.Attempt, Resumed: engine.SignalCrash,
+			Continues: engine.CapabilitiesOf(x.agent.Engine).ResumeContinuesOutput}),
+		statusEvent(StatusData{State: run.StateWorking}))
 	if _, err := r.commit(ctx, x.log, store.Change{UpdateTask: &x.task}, evs...); err != nil {
 		return err
 	}

@@ -226,15 +226,15 @@ func (x *execution) keepLease(l *store.Lease) {
 
 // finishEvents are the events that end attempt outcome o of task t: the
 // prompt of a run that asks, the new status, and run.end.
-func finishEvents(o outcome, t *run.Task) []stateEvent {
-	evs := make([]stateEvent, 0, 3)
+func finishEvents(o outcome, t *run.Task) []runlog.Entry {
+	evs := make([]runlog.Entry, 0, 3)
 	if o.prompt != nil {
-		evs = append(evs, stateEvent{body: InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}})
+		evs = append(evs, inputEvent(InputData{Prompt: *t.StatusMessage, Schema: o.prompt.Schema, Source: o.prompt.Source}))
 	}
 	if o.state != run.StateWorking {
-		evs = append(evs, stateEvent{body: StatusData{State: o.state, Message: t.StatusMessage, Error: o.err, Outcome: OutcomeOf(*t)}})
+		evs = append(evs, statusEvent(StatusData{State: o.state, Message: t.StatusMessage, Error: o.err, Outcome: OutcomeOf(*t)}))
 	}
-	return append(evs, stateEvent{body: RunEndData{State: o.state, Error: o.err, Usage: t.Usage, Outcome: OutcomeOf(*t)}})
+	return append(evs, runEndEvent(RunEndData{State: o.state, Error: o.err, Usage: t.Usage, Outcome: OutcomeOf(*t)}))
 }
 
 // rebaseFinish resolves a conflict of the final commit of t: someone else

@@ -10,6 +10,7 @@ import (
 	"agentd/internal/errdefs"
 	"agentd/internal/model"
 	"agentd/internal/run"
+	"agentd/internal/runlog"
 	"agentd/internal/store"
 )
 
@@ -45,7 +46,7 @@ func (r *Runtime) resumeParked(ctx context.Context, a *Agent, t run.Task, signal
 // signal says why. prep, when set, readies the attempt before it is
 // launched and returns events its first commit writes after run.start
 // (a signal's).
-func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t run.Task, signal string, prep func(*execution) []stateEvent) (run.Task, error) {
+func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t run.Task, signal string, prep func(*execution) []runlog.Entry) (run.Task, error) {
 	l, err := r.logs.Activate(ctx, t.ID)
 	if err != nil {
 		return run.Task{}, err
@@ -71,7 +72,7 @@ func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t run.Task, signal s
 	case engine.SignalTimeout:
 		x.host.expired = true
 	}
-	evs := []stateEvent{{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: signal}}}
+	evs := []runlog.Entry{runStartEvent(RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: next.Attempt, Resumed: signal})}
 	if prep != nil {
 		evs = append(evs, prep(x)...)
 	}
@@ -80,7 +81,7 @@ func (r *Runtime) resumeFrom(ctx context.Context, a *Agent, t run.Task, signal s
 
 	claim := r.leaseClaim()
 	_, err = r.commit(ctx, l, store.Change{TaskID: t.ID, UpdateTask: &x.task, Lease: claim},
-		append(evs, stateEvent{body: StatusData{State: run.StateWorking}})...)
+		append(evs, statusEvent(StatusData{State: run.StateWorking}))...)
 	if err != nil {
 		x.createErr = err
 		close(x.created)

@@ -48,8 +48,8 @@ func (r *Runtime) continueTask(ctx context.Context, a *Agent, req SendRequest, m
 		UpdateTask:  &x.task,
 		Messages:    x.user[:],
 		Lease:       claim,
-	}, stateEvent{body: RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: x.task.Attempt, Resumed: engine.SignalInput}},
-		stateEvent{body: StatusData{State: run.StateWorking}})
+	}, runStartEvent(RunStartData{ContextID: t.ContextID, AgentID: a.ID, Attempt: x.task.Attempt, Resumed: engine.SignalInput}),
+		statusEvent(StatusData{State: run.StateWorking}))
 	if err != nil {
 		return r.abandonSubmission(ctx, a, req, x, err)
 	}

@@ -257,11 +257,11 @@ func (r *Runtime) resumePaused(ctx context.Context, t run.Task, s Signal) (run.T
 	if s.Type == SignalFeedback {
 		texts = append(texts, s.Text)
 	}
-	return r.resumeFrom(ctx, a, t, engine.SignalResume, func(x *execution) []stateEvent {
+	return r.resumeFrom(ctx, a, t, engine.SignalResume, func(x *execution) []runlog.Entry {
 		for _, text := range texts {
 			x.steer.feedback = append(x.steer.feedback, feedbackMessage(text))
 		}
-		return []stateEvent{{body: signalData(s)}}
+		return []runlog.Entry{signalEvent(signalData(s))}
 	})
 }
 
@@ -285,8 +285,8 @@ func (r *Runtime) retryFailed(ctx context.Context, t run.Task, s Signal) (run.Ta
 	if cp == nil {
 		return run.Task{}, errdefs.Conflictf("task %s cannot be retried: it failed before its first checkpoint, so there is nothing to retry from; send the message again", t.ID)
 	}
-	return r.resumeFrom(ctx, a, t, engine.SignalRetry, func(*execution) []stateEvent {
-		return []stateEvent{{body: signalData(s)}}
+	return r.resumeFrom(ctx, a, t, engine.SignalRetry, func(*execution) []runlog.Entry {
+		return []runlog.Entry{signalEvent(signalData(s))}
 	})
 }
 
