@@ -45,7 +45,13 @@ func (r *Runtime) Cost(byModel map[string]model.TokenUsage) (cost *float64, unpr
 		return nil, nil
 	}
 	var total float64
-	for _, name := range slices.Sorted(maps.Keys(byModel)) {
+	var room [1]string // a run of one model (the common case) allocates nothing
+	names := room[:0]
+	for name := range byModel {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
 		u := byModel[name]
 		if u.InputTokens+u.OutputTokens == 0 {
 			continue

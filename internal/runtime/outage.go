@@ -157,7 +157,7 @@ func (x *execution) finishContext() (context.Context, context.CancelFunc) {
 	l := x.leaseLocked()
 	x.mu.Unlock()
 	if l.RunID == "" {
-		return context.WithCancel(x.bg)
+		return x.bg, func() {} // nothing to bound: no lease to outlive
 	}
 	return context.WithDeadline(x.bg, l.ExpiresAt.Add(x.r.outage.bound))
 }

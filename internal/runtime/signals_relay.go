@@ -122,7 +122,7 @@ func (x *execution) deliverStored(pending []run.PendingSignal) {
 		st.mu.Unlock()
 		return
 	}
-	if st.relay.feedback == nil {
+	if st.relay.feedback == nil && len(pending) > 0 { // most runs have no signals
 		st.relay.feedback, st.relay.gone = map[string]bool{}, map[string]bool{}
 	}
 	if id := st.relay.pauseID; id != "" && !slices.ContainsFunc(pending, func(p run.PendingSignal) bool { return p.ID == id }) {
