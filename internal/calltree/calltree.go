@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -94,11 +95,21 @@ func Root(ctx context.Context, limits Limits, incoming *Chain, agent string) (co
 		}
 	}
 	c.limits = limits
-	next, err := c.enter(Link{Agent: agent, Server: limits.Server})
-	if err != nil {
+	l := Link{Agent: agent, Server: limits.Server}
+	if err := c.admits(l); err != nil {
 		return ctx, func() {}, err
 	}
-	next.spent, next.spentMicro = new(atomic.Int64), new(atomic.Int64)
+	// A root's counters, and its one link when it starts the tree, share
+	// one allocation: every run starts a root.
+	root := new(rootState)
+	next := c
+	if len(c.Links) == 0 {
+		root.link[0] = l
+		next.Links = root.link[:]
+	} else {
+		next.Links = append(slices.Clip(c.Links), l)
+	}
+	next.children, next.spent, next.spentMicro = &root.children, &root.spent, &root.spentMicro
 	ctx = context.WithValue(ctx, ctxKey{}, next)
 	if !next.Deadline.IsZero() {
 		ctx, cancel := context.WithDeadline(ctx, next.Deadline)
@@ -123,28 +134,42 @@ func Enter(ctx context.Context, agent string) (context.Context, error) {
 	return context.WithValue(ctx, ctxKey{}, next), nil
 }
 
+// rootState is what a root's chain points to.
+type rootState struct {
+	link                        [1]Link
+	children, spent, spentMicro atomic.Int64
+}
+
 // enter appends l to a copy of c.
 func (c Chain) enter(l Link) (Chain, error) {
+	if err := c.admits(l); err != nil {
+		return c, err
+	}
+	next := c
+	next.Links = append(slices.Clip(c.Links), l)
+	next.children = new(atomic.Int64)
+	return next, nil
+}
+
+// admits is nil when l may be entered onto c, else why not.
+func (c Chain) admits(l Link) error {
 	if len(c.Links) >= c.MaxDepth {
-		return c, errdefs.BudgetExceededf("call depth: calling agent %s from %s would make the call chain %d agents long, over its limit max_call_depth of %d",
+		return errdefs.BudgetExceededf("call depth: calling agent %s from %s would make the call chain %d agents long, over its limit max_call_depth of %d",
 			l, path(c.Links), len(c.Links)+1, c.MaxDepth)
 	}
 	for i, on := range c.Links {
 		if on == l {
-			return c, errdefs.Conflictf("call cycle %s → %s: agent %s is already on this request's call chain; it would call itself until the depth limit",
+			return errdefs.Conflictf("call cycle %s → %s: agent %s is already on this request's call chain; it would call itself until the depth limit",
 				path(c.Links[i:]), l, l)
 		}
 	}
 	if !c.Deadline.IsZero() && !time.Now().Before(c.Deadline) {
-		return c, errdefs.Timeoutf("call deadline: the request's deadline %s passed before agent %s was called", c.Deadline.UTC().Format(time.RFC3339), l)
+		return errdefs.Timeoutf("call deadline: the request's deadline %s passed before agent %s was called", c.Deadline.UTC().Format(time.RFC3339), l)
 	}
 	if c.BudgetTokens > 0 && c.Remaining() <= 0 {
-		return c, errdefs.BudgetExceededf("call budget: the request's budget of %d tokens is spent; agent %s is not called", c.BudgetTokens, l)
+		return errdefs.BudgetExceededf("call budget: the request's budget of %d tokens is spent; agent %s is not called", c.BudgetTokens, l)
 	}
-	next := c
-	next.Links = append(append(make([]Link, 0, len(c.Links)+1), c.Links...), l)
-	next.children = new(atomic.Int64)
-	return next, nil
+	return nil
 }
 
 // Spawn counts a child the run of ctx opens; the error is a
