@@ -1,7 +1,6 @@
 package memstore
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -83,7 +82,13 @@ func putModelUsage(b []byte, byModel map[string]model.TokenUsage) []byte {
 		return putUint(b, 0)
 	}
 	b = putUint(b, uint64(len(byModel))+1)
-	for _, name := range slices.Sorted(maps.Keys(byModel)) {
+	var room [1]string // one model (the common case) allocates nothing
+	names := room[:0]
+	for name := range byModel {
+		names = append(names, name)
+	}
+	slices.Sort(names) // the same record for the same usage
+	for _, name := range names {
 		u := byModel[name]
 		b = putInt(putInt(putInt(putString(b, name), u.InputTokens), u.OutputTokens), u.TotalTokens)
 	}
