@@ -91,7 +91,7 @@ func frameAfter(b, head []byte, seq int64, typ string, at time.Time, body Body) 
 	b = append(b, `,"type":`...)
 	b = appendString(b, typ)
 	b = append(b, `,"time":"`...)
-	b = at.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = appendTime(b, at)
 	b = append(b, '"')
 	return body.appendMembers(b)
 }

@@ -103,6 +103,11 @@ func FuzzFrame(f *testing.F) {
 		at := time.Unix(0, nanos)
 		checkFrame(t, runID, seq, typ, at, sample{State: text, Attempt: attempt})
 		checkText(t, runID, seq, typ, text, at)
+		// Another time in the same second, written from the second's
+		// shared text, and one in the next second.
+		for _, d := range []time.Duration{time.Duration(seq%1_000_000_000) - time.Duration(at.Nanosecond()), time.Second} {
+			checkFrame(t, runID, seq, typ, at.Add(d), sample{State: text, Attempt: attempt})
+		}
 	})
 }
 
