@@ -77,7 +77,8 @@
 // Log's caller could need.
 //
 // Event frames, token bodies and the bodies every run writes (run.start,
-// status, run.end, step events: bodies.go) are written by hand (frame.go,
+// status, run.end, step events: bodies.go; the state entries keep their
+// members as values until the log frames them) are written by hand (frame.go,
 // with jsonstring.go's appendString): the one place of hand-written JSON in
 // agentd, unexported and fuzzed against encoding/json (here, and by the
 // runtime's FuzzStateBodies against its event structs); every other body
