@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Role says who authored a message.
 type Role string
@@ -105,6 +108,17 @@ type TokenUsage struct {
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
 	TotalTokens  int64 `json:"total_tokens"`
+}
+
+// ModelNames appends the model names of byModel (usage by model) to dst,
+// sorted. A caller that passes a small array's slice as dst allocates
+// nothing for a run of one model, the common case.
+func ModelNames(dst []string, byModel map[string]TokenUsage) []string {
+	for name := range byModel {
+		dst = append(dst, name)
+	}
+	slices.Sort(dst)
+	return dst
 }
 
 // Add returns the sum of u and v. A zero TotalTokens is derived from the

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"maps"
-	"slices"
 
 	"agentd/internal/model"
 )
@@ -45,13 +44,8 @@ func (r *Runtime) Cost(byModel map[string]model.TokenUsage) (cost *float64, unpr
 		return nil, nil
 	}
 	var total float64
-	var room [1]string // a run of one model (the common case) allocates nothing
-	names := room[:0]
-	for name := range byModel {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	var room [1]string
+	for _, name := range model.ModelNames(room[:0], byModel) {
 		u := byModel[name]
 		if u.InputTokens+u.OutputTokens == 0 {
 			continue

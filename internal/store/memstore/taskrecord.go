@@ -82,13 +82,8 @@ func putModelUsage(b []byte, byModel map[string]model.TokenUsage) []byte {
 		return putUint(b, 0)
 	}
 	b = putUint(b, uint64(len(byModel))+1)
-	var room [1]string // one model (the common case) allocates nothing
-	names := room[:0]
-	for name := range byModel {
-		names = append(names, name)
-	}
-	slices.Sort(names) // the same record for the same usage
-	for _, name := range names {
+	var room [1]string
+	for _, name := range model.ModelNames(room[:0], byModel) { // the same record for the same usage
 		u := byModel[name]
 		b = putInt(putInt(putInt(putString(b, name), u.InputTokens), u.OutputTokens), u.TotalTokens)
 	}
