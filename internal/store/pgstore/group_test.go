@@ -42,6 +42,15 @@ func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM runs WHERE run_id IN ('held-a', 'held-b') FOR UPDATE`); err != nil {
 		t.Fatal(err)
 	}
+	// The waits are watched from a connection of their own: inside the
+	// holding transaction pg_stat_activity is a snapshot taken at its first
+	// read, and would never show the second transaction arrive.
+	watch, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(context.Background())
+	holder := conn.PgConn().PID()
 	counter.batches.Store(0)
 	var wg sync.WaitGroup
 	errs := map[string]error{}
@@ -56,11 +65,11 @@ func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 	}
 	// One after the other: together they would share one transaction.
 	apply("held-a", store.Change{Events: events("held-a", 2, 2)})
-	waitFor(t, func() bool { return lockWaiters(t, conn) == 1 }, "a transaction to wait on held-a's row")
+	waitFor(t, func() bool { return lockWaiters(t, watch, holder) == 1 }, "a transaction to wait on held-a's row")
 	apply("held-b", store.Change{Events: events("held-b", 2, 2)})
-	waitForOr(t, func() bool { return lockWaiters(t, conn) == 2 }, "both transactions to wait on the held rows", func() {
+	waitForOr(t, func() bool { return lockWaiters(t, watch, holder) == 2 }, "both transactions to wait on the held rows", func() {
 		t.Logf("%d changes queued", pgstore.QueuedApplies(s))
-		dumpActivity(t, conn)
+		dumpActivity(t, watch)
 	})
 	late := []string{"late-1", "late-2", "late-3", "late-4", "late-5"}
 	for _, run := range late {
@@ -93,14 +102,15 @@ func TestApplyGroupsWhatArrivesMeanwhile(t *testing.T) {
 	}
 }
 
-func lockWaiters(t *testing.T, conn *pgx.Conn) int {
+// lockWaiters counts the sessions that wait on a lock holder holds. Only
+// those count: another session of the server waiting on some other lock
+// (the suite shares the server with other packages' tests) is not one of
+// the store's transactions.
+func lockWaiters(t *testing.T, watch *pgx.Conn, holder uint32) int {
 	var n int
-	// Only sessions the held rows block count: another session of the
-	// server waiting on some other lock (the suite shares the server with
-	// other packages' tests) is not one of the store's transactions.
-	err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
+	err := watch.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
 		WHERE datname = current_database() AND wait_event_type = 'Lock'
-		AND pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]`).Scan(&n)
+		AND pg_blocking_pids(pid) @> ARRAY[$1::int]`, holder).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}
