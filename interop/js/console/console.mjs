@@ -29,6 +29,7 @@ const scenarios = [
   ['runs page filters and pages', pages.runs],
   ['a run of 10 000 events opens quickly', pages.bigRun],
   ['server page', pages.server],
+  ['a link followed before the first paint routes', pages.earlyLink],
   ['tool effects in the timeline', pages.effects],
   ['assistants page', assistants.list],
   ['schedules page', schedules.list],

@@ -95,6 +95,20 @@ export async function bigRun(browser) {
   await page.context().close();
 }
 
+// A link followed before the console's first paint (its router listens
+// from then on) still routes: the hash changes as soon as the document is
+// parsed, before any effect has run.
+export async function earlyLink(browser) {
+  const ctx = await browser.newContext();
+  await ctx.addInitScript(() => addEventListener('DOMContentLoaded', () => { location.hash = '#/server'; }));
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(15000);
+  await page.goto(`${base}/#/agents`);
+  await page.waitForSelector('dl.facts[data-store]');
+  check(await page.$eval('nav a[aria-current="page"]', (a) => a.textContent) === 'Server', 'the navigation marks the page the hash names');
+  await ctx.close();
+}
+
 export async function server(browser) {
   const page = await open(browser, `${base}/#/server`);
   await page.waitForSelector('dl.facts[data-store]');

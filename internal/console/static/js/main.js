@@ -55,6 +55,9 @@ function App() {
   useEffect(() => {
     const f = () => setHash(location.hash);
     addEventListener('hashchange', f);
+    // Effects run after the first paint: a link followed before then
+    // changed the hash with nobody listening, so read it again now.
+    f();
     const off = onUnauthorized(() => setNeedKey(true));
     return () => { removeEventListener('hashchange', f); off(); };
   }, []);
