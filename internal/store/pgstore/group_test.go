@@ -119,13 +119,7 @@ func lockWaiters(t *testing.T, watch *pgx.Conn, holder uint32) int {
 
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", waitLimit, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitForOr(t, cond, what, func() {})
 }
 
 // waitForOr is waitFor, calling dump before it fails (what the server was

@@ -26,9 +26,11 @@ export const errors = [];
 let allowed = null;
 export function expectRefusals(re) { allowed = re; }
 
-// open opens url in a fresh browser context (its own sessionStorage).
+// open opens url in a fresh browser context (its own sessionStorage);
+// opts.init runs in the page before its own scripts.
 export async function open(browser, url, opts = {}) {
   const ctx = await browser.newContext({ viewport: opts.viewport || { width: 1280, height: 860 } });
+  if (opts.init) await ctx.addInitScript(opts.init);
   const page = await ctx.newPage();
   page.setDefaultTimeout(15000);
   page.on('pageerror', (e) => errors.push(`page error on ${page.url()}: ${e.message}`));

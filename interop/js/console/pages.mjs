@@ -99,14 +99,11 @@ export async function bigRun(browser) {
 // from then on) still routes: the hash changes as soon as the document is
 // parsed, before any effect has run.
 export async function earlyLink(browser) {
-  const ctx = await browser.newContext();
-  await ctx.addInitScript(() => addEventListener('DOMContentLoaded', () => { location.hash = '#/server'; }));
-  const page = await ctx.newPage();
-  page.setDefaultTimeout(15000);
-  await page.goto(`${base}/#/agents`);
+  const init = () => addEventListener('DOMContentLoaded', () => { location.hash = '#/server'; });
+  const page = await open(browser, `${base}/#/agents`, { init });
   await page.waitForSelector('dl.facts[data-store]');
   check(await page.$eval('nav a[aria-current="page"]', (a) => a.textContent) === 'Server', 'the navigation marks the page the hash names');
-  await ctx.close();
+  await page.context().close();
 }
 
 export async function server(browser) {
